@@ -1,0 +1,3 @@
+from ffsite.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Base datasets: the prompt and response texts that annotation files refer to by id."""

@@ -1,0 +1,56 @@
+"""A folder of texts for one dataset: `<base-data>/<dataset>/texts.parquet`.
+
+Importers that meet texts (an AnnotatedPairs file, an ICAI CSV) write them here with
+`--base-out`, so pages can show examples; annotation files themselves hold ids only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ffsite._atomic import atomic_path
+from ffsite._names import safe_name
+
+TEXTS_FILE = "texts.parquet"
+
+
+def text_id(prefix: str, text: str) -> str:
+    """A stable id for a text: a prefix and the first 16 hex digits of its SHA-256."""
+    return prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def write_texts(base_dir: str | os.PathLike, dataset: str,
+                prompts: Mapping[str, str], responses: Mapping[str, str]) -> Path:
+    """Write (or replace) the texts of `dataset` under `base_dir`; return the file."""
+    kinds = ["prompt"] * len(prompts) + ["response"] * len(responses)
+    ids = [*prompts, *responses]
+    texts = [*prompts.values(), *responses.values()]
+    order = sorted(range(len(ids)), key=lambda i: (kinds[i], ids[i]))
+    table = pa.table({
+        "kind": pa.array([kinds[i] for i in order]).dictionary_encode(),
+        "id": pa.array([ids[i] for i in order]),
+        "text": pa.array([texts[i] for i in order]),
+    })
+    target = Path(base_dir) / safe_name(dataset) / TEXTS_FILE
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return target
+
+
+def read_texts(base_dir: str | os.PathLike, dataset: str
+               ) -> tuple[dict[str, str], dict[str, str]] | None:
+    """(prompts, responses) of `dataset`, or None when the folder has no texts for it."""
+    path = Path(base_dir) / safe_name(dataset) / TEXTS_FILE
+    if not path.is_file():
+        return None
+    table = pq.read_table(path).to_pydict()
+    prompts, responses = {}, {}
+    for kind, key, text in zip(table["kind"], table["id"], table["text"], strict=True):
+        (prompts if kind == "prompt" else responses)[key] = text
+    return prompts, responses

@@ -1,0 +1,57 @@
+"""`ffsite import ...`: foreign formats to ffsite votes files."""
+
+from __future__ import annotations
+
+import click
+
+from ffsite.base.texts import write_texts
+from ffsite.format.write import write_votes
+from ffsite.importers.annotated_pairs import ImportResult, read_annotated_pairs
+from ffsite.importers.icai_csv import read_icai_csv
+
+
+@click.group(name="import")
+def import_group() -> None:
+    """Import pairwise data into an annotation file."""
+
+
+def _finish(result: ImportResult, out: str, base_out: str | None) -> None:
+    table = write_votes(result.table, out, default_preference=result.default_preference,
+                        annotators=result.annotators)
+    n_comparisons = len(set(table.column("comparison_id").to_pylist()))
+    message = f"wrote {out}: {table.num_rows} votes on {n_comparisons} comparisons"
+    if result.skipped:
+        message += " (skipped: " + ", ".join(f"{n} {why}" for why, n in
+                                             sorted(result.skipped.items())) + ")"
+    click.echo(message)
+    if base_out:
+        path = write_texts(base_out, result.dataset, result.prompts, result.responses)
+        click.echo(f"wrote {path}: {len(result.prompts)} prompts, "
+                   f"{len(result.responses)} responses")
+
+
+_out = click.option("--out", required=True, type=click.Path(dir_okay=False),
+                    help="The annotation file to write (.parquet).")
+_dataset = click.option("--dataset", help="Dataset name (default: from the file).")
+_base_out = click.option("--base-out", type=click.Path(file_okay=False),
+                         help="Also write the texts to this base-data folder.")
+
+
+@import_group.command("annotated-pairs")
+@click.argument("file", type=click.Path(dir_okay=False))
+@_out
+@_dataset
+@_base_out
+def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
+    """Feedback Forensics' AnnotatedPairs JSON (v1 or v2)."""
+    _finish(read_annotated_pairs(file, dataset), out, base_out)
+
+
+@import_group.command("icai-csv")
+@click.argument("file", type=click.Path(dir_okay=False))
+@_out
+@_dataset
+@_base_out
+def icai_csv(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
+    """ICAI CSV: text_a, text_b, preferred_text (+ model_a, model_b, prompt)."""
+    _finish(read_icai_csv(file, dataset), out, base_out)

@@ -1,0 +1,32 @@
+"""`ffsite metrics`: the FF metrics table for one reference annotation."""
+
+from __future__ import annotations
+
+import click
+
+from ffsite.commands._output import emit, format_option
+from ffsite.format.read import read_annotations
+from ffsite.metrics.combine import RULES
+from ffsite.metrics.strength import metrics_table
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--against", default="preference", show_default=True,
+              help="'preference', 'preference:JUDGE' or 'model:NAME'.")
+@click.option("--reference-models", default="",
+              help="Comma-separated models a target model is compared with (default: all).")
+@click.option("--dataset", help="Only this dataset.")
+@click.option("--split-by", help="'dataset' or a metadata column: one row per value.")
+@click.option("--combine", "rule", type=click.Choice(RULES), default="majority",
+              show_default=True, help="How repeated votes on one comparison combine.")
+@click.option("--judge", "judges", multiple=True, help="Only votes from this judge.")
+@format_option
+def metrics(paths: tuple[str, ...], against: str, reference_models: str, dataset: str | None,
+            split_by: str | None, rule: str, judges: tuple[str, ...], fmt: str) -> None:
+    """Per-trait strength, relevance and Cohen's kappa against a reference annotation."""
+    annotations = read_annotations(paths or ("annotations",))
+    references = [m.strip() for m in reference_models.split(",") if m.strip()]
+    table = metrics_table(annotations, against=against, reference_models=references,
+                          dataset=dataset, split_by=split_by, rule=rule, judges=judges)
+    emit(table, fmt)

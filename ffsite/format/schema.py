@@ -1,0 +1,69 @@
+"""The released annotation format, version 1 (documented in docs/format.md).
+
+One Parquet file holds one row per vote.  The columns describing the comparison repeat
+on every vote row of that comparison; Parquet's dictionary encoding stores each distinct
+value once per row group, so the repetition costs almost nothing on disk.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+FORMAT_VERSION = "1"
+METADATA_KEY = b"ffsite"
+
+KIND_VOTES = "votes"
+KIND_RESPONSE_METRICS = "response-metrics"
+
+ROLE_PREFERENCE = "preference"
+ROLE_TRAIT = "trait"
+ROLES = (ROLE_PREFERENCE, ROLE_TRAIT)
+
+# Vote values and their in-memory codes.  Code 0 means "no vote row at all".
+NO_VOTE = 0
+A = 1
+B = 2
+TIE = 3  # tie, or both sides show the trait
+NEITHER = 4  # neither side / not applicable
+INVALID = 5  # the judge failed or its answer could not be parsed
+MISSING = 6  # the annotator was asked but gave nothing for this item
+VOTE_VALUES = ("A", "B", "tie", "neither", "invalid", "missing")
+VOTE_CODES = {value: code for code, value in enumerate(VOTE_VALUES, start=1)}
+
+META_PREFIX = "meta."
+
+# Per-comparison columns: every vote row of one comparison carries the same values.
+COMPARISON_COLUMNS = (
+    "dataset",
+    "comparison_id",
+    "prompt_id",
+    "model_a",
+    "model_b",
+    "response_a_id",
+    "response_b_id",
+)
+# Per-vote columns.
+VOTE_COLUMNS = ("role", "judge", "trait_id", "trait", "trait_set", "seed", "vote", "note")
+REQUIRED_COLUMNS = COMPARISON_COLUMNS + VOTE_COLUMNS
+NOT_NULL_COLUMNS = ("dataset", "comparison_id", "role", "judge", "vote")
+# Columns a trait vote must fill in (a preference vote leaves them empty).
+TRAIT_COLUMNS = ("trait_id", "trait", "trait_set")
+
+_DICT_STRING = pa.dictionary(pa.int32(), pa.string())
+
+
+def votes_schema(meta_columns: list[str]) -> pa.Schema:
+    """Arrow schema of a votes file with the given metadata columns (names with prefix)."""
+    fields = [pa.field(name, _DICT_STRING, nullable=name not in NOT_NULL_COLUMNS)
+              for name in COMPARISON_COLUMNS]
+    for name in VOTE_COLUMNS:
+        if name == "seed":
+            fields.append(pa.field(name, pa.int64(), nullable=True))
+        else:
+            fields.append(pa.field(name, _DICT_STRING, nullable=name not in NOT_NULL_COLUMNS))
+    fields.extend(pa.field(name, _DICT_STRING, nullable=True) for name in sorted(meta_columns))
+    return pa.schema(fields)
+
+
+# Response-metrics files: one row per response, numbers only (no text).
+RESPONSE_ID_COLUMNS = ("dataset", "response_id", "prompt_id", "model")

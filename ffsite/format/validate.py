@@ -1,0 +1,36 @@
+"""`ffsite validate`: the format's checks, file by file, then across files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from ffsite.errors import FfsiteError
+from ffsite.format import schema
+from ffsite.format.read import (
+    find_annotation_files,
+    read_annotations,
+    read_file_metadata,
+    read_votes_file,
+)
+
+
+def validate_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
+    """Validate every file; return one summary line per file. Raise on the first error."""
+    files = find_annotation_files(paths)
+    if not files:
+        raise FfsiteError("no annotation files found in " + ", ".join(map(str, paths))
+                          + "; give .parquet files or a folder that holds them")
+    lines = []
+    for path in files:
+        metadata = read_file_metadata(path)
+        if metadata.get("kind") == schema.KIND_VOTES:
+            piece, _ = read_votes_file(path)
+            lines.append(f"ok {path}: {len(piece['vote'])} votes on "
+                         f"{len(piece['comparisons']['dataset'])} comparisons")
+        elif metadata.get("kind") == schema.KIND_RESPONSE_METRICS:
+            lines.append(f"ok {path}: response metrics")
+        else:
+            raise FfsiteError(f"{path}: unknown kind '{metadata.get('kind')}'")
+    read_annotations(files)  # the cross-file rules
+    return lines

@@ -1,0 +1,1 @@
+"""Importers: foreign formats in, ffsite votes files out."""

@@ -1,0 +1,337 @@
+"""The Feedback Forensics metrics (methods.md §1), counted with numpy.
+
+A table compares every trait's votes with a reference annotation — the preference
+annotator (Result A) or a target model's identity (Result B) — over groups of
+comparisons (a dataset, a metadata value, a target model).  Everything reduces to one
+count array: for each (group, trait), how many comparisons had each (trait vote,
+reference side) combination.  All metrics are arithmetic on those counts, written in the
+same order of operations as the published feedback-forensics package so the two agree
+to the last bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ffsite.errors import FfsiteError
+from ffsite.format import schema
+from ffsite.format.read import Annotations
+from ffsite.metrics.combine import combine
+
+N_CODES = 7  # vote codes 0 (no vote) .. 6 (missing)
+SIDE_A, SIDE_B = 1, 2
+
+METRIC_COLUMNS = ("num_votes", "agreed", "disagreed", "not_applicable", "invalid",
+                  "relevance", "cohens_kappa", "cohens_kappa_sklearn", "strength",
+                  "agreement")
+
+
+@dataclass(frozen=True)
+class TraitVotes:
+    """One combined vote per (comparison, trait), as a dense matrix of vote codes.
+
+    `in_scope[d, t]` says whether trait t was annotated at all in dataset d; comparisons
+    of datasets where a trait was never annotated do not count for that trait.
+    """
+
+    traits: pd.DataFrame  # trait_id, trait, trait_set, judge (one row per column)
+    matrix: np.ndarray  # [comparisons, traits] int8 vote codes, 0 = no vote
+    dataset_code: np.ndarray  # [comparisons] index into `datasets`
+    datasets: list[str]
+    in_scope: np.ndarray  # [datasets, traits] bool
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Which side the reference annotation picks, as rows (comparison, group, side)."""
+
+    comparison: np.ndarray
+    group: np.ndarray
+    side: np.ndarray
+    groups: list[str]
+
+
+def trait_votes(annotations: Annotations, *, rule: str = "majority",
+                judges: Sequence[str] | None = None) -> TraitVotes:
+    """Combine repeated trait votes (several judges or seeds) into one per comparison."""
+    annotators = annotations.annotators
+    is_trait = (annotators["role"] == schema.ROLE_TRAIT).to_numpy()
+    if judges:
+        is_trait &= annotators["judge"].isin(list(judges)).to_numpy()
+    traits = annotations.traits()
+    if judges:
+        kept = annotators[is_trait]["trait_id"].unique()
+        traits = traits[traits["trait_id"].isin(kept)].reset_index(drop=True)
+        used = annotators[is_trait]
+        judge_names = used.groupby("trait_id")["judge"].agg(lambda j: "+".join(sorted(set(j))))
+        traits["judge"] = traits["trait_id"].map(judge_names)
+    trait_index = pd.Series(np.arange(len(traits)), index=traits["trait_id"])
+    annotator_trait = np.full(len(annotators), -1, dtype=np.int64)
+    annotator_trait[is_trait] = trait_index.reindex(
+        annotators.loc[is_trait, "trait_id"]).to_numpy()
+
+    votes = annotations.votes
+    vote_trait = annotator_trait[votes["annotator"].to_numpy()]
+    keep = vote_trait >= 0
+    n_comparisons, n_traits = len(annotations.comparisons), len(traits)
+    keys = votes["comparison"].to_numpy()[keep].astype(np.int64) * n_traits + vote_trait[keep]
+    keys, codes = combine(keys, votes["vote"].to_numpy()[keep], rule)
+    matrix = np.zeros((n_comparisons, n_traits), dtype=np.int8)
+    matrix.reshape(-1)[keys] = codes
+
+    dataset_code, datasets = pd.factorize(annotations.comparisons["dataset"], sort=True)
+    in_scope = np.zeros((len(datasets), n_traits), dtype=bool)
+    if len(keys):
+        in_scope[dataset_code[keys // n_traits], keys % n_traits] = True
+    return TraitVotes(traits=traits, matrix=matrix, dataset_code=dataset_code.astype(np.int32),
+                      datasets=list(datasets), in_scope=in_scope)
+
+
+# ------------------------------------------------------------------------ references
+
+def default_preference_judge(annotations: Annotations, dataset: str) -> str | None:
+    """The preference annotator a dataset's pages compare with (None if it has none)."""
+    judges = preference_judges(annotations, dataset)
+    if not judges:
+        return None
+    chosen = annotations.default_preference.get(dataset)
+    return chosen if chosen in judges else judges[0]
+
+
+def preference_judges(annotations: Annotations, dataset: str) -> list[str]:
+    """Every preference annotator with votes in `dataset`, sorted."""
+    annotators = annotations.annotators
+    votes = annotations.votes
+    is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()[votes["annotator"]]
+    in_dataset = (annotations.comparisons["dataset"] == dataset).to_numpy()[
+        votes["comparison"]]
+    used = votes["annotator"].to_numpy()[is_pref & in_dataset]
+    return sorted(annotators["judge"].iloc[np.unique(used)].unique())
+
+
+def preference_sides(annotations: Annotations, *, judge: str | None = None,
+                     rule: str = "majority") -> np.ndarray:
+    """Per comparison, the side (1 = A, 2 = B, 0 = none) its preference annotator chose.
+
+    Without `judge`, each dataset uses its default preference annotator.
+    """
+    comparisons = annotations.comparisons
+    annotators = annotations.annotators
+    chosen_per_dataset = {}
+    for dataset in annotations.datasets:
+        chosen_per_dataset[dataset] = judge or default_preference_judge(annotations, dataset)
+    votes = annotations.votes
+    annotator_is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()
+    vote_comparison = votes["comparison"].to_numpy()
+    vote_judge = annotators["judge"].to_numpy()[votes["annotator"].to_numpy()]
+    wanted = comparisons["dataset"].map(chosen_per_dataset).astype(object).to_numpy()
+    keep = annotator_is_pref[votes["annotator"].to_numpy()] & (
+        vote_judge == wanted[vote_comparison])
+    keys, codes = combine(vote_comparison[keep].astype(np.int64),
+                          votes["vote"].to_numpy()[keep], rule)
+    sides = np.zeros(len(comparisons), dtype=np.int8)
+    decided = (codes == schema.A) | (codes == schema.B)
+    sides[keys[decided]] = codes[decided]
+    return sides
+
+
+def preference_reference(annotations: Annotations, group_codes: np.ndarray,
+                         groups: list[str], **kwargs) -> Reference:
+    """Reference rows for Result A: each comparison's preferred side, in its group."""
+    sides = preference_sides(annotations, **kwargs)
+    rows = np.flatnonzero((sides > 0) & (group_codes >= 0))
+    return Reference(rows.astype(np.int64), group_codes[rows].astype(np.int64),
+                     sides[rows].astype(np.int64), groups)
+
+
+def model_reference(annotations: Annotations, *, targets: Sequence[str] | None = None,
+                    reference_models: Sequence[str] | None = None,
+                    mask: np.ndarray | None = None) -> Reference:
+    """Reference rows for Result B, one group per target model.
+
+    A comparison votes for target M when exactly one side is M and the other side is a
+    reference model (any other model when `reference_models` is empty).  Same model on
+    both sides, or a side without a model: no vote — as in feedback-forensics.
+    """
+    comparisons = annotations.comparisons
+    model_a = comparisons["model_a"].astype(object).to_numpy()
+    model_b = comparisons["model_b"].astype(object).to_numpy()
+    all_models = annotations.models
+    targets = list(targets) if targets else all_models
+    unknown = [m for m in [*targets, *(reference_models or [])] if m not in all_models]
+    if unknown:
+        raise FfsiteError(f"model '{unknown[0]}' is not in the annotations; known models: "
+                          + ", ".join(all_models[:12]) + (" ..." if len(all_models) > 12 else ""))
+    references = set(reference_models) if reference_models else set(all_models)
+    valid = ~(pd.isna(model_a) | pd.isna(model_b)) & (model_a != model_b)
+    if mask is not None:
+        valid &= mask
+    target_index = {m: i for i, m in enumerate(targets)}
+    code_a = np.array([target_index.get(m, -1) for m in model_a], dtype=np.int64)
+    code_b = np.array([target_index.get(m, -1) for m in model_b], dtype=np.int64)
+    a_is_ref = np.array([m in references for m in model_a], dtype=bool)
+    b_is_ref = np.array([m in references for m in model_b], dtype=bool)
+    rows_a = np.flatnonzero(valid & (code_a >= 0) & b_is_ref)
+    rows_b = np.flatnonzero(valid & (code_b >= 0) & a_is_ref)
+    comparison = np.concatenate([rows_a, rows_b])
+    group = np.concatenate([code_a[rows_a], code_b[rows_b]])
+    side = np.concatenate([np.full(len(rows_a), SIDE_A), np.full(len(rows_b), SIDE_B)])
+    return Reference(comparison, group, side, targets)
+
+
+# ------------------------------------------------------------------------- counting
+
+def count_outcomes(trait_votes: TraitVotes, reference: Reference) -> np.ndarray:
+    """counts[group, trait, vote code, side - 1] over the reference rows."""
+    n_groups, n_traits = len(reference.groups), trait_votes.matrix.shape[1]
+    counts = np.zeros((n_groups, n_traits, N_CODES, 2), dtype=np.int64)
+    if len(reference.comparison) == 0 or n_traits == 0:
+        return counts
+    datasets = trait_votes.dataset_code[reference.comparison]
+    base = (reference.group * N_CODES) * 2 + (reference.side - 1)
+    for trait in range(n_traits):
+        in_scope = trait_votes.in_scope[datasets, trait]
+        codes = trait_votes.matrix[reference.comparison, trait].astype(np.int64)
+        key = (base + codes * 2)[in_scope]
+        counts[:, trait] = np.bincount(key, minlength=n_groups * N_CODES * 2).reshape(
+            n_groups, N_CODES, 2)
+    return counts
+
+
+def metrics_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Every FF metric from counts[..., vote code, side]; shapes follow counts[..., 0, 0]."""
+    counts = counts.astype(np.int64)
+    a_a, a_b = counts[..., schema.A, 0], counts[..., schema.A, 1]
+    b_a, b_b = counts[..., schema.B, 0], counts[..., schema.B, 1]
+    num_votes = counts.sum(axis=(-1, -2))
+    agreed = a_a + b_b
+    disagreed = a_b + b_a
+    invalid = counts[..., schema.INVALID, :].sum(axis=-1)
+    not_applicable = num_votes - agreed - disagreed - invalid
+    valid = agreed + disagreed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accuracy = np.where(valid > 0, agreed / np.where(valid > 0, valid, 1), 0.5)
+        agreement = np.where(valid > 0, accuracy, np.nan)
+        relevance = np.where(num_votes > 0, valid / np.where(num_votes > 0, num_votes, 1),
+                             np.nan)
+        cohens_kappa = 2 * (accuracy - 0.5)
+        strength = cohens_kappa * relevance
+        # scikit-learn's cohen_kappa_score on the A/B votes (rows: trait, cols: reference),
+        # with its own undefined cases: no A/B trait vote -> error -> 0 in FF; a single
+        # shared label -> NaN.
+        ref_a, ref_b = (a_a + b_a).astype(float), (a_b + b_b).astype(float)
+        trait_a, trait_b = (a_a + a_b).astype(float), (b_a + b_b).astype(float)
+        total = ref_a + ref_b
+        expected = ref_a * trait_b / total + ref_b * trait_a / total
+        observed = a_b.astype(float) + b_a.astype(float)
+        sklearn_kappa = np.where(valid == 0, 0.0,
+                                 np.where(expected == 0, np.nan, 1 - observed / expected))
+    return {
+        "num_votes": num_votes, "agreed": agreed, "disagreed": disagreed,
+        "not_applicable": not_applicable, "invalid": invalid, "relevance": relevance,
+        "cohens_kappa": cohens_kappa, "cohens_kappa_sklearn": sklearn_kappa,
+        "strength": strength, "agreement": agreement,
+    }
+
+
+def metric_frame(trait_votes: TraitVotes, reference: Reference, *,
+                 group_name: str = "group", drop_empty: bool = True) -> pd.DataFrame:
+    """Long table: one row per (group, trait) with every metric column."""
+    counts = count_outcomes(trait_votes, reference)
+    metrics = metrics_from_counts(counts)
+    n_groups, n_traits = counts.shape[:2]
+    frame = pd.DataFrame({
+        group_name: np.repeat(np.array(reference.groups, dtype=object), n_traits),
+        "trait_id": np.tile(trait_votes.traits["trait_id"].to_numpy(), n_groups),
+        "description": np.tile(trait_votes.traits["trait"].to_numpy(), n_groups),
+        "judge": np.tile(trait_votes.traits["judge"].to_numpy(), n_groups),
+        **{name: values.reshape(-1) for name, values in metrics.items()},
+    })
+    if drop_empty:
+        frame = frame[frame["num_votes"] > 0]
+    return frame.reset_index(drop=True)
+
+
+def max_diff(frame: pd.DataFrame, column: str = "strength", by: str = "trait_id") -> pd.Series:
+    """Per trait, max - min of `column` across the table's columns (groups)."""
+    grouped = frame.groupby(by, sort=False)[column]
+    return (grouped.max() - grouped.min()).rename("max_diff")
+
+
+# ------------------------------------------------------------------------- grouping
+
+def group_by_column(annotations: Annotations, column: str | None,
+                    mask: np.ndarray | None = None) -> tuple[np.ndarray, list[str]]:
+    """Group code per comparison for a split column ('dataset' or a metadata column).
+
+    Missing metadata values form their own group "(none)".  Comparisons outside `mask`
+    get -1.  Without a column everything is one group "all".
+    """
+    comparisons = annotations.comparisons
+    n = len(comparisons)
+    if column is None:
+        codes, groups = np.zeros(n, dtype=np.int64), ["all"]
+    else:
+        name = resolve_split_column(annotations, column)
+        values = comparisons[name].astype(object).where(comparisons[name].notna(), "(none)")
+        codes, uniques = pd.factorize(values.astype(str), sort=True)
+        codes, groups = codes.astype(np.int64), list(uniques)
+    if mask is not None:
+        codes = np.where(mask, codes, -1)
+    return codes, groups
+
+
+def resolve_split_column(annotations: Annotations, column: str) -> str:
+    comparisons = annotations.comparisons
+    for name in (column, schema.META_PREFIX + column):
+        if name in comparisons.columns:
+            return name
+    available = ["dataset", *[c[len(schema.META_PREFIX):] for c in annotations.meta_columns]]
+    raise FfsiteError(f"--split-by {column}: no such column; available: "
+                      + ", ".join(available))
+
+
+def dataset_mask(annotations: Annotations, dataset: str | None) -> np.ndarray | None:
+    if dataset is None:
+        return None
+    if dataset not in annotations.datasets:
+        raise FfsiteError(f"dataset '{dataset}' is not in the annotations; known datasets: "
+                          + ", ".join(annotations.datasets))
+    return (annotations.comparisons["dataset"] == dataset).to_numpy()
+
+
+def metrics_table(annotations: Annotations, *, against: str = "preference",
+                  reference_models: Sequence[str] | None = None,
+                  dataset: str | None = None, split_by: str | None = None,
+                  rule: str = "majority", judges: Sequence[str] | None = None
+                  ) -> pd.DataFrame:
+    """What `ffsite metrics` prints: one row per trait (per split value when split).
+
+    `against` is "preference", "preference:JUDGE" or "model:NAME".
+    """
+    mask = dataset_mask(annotations, dataset)
+    votes = trait_votes(annotations, rule=rule, judges=judges)
+    group_codes, groups = group_by_column(annotations, split_by, mask)
+    if against == "preference" or against.startswith("preference:"):
+        judge = against.partition(":")[2] or None
+        reference = preference_reference(annotations, group_codes, groups, judge=judge,
+                                         rule=rule)
+    elif against.startswith("model:"):
+        model = against.partition(":")[2]
+        by_model = model_reference(annotations, targets=[model],
+                                   reference_models=reference_models, mask=mask)
+        keep = group_codes[by_model.comparison] >= 0
+        reference = Reference(by_model.comparison[keep],
+                              group_codes[by_model.comparison[keep]],
+                              by_model.side[keep], groups)
+    else:
+        raise FfsiteError(f"--against {against}: use 'preference', 'preference:JUDGE' or "
+                          "'model:NAME'")
+    frame = metric_frame(votes, reference, group_name="split")
+    if split_by is None:
+        frame = frame.drop(columns="split")
+    return frame
