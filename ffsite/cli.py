@@ -7,9 +7,15 @@ import sys
 import click
 
 from ffsite import __version__
+from ffsite.commands.annotate import annotate
+from ffsite.commands.build import build
+from ffsite.commands.defaults import default_annotations
 from ffsite.commands.export import export_group
+from ffsite.commands.fetch import fetch
 from ffsite.commands.importing import import_group
 from ffsite.commands.metrics import metrics
+from ffsite.commands.ratings import ratings
+from ffsite.commands.serve import serve
 from ffsite.commands.validate import validate
 from ffsite.errors import FfsiteError
 
@@ -20,7 +26,8 @@ def cli() -> None:
     """Measure and publish AI-model personality (Feedback Forensics method)."""
 
 
-for command in (validate, import_group, export_group, metrics):
+for command in (build, serve, validate, metrics, ratings, annotate, import_group,
+                export_group, fetch, default_annotations):
     cli.add_command(command)
 
 

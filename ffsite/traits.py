@@ -69,3 +69,47 @@ def ff_v1_by_short() -> dict[str, Trait]:
 def trait_set_of(wording: str) -> str | None:
     """The name of the built-in list a wording belongs to, if any."""
     return FF_V1_NAME if any(t.wording == wording for t in FF_V1) else None
+
+
+# AA-PersonalityBench's 30 traits (methods.md §2), with short definitions in our words.
+# A judge is asked which response shows the trait more.
+AA30_NAME = "aa30"
+_AA30 = (
+    ("Lexically Varied", "uses a wide, varied vocabulary rather than repeating the same words"),
+    ("Eloquent", "is fluent and well-phrased, with a pleasing rhythm"),
+    ("Literate", "reads like careful, educated writing: correct grammar, apt word choice"),
+    ("Natural Sounding", "sounds like a person talking, not like a template or a machine"),
+    ("Metaphorical", "uses metaphors, analogies or figurative images"),
+    ("Structured", "organises its content into clear parts (sections, steps, lists)"),
+    ("Scannable", "lets a reader find the key points at a glance (headings, bullets, bold)"),
+    ("Bottom-Line Summary", "states a short takeaway or summary of the answer"),
+    ("Answer First", "gives the direct answer at the start, before any explanation"),
+    ("Information Dense", "packs much relevant information into few words"),
+    ("Evidence-Based", "backs its claims with evidence, data or reasoning"),
+    ("Resource-Specific", "names concrete resources: tools, books, sites, people, numbers"),
+    ("Actionable Guidance", "tells the reader concrete next steps they can take"),
+    ("Pragmatic", "focuses on what works in practice over theory"),
+    ("Truthful", "says what is true, correcting false premises instead of going along"),
+    ("Admits Uncertainty", "says when it does not know or when the answer is uncertain"),
+    ("Disclaims Assumptions", "states the assumptions its answer rests on"),
+    ("Flags Nuances", "points out exceptions, trade-offs and cases where the answer differs"),
+    ("Sycophantic", "flatters the user or agrees with them to please rather than to inform"),
+    ("Friendly", "is warm and kind towards the user"),
+    ("Humorous", "is funny or playful"),
+    ("Sincere", "comes across as genuine and earnest, not performative"),
+    ("Emotionally Intelligent", "notices and responds well to the user's feelings"),
+    ("Direct", "gets to the point without hedging or padding"),
+    ("Confident", "states its views with assurance"),
+    ("Opinionated", "takes a clear position and shares its own view"),
+    ("Constructive Pushback", "respectfully disagrees with the user when warranted"),
+    ("Creative", "brings original, imaginative ideas"),
+    ("Open-Ended", "explores possibilities and invites further thought instead of closing"),
+    ("Slop", "uses filler, clichés and generic stock phrases"),
+)
+AA30: tuple[Trait, ...] = tuple(
+    Trait(trait_id(f"{PREFIX}shows more of the trait {name}: it {definition}"),
+          f"{PREFIX}shows more of the trait {name}: it {definition}", AA30_NAME)
+    for name, definition in _AA30)
+AA30_NAMES: dict[str, str] = {t.id: name for t, (name, _) in zip(AA30, _AA30, strict=True)}
+
+TRAIT_SETS: dict[str, tuple[Trait, ...]] = {FF_V1_NAME: FF_V1, AA30_NAME: AA30}

@@ -1,0 +1,104 @@
+"""AlpacaEval 2.0 as a base dataset: model outputs and the GPT-4-Turbo judge's preferences.
+
+Layout (as in ../shared/data and as `ffsite fetch` writes it):
+  alpaca_eval/model_outputs/<model>.json       [{dataset, instruction, output, generator}]
+  alpaca_eval/judge_annotations/<model>.json   [{instruction, dataset, generator_1,
+                                                 generator_2, preference, annotator}]
+Model names are the `generator` field, unchanged (one file name differs from it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from ffsite.errors import FfsiteError
+
+NAME = "alpaca_eval"
+REFERENCE_MODEL = "gpt4_1106_preview"
+OUTPUTS_DIR = "model_outputs"
+JUDGE_DIR = "judge_annotations"
+
+
+def prompt_id(instruction: str) -> str:
+    """Stable id of an instruction: 'ae-' and 12 hex digits of its SHA-256."""
+    return "ae-" + hashlib.sha256(instruction.encode("utf-8")).hexdigest()[:12]
+
+
+def response_id(model: str, prompt: str) -> str:
+    return f"{model}/{prompt}"
+
+
+def _read_json_list(path: Path) -> list[dict]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            records = json.load(handle)
+    except ValueError as exc:
+        raise FfsiteError(f"{path}: not valid JSON ({exc}); fetch it again") from None
+    if not isinstance(records, list):
+        raise FfsiteError(f"{path}: expected a JSON list of records")
+    return records
+
+
+def load_outputs(root: str | os.PathLike) -> pd.DataFrame:
+    """All model outputs under `root` (the alpaca_eval folder), one row per response.
+
+    Columns: model, prompt_id, instruction, output, subset (AlpacaEval's `dataset`
+    field), response_id.  Sorted by model, then prompt_id.
+    """
+    folder = Path(root) / OUTPUTS_DIR
+    files = sorted(folder.glob("*.json"))
+    if not files:
+        raise FfsiteError(f"{folder}: no model outputs found; run `ffsite fetch alpaca_eval` "
+                          "or point --base-data at a copy")
+    frames = []
+    for path in files:
+        records = _read_json_list(path)
+        frame = pd.DataFrame.from_records(records)
+        for column in ("instruction", "output", "generator", "dataset"):
+            if column not in frame.columns:
+                raise FfsiteError(f"{path}: field '{column}' missing from the records")
+        frames.append(frame[["generator", "instruction", "output", "dataset"]])
+    outputs = pd.concat(frames, ignore_index=True).rename(
+        columns={"generator": "model", "dataset": "subset"})
+    outputs["output"] = outputs["output"].fillna("").astype(str)
+    outputs["prompt_id"] = outputs["instruction"].map(prompt_id)
+    outputs["response_id"] = outputs["model"] + "/" + outputs["prompt_id"]
+    outputs = outputs.drop_duplicates(["model", "prompt_id"], keep="first")
+    return outputs.sort_values(["model", "prompt_id"], kind="stable").reset_index(drop=True)[
+        ["model", "prompt_id", "instruction", "output", "subset", "response_id"]]
+
+
+def load_judge_annotations(root: str | os.PathLike) -> pd.DataFrame:
+    """The AlpacaEval judge's preferences: model, prompt_id, reference, preference."""
+    folder = Path(root) / JUDGE_DIR
+    files = sorted(folder.glob("*.json"))
+    frames = []
+    for path in files:
+        frame = pd.DataFrame.from_records(_read_json_list(path))
+        for column in ("instruction", "generator_1", "generator_2", "preference"):
+            if column not in frame.columns:
+                raise FfsiteError(f"{path}: field '{column}' missing from the records")
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=["model", "prompt_id", "reference", "preference",
+                                     "annotator"])
+    judged = pd.concat(frames, ignore_index=True)
+    judged["prompt_id"] = judged["instruction"].map(prompt_id)
+    judged = judged.rename(columns={"generator_2": "model", "generator_1": "reference"})
+    if "annotator" not in judged.columns:
+        judged["annotator"] = "alpaca_eval_judge"
+    return judged.sort_values(["model", "prompt_id"], kind="stable").reset_index(drop=True)[
+        ["model", "prompt_id", "reference", "preference", "annotator"]]
+
+
+def load_texts(root: str | os.PathLike) -> tuple[dict[str, str], dict[str, str]]:
+    """(prompts, responses) keyed by the ids annotation files use."""
+    outputs = load_outputs(root)
+    prompts = dict(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
+    responses = dict(zip(outputs["response_id"], outputs["output"], strict=True))
+    return prompts, responses

@@ -1,0 +1,46 @@
+"""Build small annotation files for tests from plain Python records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ffsite.format import schema
+from ffsite.format.write import write_votes
+from ffsite.traits import PREFIX, trait_id
+
+
+def trait(text: str) -> dict:
+    """The trait columns for a wording given without the 'Select the response that' lead."""
+    wording = PREFIX + text
+    return {"role": "trait", "trait_id": trait_id(wording), "trait": wording,
+            "trait_set": "test"}
+
+
+def vote_rows(comparisons: list[dict], votes: list[dict]) -> pd.DataFrame:
+    """Join per-comparison dicts (by comparison_id) with per-vote dicts into format rows.
+
+    A comparison dict needs `comparison_id` and may give dataset (default "d"), prompt_id,
+    model_a, model_b, response ids and `meta.*` keys.  A vote dict needs comparison_id,
+    vote, and either role="preference" with judge, or the trait columns (see `trait`)
+    with judge; seed and note are optional.
+    """
+    by_id = {c["comparison_id"]: c for c in comparisons}
+    rows = []
+    for vote in votes:
+        comparison = by_id[vote["comparison_id"]]
+        row = {name: None for name in schema.REQUIRED_COLUMNS}
+        row["dataset"] = "d"
+        row.update(comparison)
+        row.update(vote)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def write_test_votes(path: Path, comparisons: list[dict], votes: list[dict], **kwargs) -> Path:
+    frame = vote_rows(comparisons, votes)
+    if "seed" in frame:
+        frame["seed"] = frame["seed"].astype("Int64")
+    write_votes(frame, path, **kwargs)
+    return path
