@@ -33,6 +33,15 @@ def response_id(model: str, prompt: str) -> str:
     return f"{model}/{prompt}"
 
 
+def comparison_id(prompt: str, model: str, other: str) -> str:
+    """Id of the comparison of `model` with `other` on a prompt.
+
+    `model` is the model under study and `other` its reference; for a pair of two
+    non-reference models, pass them in sorted order so the id does not depend on sides.
+    """
+    return f"{prompt}:{model}:{other}"
+
+
 def _read_json_list(path: Path) -> list[dict]:
     try:
         with open(path, encoding="utf-8") as handle:
