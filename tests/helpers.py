@@ -44,3 +44,14 @@ def write_test_votes(path: Path, comparisons: list[dict], votes: list[dict], **k
         frame["seed"] = frame["seed"].astype("Int64")
     write_votes(frame, path, **kwargs)
     return path
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None):
+    """Run `python -m ffsite ARGS` in a subprocess; return the CompletedProcess."""
+    import os
+    import subprocess
+    import sys
+
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "ffsite", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=600)

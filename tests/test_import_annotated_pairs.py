@@ -1,0 +1,112 @@
+"""Importing FF AnnotatedPairs JSON (v1 and v2), including the real FF example files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ffsite.cli import cli
+from ffsite.format.read import read_annotations
+from ffsite.metrics.strength import metrics_table
+
+
+@pytest.mark.parametrize("name", ["annotated_pairs.json", "070_annotations_train_ap.json"])
+def test_real_ff_example_golden_values(shared_data, tmp_path, name):
+    out = tmp_path / "ex.parquet"
+    result = CliRunner().invoke(cli, ["import", "annotated-pairs",
+                                      str(shared_data / "feedback_forensics_examples" / name),
+                                      "--out", str(out), "--base-out", str(tmp_path / "base")])
+    assert result.exit_code == 0, result.output
+    table = metrics_table(read_annotations([out]))
+    assert len(table) == 40
+    assert (table["strength"] == 1).sum() == 5
+    assert (table["strength"] == -1).sum() == 5
+    assert (table["strength"] == 0).sum() == 30
+    assert set(table["num_votes"]) == {1}
+
+
+def _v2(comparisons, annotators=None, **metadata):
+    annotators = annotators or {
+        "pref": {"name": "preferred_text", "type": "unknown"},
+        "t1": {"description": "Select the response that is more verbose", "type": "principle"},
+        "np": {"description": "Select the response that is blue", "type": "non_preference_principle"},
+    }
+    return {"metadata": {"version": "2.0", "default_annotator": "pref", **metadata},
+            "annotators": annotators, "comparisons": comparisons}
+
+
+def _import(tmp_path, document, *extra):
+    source = tmp_path / "in.json"
+    source.write_text(json.dumps(document))
+    out = tmp_path / "out.parquet"
+    result = CliRunner().invoke(cli, ["import", "annotated-pairs", str(source), "--out",
+                                      str(out), *extra])
+    return result, out
+
+
+def test_v2_semantics(tmp_path):
+    comparisons = [
+        {"id": "x1", "prompt": "p", "response_a": {"text": "a", "model": "m1"},
+         "response_b": {"text": "b", "model": "m2"}, "metadata": {"topic": "t"},
+         "annotations": {"pref": {"pref": "a"}, "t1": {"pref": "b"},
+                         "np": {"pref": None, "no_pref_reason": "non_preference_annotation"}}},
+        # metadata model_a/model_b override the responses' models
+        {"id": "x2", "response_a": {"text": "a2", "model": "m1"},
+         "response_b": {"text": "b2", "model": "m2"},
+         "metadata": {"model_a": "m3", "model_b": "m4"},
+         "annotations": {"pref": {"pref": None, "no_pref_reason": "both"},
+                         "t1": {"pref": None, "no_pref_reason": "invalid"}}},
+        {"id": "x1", "response_a": {"text": "dup"}, "response_b": {"text": "dup"},
+         "annotations": {"pref": {"pref": "b"}}},  # repeated id: first kept
+        {"id": "x3", "response_a": {"text": ""}, "response_b": {"text": "b"},
+         "annotations": {"pref": {"pref": "b"}}},  # empty response: skipped
+    ]
+    result, out = _import(tmp_path, _v2(comparisons), "--dataset", "mine")
+    assert result.exit_code == 0, result.output
+    assert "1 duplicate" in result.output and "1 empty response" in result.output
+    annotations = read_annotations([out])
+    comparisons = annotations.comparisons.set_index("comparison_id")
+    assert list(comparisons.index) == ["x1", "x2"]
+    assert (comparisons.loc["x2", "model_a"], comparisons.loc["x2", "model_b"]) == ("m3", "m4")
+    assert comparisons.loc["x1", "meta.topic"] == "t"
+    assert set(comparisons["dataset"]) == {"mine"}
+    frame = annotations.votes.merge(annotations.annotators, left_on="annotator",
+                                    right_index=True)
+    assert set(frame["judge"]) == {"pref", "unknown"}  # the non-preference principle is gone
+    assert sorted(frame["vote"]) == [1, 2, 3, 5]  # A (pref x1), B (t1 x1), tie, invalid
+
+
+def test_v1_text_fields_and_votes(tmp_path):
+    document = {
+        "metadata": {"version": "1.0", "default_annotator": "pref"},
+        "annotators": {"pref": {"type": "unknown"},
+                       "t1": {"description": "Select the response that is more verbose",
+                              "type": "principle"}},
+        "comparisons": [{"id": "c", "text_a": "long answer", "text_b": "short",
+                         "annotations": {"pref": {"pref": "text_a"}, "t1": {"pref": "text_a"}}}],
+    }
+    result, out = _import(tmp_path, document)
+    assert result.exit_code == 0, result.output
+    row = metrics_table(read_annotations([out])).iloc[0]
+    assert (row.agreed, row.strength) == (1, 1.0)
+
+
+def test_default_annotator_fallback_to_preferred_text(tmp_path):
+    document = _v2([{"id": "c", "response_a": {"text": "a"}, "response_b": {"text": "b"},
+                     "annotations": {"pref": {"pref": "b"}, "t1": {"pref": "b"}}}])
+    del document["metadata"]["default_annotator"]
+    result, out = _import(tmp_path, document)
+    assert result.exit_code == 0, result.output
+    assert read_annotations([out]).default_preference == {"in": "pref"}
+
+
+def test_not_json_is_a_one_line_error(tmp_path):
+    source = tmp_path / "bad.json"
+    source.write_text("{not json")
+    result = CliRunner().invoke(cli, ["import", "annotated-pairs", str(source), "--out",
+                                      str(tmp_path / "o.parquet")], standalone_mode=False)
+    assert result.exception is not None
+    assert "not valid JSON" in str(result.exception)
+    assert not (tmp_path / "o.parquet").exists()
