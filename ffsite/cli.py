@@ -1,34 +1,48 @@
-"""The `ffsite` command line: a thin click layer; the work happens in library modules."""
+"""The `ffsite` command line: a thin click layer; the work happens in library modules.
+
+Commands are imported only when used, so `ffsite metrics` does not pay for the site
+builder's imports (Altair, Jinja) on every start.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from ffsite import __version__
-from ffsite.commands.annotate import annotate
-from ffsite.commands.build import build
-from ffsite.commands.defaults import default_annotations
-from ffsite.commands.export import export_group
-from ffsite.commands.fetch import fetch
-from ffsite.commands.importing import import_group
-from ffsite.commands.metrics import metrics
-from ffsite.commands.ratings import ratings
-from ffsite.commands.serve import serve
-from ffsite.commands.validate import validate
 from ffsite.errors import FfsiteError
 
+COMMANDS = {
+    "build": "ffsite.commands.build:build",
+    "serve": "ffsite.commands.serve:serve",
+    "validate": "ffsite.commands.validate:validate",
+    "metrics": "ffsite.commands.metrics:metrics",
+    "ratings": "ffsite.commands.ratings:ratings",
+    "annotate": "ffsite.commands.annotate:annotate",
+    "import": "ffsite.commands.importing:import_group",
+    "export": "ffsite.commands.export:export_group",
+    "fetch": "ffsite.commands.fetch:fetch",
+    "default-annotations": "ffsite.commands.defaults:default_annotations",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, _, attribute = COMMANDS[name].partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ffsite")
 def cli() -> None:
     """Measure and publish AI-model personality (Feedback Forensics method)."""
-
-
-for command in (build, serve, validate, metrics, ratings, annotate, import_group,
-                export_group, fetch, default_annotations):
-    cli.add_command(command)
 
 
 def main() -> None:

@@ -111,14 +111,30 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
     """Integer codes (-1 for null) and the distinct values of a column."""
     if isinstance(column, pa.ChunkedArray):
+        if pa.types.is_dictionary(column.type):
+            # Several row groups may each bring their own dictionary; make it one.
+            column = column.unify_dictionaries()
         column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
-    else:
-        # Several row groups may each bring their own dictionary; make it one.
-        column = pa.chunked_array([column]).unify_dictionaries().chunk(0)
-    indices = column.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
-    return indices, column.dictionary.to_pylist()
+    indices = column.indices
+    if indices.null_count:
+        indices = indices.fill_null(-1)
+    codes = indices.to_numpy(zero_copy_only=False)
+    dictionary = column.dictionary.to_pylist()
+    return codes.astype(np.int32, copy=False), dictionary
+
+
+def _ranks(dictionary: list) -> np.ndarray:
+    """Rank of each dictionary value in sorted order, nulls (code -1) ranked last.
+
+    Indexed by code + 1, so `ranks[codes + 1]` works for null codes too.
+    """
+    order = sorted(range(len(dictionary)), key=lambda i: dictionary[i])
+    ranks = np.empty(len(dictionary) + 1, dtype=np.int64)
+    ranks[0] = len(dictionary)
+    ranks[np.array(order, dtype=np.int64) + 1] = np.arange(len(dictionary))
+    return ranks
 
 
 def _first_rows(groups: np.ndarray, count: int) -> np.ndarray:
@@ -129,136 +145,194 @@ def _first_rows(groups: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
-class _Checker:
-    """Applies the format's rules to one table, remembering which file it came from."""
+class _Columns:
+    """Columns of one file, read one at a time so memory holds one column at once."""
 
-    def __init__(self, table: pa.Table, source: str):
-        self.table = table
+    def __init__(self, source: str, table: pa.Table | None = None,
+                 parquet: pq.ParquetFile | None = None):
         self.source = source
-        self._cache: dict[str, tuple[np.ndarray, list]] = {}
+        self.table = table
+        self.parquet = parquet
+        self.names = table.column_names if table is not None else parquet.schema_arrow.names
+
+    def codes(self, name: str) -> tuple[np.ndarray, list]:
+        if self.table is not None:
+            return _codes(self.table.column(name))
+        try:
+            column = self.parquet.read(columns=[name]).column(0)
+        except (pa.ArrowInvalid, OSError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise FfsiteError(f"{self.source}: cannot read column '{name}' ({reason}); the "
+                              "file may be truncated; re-create it") from None
+        return _codes(column)
 
     def fail(self, column: str, row: int | None, message: str) -> None:
         where = f", row {row}" if row is not None else ""
         raise FfsiteError(f"{self.source}: column '{column}'{where}: {message}")
 
-    def codes(self, name: str) -> tuple[np.ndarray, list]:
-        if name not in self._cache:
-            self._cache[name] = _codes(self.table.column(name))
-        return self._cache[name]
-
 
 def check_votes_table(table: pa.Table, metadata: dict[str, Any], source: str) -> dict[str, Any]:
+    """Check an in-memory table (used by the writer before it writes)."""
+    return _check_votes(_Columns(source, table=table), metadata)
+
+
+def _check_votes(columns: _Columns, metadata: dict[str, Any]) -> dict[str, Any]:
     """Check every rule of the format; return the coded pieces the reader needs."""
+    check = columns
     if metadata.get("kind", schema.KIND_VOTES) != schema.KIND_VOTES:
-        raise FfsiteError(f"{source}: holds '{metadata.get('kind')}', not votes")
-    check = _Checker(table, source)
+        raise FfsiteError(f"{check.source}: holds '{metadata.get('kind')}', not votes")
     for name in schema.REQUIRED_COLUMNS:
-        if name not in table.column_names:
+        if name not in check.names:
             check.fail(name, None, "missing; every votes file needs the columns "
                        + ", ".join(schema.REQUIRED_COLUMNS))
-    for name in schema.NOT_NULL_COLUMNS:
-        codes, _ = check.codes(name)
+    small: dict[str, tuple[np.ndarray, list]] = {}
+    for name in ("dataset", "role", "judge", "vote"):
+        codes, values = small[name] = check.codes(name)
         if (codes < 0).any():
             check.fail(name, int(np.argmax(codes < 0)), "empty value; this column must be "
                        "filled on every row")
 
-    vote_codes, vote_values = check.codes("vote")
-    unknown = [i for i, value in enumerate(vote_values) if value not in schema.VOTE_CODES]
-    if unknown:
-        row = int(np.argmax(np.isin(vote_codes, unknown)))
+    vote_codes, vote_values = small["vote"]
+    lookup = np.array([schema.VOTE_CODES.get(v, -1) for v in vote_values] or [0], np.int8)
+    votes = lookup[vote_codes]
+    if (votes < 0).any():
+        row = int(np.argmax(votes < 0))
         check.fail("vote", row, f"'{vote_values[vote_codes[row]]}' is not a vote; allowed: "
                    + ", ".join(schema.VOTE_VALUES))
-    lookup = np.array([schema.VOTE_CODES.get(v, 0) for v in vote_values] or [0], np.int8)
-    votes = lookup[vote_codes]
+    del small["vote"], vote_codes
 
-    role_codes, role_values = check.codes("role")
-    unknown = [i for i, value in enumerate(role_values) if value not in schema.ROLES]
-    if unknown:
-        row = int(np.argmax(np.isin(role_codes, unknown)))
+    role_codes, role_values = small["role"]
+    role_ok = np.array([v in schema.ROLES for v in role_values] or [True])
+    if not role_ok[role_codes].all():
+        row = int(np.argmax(~role_ok[role_codes]))
         check.fail("role", row, f"'{role_values[role_codes[row]]}' is not a role; allowed: "
                    + ", ".join(schema.ROLES))
-    is_trait = np.isin(role_codes, [i for i, v in enumerate(role_values)
-                                    if v == schema.ROLE_TRAIT])
-    for name in schema.TRAIT_COLUMNS:
-        codes, _ = check.codes(name)
+    is_trait = np.array([v == schema.ROLE_TRAIT for v in role_values] or [False])[role_codes]
+
+    # Comparisons: one per (dataset, comparison_id).  Files written by ffsite keep each
+    # comparison's rows together, so runs of equal ids are the comparisons; otherwise hash.
+    dataset_codes, datasets = small["dataset"]
+    id_codes, ids = check.codes("comparison_id")
+    if (id_codes < 0).any():
+        check.fail("comparison_id", int(np.argmax(id_codes < 0)), "empty value; this column "
+                   "must be filled on every row")
+    n_rows = len(id_codes)
+    change = np.empty(n_rows, dtype=bool)
+    change[:1] = True
+    np.not_equal(id_codes[1:], id_codes[:-1], out=change[1:])
+    change[1:] |= dataset_codes[1:] != dataset_codes[:-1]
+    starts = np.flatnonzero(change)
+    run_keys = dataset_codes[starts].astype(np.int64) * max(len(ids), 1) + id_codes[starts]
+    if len(np.unique(run_keys)) == len(starts):
+        comparison = (np.cumsum(change) - 1).astype(np.int32)
+        first = starts
+    else:
+        key = dataset_codes.astype(np.int64) * max(len(ids), 1) + id_codes
+        comparison = pd.factorize(key, sort=False)[0].astype(np.int32)
+        first = _first_rows(comparison, int(comparison.max()) + 1)
+    del change
+    n_comparisons = len(first)
+    per_comparison: dict[str, tuple[np.ndarray, list]] = {
+        "dataset": (dataset_codes[first], datasets), "comparison_id": (id_codes[first], ids)}
+    del id_codes
+    meta_columns = sorted(c for c in check.names if c.startswith(schema.META_PREFIX))
+    owner = first[comparison]
+    for name in (*schema.COMPARISON_COLUMNS[2:], *meta_columns):
+        codes, values = check.codes(name)
+        bad = codes != codes[owner]
+        if bad.any():
+            row = int(np.argmax(bad))
+            comparison_id = per_comparison["comparison_id"][1][
+                per_comparison["comparison_id"][0][comparison[row]]]
+            check.fail(name, row, f"comparison '{comparison_id}' of dataset "
+                       f"'{datasets[dataset_codes[row]]}' appears with two different values "
+                       f"(rows {int(owner[row])} and {row}); comparison ids must be "
+                       "unique within a dataset")
+        per_comparison[name] = (codes[first], values)
+    del owner
+
+    # Annotators: (role, judge, trait_id), numbered in sorted order through a dense table.
+    judge_codes, judges = small["judge"]
+    trait_id_codes, trait_ids = check.codes("trait_id")
+    bad = is_trait & (trait_id_codes < 0)
+    if bad.any():
+        check.fail("trait_id", int(np.argmax(bad)), "empty on a trait vote; a trait vote "
+                   "records trait_id, trait (its wording) and trait_set")
+    role_rank, judge_rank, trait_rank = (_ranks(role_values), _ranks(judges),
+                                         _ranks(trait_ids))
+    space = (len(role_values) + 1) * (len(judges) + 1) * (len(trait_ids) + 1)
+    dense = ((role_rank[role_codes + 1] * (len(judges) + 1) + judge_rank[judge_codes + 1])
+             * (len(trait_ids) + 1) + trait_rank[trait_id_codes + 1])
+    present = np.zeros(space, dtype=bool)
+    present[dense] = True
+    number = np.cumsum(present) - 1
+    annotator = number[dense].astype(np.int32)
+    del dense
+    n_annotators = int(present.sum())
+    first_annotator = _first_rows(annotator, n_annotators)
+    annotator_columns = {"role": (role_codes[first_annotator], role_values),
+                         "judge": (judge_codes[first_annotator], judges),
+                         "trait_id": (trait_id_codes[first_annotator], trait_ids)}
+    del role_codes, judge_codes, trait_id_codes
+    for name in ("trait", "trait_set"):
+        codes, values = check.codes(name)
         bad = is_trait & (codes < 0)
         if bad.any():
             check.fail(name, int(np.argmax(bad)), "empty on a trait vote; a trait vote "
                        "records trait_id, trait (its wording) and trait_set")
-
-    # Comparisons: one per (dataset, comparison_id), identical on all of its rows.
-    dataset_codes, datasets = check.codes("dataset")
-    id_codes, ids = check.codes("comparison_id")
-    key = dataset_codes.astype(np.int64) * max(len(ids), 1) + id_codes
-    comparison, _ = pd.factorize(key, sort=False)
-    comparison = comparison.astype(np.int32)
-    n_comparisons = int(comparison.max()) + 1 if len(comparison) else 0
-    first = _first_rows(comparison, n_comparisons)
-    meta_columns = sorted(c for c in table.column_names if c.startswith(schema.META_PREFIX))
-    for name in (*schema.COMPARISON_COLUMNS[2:], *meta_columns):
-        codes, _ = check.codes(name)
-        bad = codes != codes[first[comparison]]
-        if bad.any():
-            row = int(np.argmax(bad))
-            check.fail(name, row, f"comparison '{ids[id_codes[row]]}' of dataset "
-                       f"'{datasets[dataset_codes[row]]}' appears with two different values "
-                       f"(rows {int(first[comparison[row]])} and {row}); comparison ids must be "
-                       "unique within a dataset")
-
-    # Annotators: (role, judge, trait_id); one wording per trait id.
-    judge_codes, judges = check.codes("judge")
-    trait_id_codes, trait_ids = check.codes("trait_id")
-    trait_codes, traits = check.codes("trait")
-    set_codes, trait_sets = check.codes("trait_set")
-    annotator_key = ((role_codes.astype(np.int64) * (len(judges) + 1) + judge_codes)
-                     * (len(trait_ids) + 1) + trait_id_codes + 1)
-    annotator, _ = pd.factorize(annotator_key, sort=False)
-    annotator = annotator.astype(np.int32)
-    n_annotators = int(annotator.max()) + 1 if len(annotator) else 0
-    first_annotator = _first_rows(annotator, n_annotators)
-    for name, codes in (("trait", trait_codes), ("trait_set", set_codes)):
         bad = codes != codes[first_annotator[annotator]]
         if bad.any():
             row = int(np.argmax(bad))
-            check.fail(name, row, f"trait '{trait_ids[trait_id_codes[row]]}' has two "
-                       f"different {name} values (rows {int(first_annotator[annotator[row]])} "
-                       f"and {row}); give each wording its own trait_id")
-    wording_per_trait: dict[str, str] = {}
-    for row in first_annotator:
-        if trait_id_codes[row] < 0:
-            continue
-        trait_id, wording = trait_ids[trait_id_codes[row]], traits[trait_codes[row]]
-        if wording_per_trait.setdefault(trait_id, wording) != wording:
-            check.fail("trait", int(row), f"trait '{trait_id}' has two different wordings; "
-                       "give each wording its own trait_id")
+            trait_id = trait_ids[annotator_columns["trait_id"][0][annotator[row]]]
+            check.fail(name, row, f"trait '{trait_id}' has two different {name} values "
+                       f"(rows {int(first_annotator[annotator[row]])} and {row}); give each "
+                       "wording its own trait_id")
+        annotator_columns[name] = (codes[first_annotator], values)
+    del is_trait
+    wordings = pd.DataFrame({
+        "trait_id": _decode(*annotator_columns["trait_id"]),
+        "trait": _decode(*annotator_columns["trait"])}).dropna()
+    repeated = wordings.groupby("trait_id")["trait"].nunique()
+    if (repeated > 1).any():
+        trait_id = repeated[repeated > 1].index[0]
+        rows = np.flatnonzero(np.asarray(_decode(*annotator_columns["trait_id"]),
+                                         dtype=object) == trait_id)
+        check.fail("trait", int(first_annotator[rows[-1]]), f"trait '{trait_id}' has two "
+                   "different wordings; give each wording its own trait_id")
 
-    seed = table.column("seed").to_numpy(zero_copy_only=False)
-    seed = np.where(pd.isna(seed), -1, seed).astype(np.int64) if len(seed) else np.zeros(
-        0, np.int64)
-    vote_key = pd.Series((comparison.astype(np.int64) * max(n_annotators, 1) + annotator)
-                         * 1_000_003 + (seed % 1_000_003))
-    repeated = vote_key.duplicated().to_numpy()
-    if repeated.any():
-        row = int(np.argmax(repeated))
-        check.fail("seed", row, f"comparison '{ids[id_codes[row]]}' has two votes from judge "
-                   f"'{judges[judge_codes[row]]}' with the same seed; give repeated votes "
-                   "distinct seeds")
+    # One vote per (comparison, annotator, seed): in a sorted file repeats sit side by side.
+    seed_codes, seeds = check.codes("seed")
+    seed_rank = _ranks(seeds)
+    key = ((comparison.astype(np.int64) * n_annotators + annotator) * (len(seeds) + 1)
+           + seed_rank[seed_codes + 1])
+    del seed_codes
+    steps = np.diff(key)
+    if (steps < 0).any():
+        order = np.argsort(key, kind="stable")
+        repeat = np.flatnonzero(np.diff(key[order]) == 0)
+        row = int(order[repeat[0] + 1]) if len(repeat) else -1
+    else:
+        repeat = np.flatnonzero(steps == 0)
+        row = int(repeat[0] + 1) if len(repeat) else -1
+    if row >= 0:
+        comparison_id = ids[per_comparison["comparison_id"][0][comparison[row]]]
+        judge = judges[annotator_columns["judge"][0][annotator[row]]]
+        check.fail("seed", row, f"comparison '{comparison_id}' has two votes from judge "
+                   f"'{judge}' with the same seed; give repeated votes distinct seeds")
+    del key, steps
 
-    def values(codes: np.ndarray, dictionary: list, rows: np.ndarray) -> list:
-        picked = codes[rows]
-        return [dictionary[c] if c >= 0 else None for c in picked]
+    return {"comparisons": {name: _decode(*pair) for name, pair in per_comparison.items()},
+            "annotators": {name: _decode(*pair) for name, pair in annotator_columns.items()},
+            "comparison": comparison, "annotator": annotator, "vote": votes,
+            "n_comparisons": n_comparisons}
 
-    comparisons = {name: values(*check.codes(name), first)
-                   for name in (*schema.COMPARISON_COLUMNS, *meta_columns)}
-    annotators = {
-        "role": values(role_codes, role_values, first_annotator),
-        "judge": values(judge_codes, judges, first_annotator),
-        "trait_id": values(trait_id_codes, trait_ids, first_annotator),
-        "trait": values(trait_codes, traits, first_annotator),
-        "trait_set": values(set_codes, trait_sets, first_annotator),
-    }
-    return {"comparisons": comparisons, "annotators": annotators,
-            "comparison": comparison, "annotator": annotator, "seed": seed, "vote": votes}
+
+def _decode(codes: np.ndarray, dictionary: list) -> pd.Categorical:
+    """Codes and values as a pandas Categorical (values are unique after unification)."""
+    if len(set(dictionary)) != len(dictionary):
+        values = np.array(dictionary + [None], dtype=object)[codes]
+        return pd.Categorical(values)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(dictionary, dtype=object))
 
 
 def read_votes_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -267,46 +341,66 @@ def read_votes_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
     if metadata.get("kind") != schema.KIND_VOTES:
         raise FfsiteError(f"{path}: holds '{metadata.get('kind')}', not votes")
     try:
-        table = pq.read_table(path)
+        parquet = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); the file may be "
                           "truncated; re-create it") from None
-    return check_votes_table(table, metadata, str(path)), metadata
+    return _check_votes(_Columns(str(path), parquet=parquet), metadata), metadata
 
 
 def read_annotations(paths: Iterable[str | os.PathLike]) -> Annotations:
     """Read every votes file under `paths` (response-metrics files are skipped)."""
-    files = find_annotation_files(paths)
-    pieces, comparison_frames, annotator_frames = [], [], []
+    pieces, sources = [], []
     default_preference: dict[str, str] = {}
     descriptions: dict[str, str] = {}
     summaries: dict[str, dict] = {}
-    sources = []
-    for path in files:
+    for path in find_annotation_files(paths):
         if read_file_metadata(path).get("kind") != schema.KIND_VOTES:
             continue
         piece, metadata = read_votes_file(path)
         pieces.append(piece)
         sources.append(str(path))
-        frame = pd.DataFrame(piece["comparisons"])
-        frame["_source"] = str(path)
-        comparison_frames.append(frame)
-        annotator_frames.append(pd.DataFrame(piece["annotators"]))
         default_preference.update(metadata.get("default_preference") or {})
         descriptions.update(metadata.get("annotators") or {})
         if metadata.get("extra"):
             summaries[str(path)] = metadata["extra"]
     if not pieces:
         return _empty_annotations()
+    if len(pieces) == 1:
+        piece = pieces[0]
+        comparisons = pd.DataFrame(piece["comparisons"])
+        annotators = _plain(pd.DataFrame(piece["annotators"]))
+        votes = pd.DataFrame({"comparison": piece["comparison"],
+                              "annotator": piece["annotator"], "vote": piece["vote"]})
+    else:
+        comparisons, annotators, votes = _merge(pieces, sources)
+    return Annotations(comparisons=comparisons, annotators=annotators, votes=votes,
+                       default_preference=default_preference,
+                       preference_descriptions=descriptions, run_summaries=summaries,
+                       sources=tuple(sources))
 
-    comparisons = pd.concat(comparison_frames, ignore_index=True)
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical columns as plain Python objects (None for missing)."""
+    return pd.DataFrame({name: np.asarray(frame[name].astype(object).where(
+        frame[name].notna(), None), dtype=object) for name in frame.columns})
+
+
+def _merge(pieces: list[dict], sources: list[str]
+           ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Merge several files: a comparison in two files must be identical in both."""
+    frames = []
+    for piece, source in zip(pieces, sources, strict=True):
+        frame = _plain(pd.DataFrame(piece["comparisons"]))
+        frame["_source"] = source
+        frames.append(frame)
+    comparisons = pd.concat(frames, ignore_index=True)
     key = comparisons["dataset"].astype(str) + "\x00" + comparisons["comparison_id"].astype(str)
-    global_comparison, _ = pd.factorize(key, sort=False)
+    global_comparison = pd.factorize(key, sort=False)[0]
     comparisons["_code"] = global_comparison
     merged = comparisons.drop_duplicates("_code", keep="first").set_index("_code").sort_index()
-    attributes = [c for c in comparisons.columns if c not in ("_source", "_code")]
-    for name in attributes:
+    for name in [c for c in comparisons.columns if c not in ("_source", "_code")]:
         expected = merged[name].reindex(comparisons["_code"]).to_numpy()
         actual = comparisons[name].to_numpy()
         bad = ~((expected == actual) | (pd.isna(expected) & pd.isna(actual)))
@@ -319,54 +413,49 @@ def read_annotations(paths: Iterable[str | os.PathLike]) -> Annotations:
                 f"'{comparisons['dataset'].iloc[row]}' differs from the same comparison in "
                 f"{first_source}; comparison ids must be unique within a dataset")
     merged = merged.drop(columns="_source").reset_index(drop=True)
+    for name in merged.columns:
+        merged[name] = merged[name].astype("category")
 
-    annotators = pd.concat(annotator_frames, ignore_index=True)
+    annotators = pd.concat([_plain(pd.DataFrame(p["annotators"])) for p in pieces],
+                           ignore_index=True)
     annotator_key = (annotators["role"] + "\x00" + annotators["judge"] + "\x00"
                      + annotators["trait_id"].fillna(""))
-    global_annotator, _ = pd.factorize(annotator_key, sort=False)
+    global_annotator = pd.factorize(annotator_key, sort=False)[0]
     annotators["_code"] = global_annotator
     merged_annotators = (annotators.drop_duplicates("_code").set_index("_code").sort_index()
                          .reset_index(drop=True))
-    traits = merged_annotators.dropna(subset=["trait_id"])
-    wordings = traits.groupby("trait_id")["trait"].nunique()
-    if (wordings > 1).any():
-        trait_id = wordings[wordings > 1].index[0]
+    wordings = merged_annotators.dropna(subset=["trait_id"]).groupby("trait_id")["trait"]
+    if (wordings.nunique() > 1).any():
+        trait_id = wordings.nunique()[wordings.nunique() > 1].index[0]
         raise FfsiteError(f"trait '{trait_id}' has different wordings in different files; "
                           "give each wording its own trait_id")
 
-    offsets_c, offsets_a = 0, 0
-    votes = []
-    for piece in pieces:
-        n_c = len(piece["comparisons"]["dataset"])
-        n_a = len(piece["annotators"]["role"])
-        c_map = global_comparison[offsets_c:offsets_c + n_c].astype(np.int32)
-        a_map = global_annotator[offsets_a:offsets_a + n_a].astype(np.int32)
-        offsets_c += n_c
-        offsets_a += n_a
-        votes.append(pd.DataFrame({
-            "comparison": c_map[piece["comparison"]],
-            "annotator": a_map[piece["annotator"]],
-            "seed": piece["seed"],
-            "vote": piece["vote"],
-        }))
-    all_votes = pd.concat(votes, ignore_index=True) if len(votes) > 1 else votes[0]
-    if len(votes) > 1:
-        key = ((all_votes["comparison"].to_numpy(np.int64) * len(merged_annotators)
-                + all_votes["annotator"].to_numpy()) * 1_000_003
-               + all_votes["seed"].to_numpy() % 1_000_003)
-        repeated = pd.Series(key).duplicated().to_numpy()
-        if repeated.any():
-            row = int(np.argmax(repeated))
-            comp = merged.iloc[all_votes["comparison"].iloc[row]]
-            raise FfsiteError(f"comparison '{comp['comparison_id']}' of dataset "
-                              f"'{comp['dataset']}' has the same vote in two files; each "
-                              "(judge, trait, seed) may vote once per comparison")
-    for name in merged.columns:
-        merged[name] = merged[name].astype("category")
-    return Annotations(comparisons=merged, annotators=merged_annotators, votes=all_votes,
-                       default_preference=default_preference,
-                       preference_descriptions=descriptions, run_summaries=summaries,
-                       sources=tuple(sources))
+    votes, offset_c, offset_a = [], 0, 0
+    owners = []
+    for number, piece in enumerate(pieces):
+        n_c, n_a = len(piece["comparisons"]["dataset"]), len(piece["annotators"]["role"])
+        c_map = global_comparison[offset_c:offset_c + n_c].astype(np.int32)
+        a_map = global_annotator[offset_a:offset_a + n_a].astype(np.int32)
+        offset_c, offset_a = offset_c + n_c, offset_a + n_a
+        votes.append(pd.DataFrame({"comparison": c_map[piece["comparison"]],
+                                   "annotator": a_map[piece["annotator"]],
+                                   "vote": piece["vote"]}))
+        owners.append(np.full(len(piece["vote"]), number, dtype=np.int16))
+    all_votes = pd.concat(votes, ignore_index=True)
+    # The same judge voting on the same comparison and trait from two files is a repeat.
+    pair = (all_votes["comparison"].to_numpy(np.int64) * len(merged_annotators)
+            + all_votes["annotator"].to_numpy())
+    owner = np.concatenate(owners)
+    order = np.lexsort((owner, pair))
+    clash = np.flatnonzero((np.diff(pair[order]) == 0) & (np.diff(owner[order]) != 0))
+    if len(clash):
+        row = int(order[clash[0] + 1])
+        comparison = merged.iloc[int(all_votes["comparison"].iloc[row])]
+        raise FfsiteError(f"{sources[owner[row]]}: comparison '{comparison['comparison_id']}' "
+                          f"of dataset '{comparison['dataset']}' already has votes from the "
+                          f"same judge and trait in {sources[owner[order[clash[0]]]]}; keep "
+                          "repeated votes of one judge in one file")
+    return merged, merged_annotators, all_votes
 
 
 def _empty_annotations() -> Annotations:
@@ -376,5 +465,5 @@ def _empty_annotations() -> Annotations:
                                for name in ("role", "judge", "trait_id", "trait", "trait_set")})
     votes = pd.DataFrame({"comparison": np.zeros(0, np.int32),
                           "annotator": np.zeros(0, np.int32),
-                          "seed": np.zeros(0, np.int64), "vote": np.zeros(0, np.int8)})
+                          "vote": np.zeros(0, np.int8)})
     return Annotations(comparisons, annotators, votes)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -24,10 +25,68 @@ def file_metadata(kind: str, **fields: Any) -> dict[str, Any]:
             **{key: value for key, value in sorted(fields.items()) if value is not None}}
 
 
+def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
+                 vote_comparison: np.ndarray, vote_annotator: np.ndarray, vote: np.ndarray,
+                 *, seed: np.ndarray | None = None, note: Sequence[str | None] | None = None
+                 ) -> pa.Table:
+    """Build a sorted, dictionary-encoded votes table without spelling out every row.
+
+    `comparisons` has one row per comparison (the comparison columns and any `meta.*`),
+    `annotators` one row per annotator (role, judge, trait_id, trait, trait_set); each vote
+    points into them by position, with a vote code from `schema.VOTE_CODES`, an optional
+    seed (-1 for none) and an optional note.  Sorting happens on those small tables, so an
+    importer with millions of votes never sorts strings per vote.
+    """
+    n_votes = len(vote)
+    comparison_rank = _rank_rows(comparisons, ["dataset", "comparison_id"])
+    annotator_rank = _rank_rows(annotators, ["role", "judge", "trait_id"])
+    seed = np.full(n_votes, -1, np.int64) if seed is None else np.asarray(seed, np.int64)
+    order = np.lexsort((seed, annotator_rank[vote_annotator], comparison_rank[vote_comparison]))
+    vote_comparison = np.asarray(vote_comparison)[order]
+    vote_annotator = np.asarray(vote_annotator)[order]
+    meta_columns = sorted(c for c in comparisons.columns if c.startswith(schema.META_PREFIX))
+    target = schema.votes_schema(meta_columns)
+    arrays: dict[str, pa.Array] = {}
+    for name in (*schema.COMPARISON_COLUMNS, *meta_columns):
+        arrays[name] = _dictionary_take(comparisons[name], vote_comparison)
+    for name in ("role", "judge", "trait_id", "trait", "trait_set"):
+        arrays[name] = _dictionary_take(annotators[name], vote_annotator)
+    seed = seed[order]
+    arrays["seed"] = pa.array(seed, pa.int64(), mask=seed < 0)
+    codes = np.asarray(vote, dtype=np.int32)[order] - 1
+    arrays["vote"] = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()),
+                                                    pa.array(schema.VOTE_VALUES))
+    notes = pa.array([None] * n_votes if note is None else list(note), pa.string())
+    arrays["note"] = notes.take(pa.array(order)).dictionary_encode()
+    return pa.Table.from_arrays([arrays[f.name].cast(f.type) for f in target], schema=target)
+
+
+def _rank_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """Each row's position when the frame is sorted by `keys` (missing values last)."""
+    order = frame.reset_index(drop=True).sort_values(keys, kind="stable",
+                                                     na_position="last").index.to_numpy()
+    rank = np.empty(len(frame), dtype=np.int64)
+    rank[order] = np.arange(len(frame))
+    return rank
+
+
+def _dictionary_take(values: pd.Series, rows: np.ndarray) -> pa.DictionaryArray:
+    """Encode the (few) distinct values once, then pick one index per vote."""
+    encoded = pa.array(values.astype(object), pa.string(), from_pandas=True).dictionary_encode()
+    return pa.DictionaryArray.from_arrays(encoded.indices.take(pa.array(rows)),
+                                          encoded.dictionary)
+
+
 def votes_table(frame: pd.DataFrame | pa.Table) -> pa.Table:
-    """Turn a frame with the format's columns (plus `meta.*`) into a sorted Arrow table."""
+    """Turn a frame with the format's columns (plus `meta.*`) into a sorted Arrow table.
+
+    A table that already has the exact schema (from `encode_votes`) is taken as it is.
+    """
     table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(
         frame, preserve_index=False)
+    meta = [name for name in table.column_names if name.startswith(schema.META_PREFIX)]
+    if table.schema.remove_metadata().equals(schema.votes_schema(meta)):
+        return table
     missing = [name for name in schema.REQUIRED_COLUMNS if name not in table.column_names]
     if missing:
         raise ValueError(f"votes frame lacks columns {missing}")

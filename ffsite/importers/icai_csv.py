@@ -6,21 +6,25 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ffsite.base.texts import text_id
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
+from ffsite.format.write import encode_votes
 from ffsite.importers.annotated_pairs import (
+    ANNOTATOR_COLUMNS,
     DEFAULT_ANNOTATOR_DESCRIPTION,
     ImportResult,
     _short_hash,
-    _votes_table,
 )
 
 REQUIRED = ("text_a", "text_b", "preferred_text")
-_PREFERENCES = {"text_a": "A", "a": "A", "text_b": "B", "b": "B", "tie": "tie",
-                "both": "tie", "neither": "neither", "invalid": "invalid"}
+
+_PREFERENCES = {"text_a": schema.A, "a": schema.A, "text_b": schema.B, "b": schema.B,
+                "tie": schema.TIE, "both": schema.TIE, "neither": schema.NEITHER,
+                "invalid": schema.INVALID}
 
 
 def read_icai_csv(path: str | os.PathLike, dataset: str | None = None) -> ImportResult:
@@ -43,9 +47,9 @@ def read_icai_csv(path: str | os.PathLike, dataset: str | None = None) -> Import
     meta_columns = [c for c in frame.columns
                     if c not in (*REQUIRED, "model_a", "model_b", prompt_column, id_column)]
 
-    per_comparison = {name: [] for name in schema.COMPARISON_COLUMNS}
+    per_comparison: dict[str, list] = {name: [] for name in schema.COMPARISON_COLUMNS}
     meta: dict[str, dict[int, str]] = {c: {} for c in meta_columns}
-    votes, notes, prompts, responses = [], [], {}, {}
+    votes, prompts, responses = [], {}, {}
     seen: set[str] = set()
     kept_rows = []
     for row_number, row in enumerate(frame.to_dict("records")):
@@ -79,10 +83,15 @@ def read_icai_csv(path: str | os.PathLike, dataset: str | None = None) -> Import
             if row[column] != "":
                 meta[column][index] = row[column]
         votes.append(preference)
-        notes.append(None)
-    kept = {judge: (schema.ROLE_PREFERENCE, judge, None, None, None)}
-    table = _votes_table(per_comparison, {k: v for k, v in meta.items() if v}, kept, [judge],
-                         list(range(len(votes))), [0] * len(votes), votes, notes)
+    comparisons = pd.DataFrame(per_comparison, dtype=object)
+    for column, values in meta.items():
+        if values:
+            comparisons[schema.META_PREFIX + column] = pd.Series(values, dtype=object).reindex(
+                range(len(comparisons)))
+    annotators = pd.DataFrame([(schema.ROLE_PREFERENCE, judge, None, None, None)],
+                              columns=list(ANNOTATOR_COLUMNS))
+    table = encode_votes(comparisons, annotators, np.arange(len(votes)),
+                         np.zeros(len(votes), np.int64), np.asarray(votes, np.int8))
     return ImportResult(table=table, default_preference={dataset: judge},
                         annotators={judge: DEFAULT_ANNOTATOR_DESCRIPTION},
                         prompts=prompts, responses=responses, dataset=dataset)

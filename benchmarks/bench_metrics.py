@@ -1,0 +1,133 @@
+"""Metrics engine speed: per-(target model, trait) and per-(split value, trait) tables.
+
+    python benchmarks/bench_metrics.py                 # 10k, 100k and 1M comparisons
+    python benchmarks/bench_metrics.py --sizes 1000000
+
+For each size it writes a synthetic votes file (40 traits, 8 models, a 5-value split
+column, one preference vote and 40 trait votes per comparison) into a temp folder, then
+times, in a fresh subprocess, reading the file and computing both tables; it reports wall
+time and the subprocess's peak memory (max RSS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+N_TRAITS, MODELS, SPLITS = 40, [f"model-{i}" for i in range(8)], ["s0", "s1", "s2", "s3", "s4"]
+
+
+def _dictionary(indices: np.ndarray, values: list[str]) -> pa.DictionaryArray:
+    """Dictionary array from integer codes; negative codes become nulls."""
+    missing = indices < 0
+    codes = pa.array(np.where(missing, 0, indices).astype(np.int32), pa.int32(),
+                     mask=missing if missing.any() else None)
+    return pa.DictionaryArray.from_arrays(codes, pa.array(values))
+
+
+def make_file(path: Path, n: int, seed: int = 0) -> None:
+    """Write the synthetic file straight with pyarrow, already in the format's sort order."""
+    from ffsite.format import schema
+    from ffsite.format.write import file_metadata
+    from ffsite.traits import FF_V1
+
+    rng = np.random.default_rng(seed)
+    per = 1 + N_TRAITS
+    rows = n * per
+    comparison = np.repeat(np.arange(n, dtype=np.int32), per)
+    model_a = rng.integers(0, len(MODELS), n, dtype=np.int32)
+    model_b = (model_a + rng.integers(1, len(MODELS), n, dtype=np.int32)) % len(MODELS)
+    split = rng.integers(0, len(SPLITS), n, dtype=np.int32)
+    annotator = np.tile(np.arange(per, dtype=np.int32), n)  # 0 = preference, 1.. = traits
+    traits = sorted(FF_V1, key=lambda t: t.id)
+    vote = rng.choice(6, size=rows, p=[0.35, 0.35, 0.1, 0.15, 0.03, 0.02]).astype(np.int32)
+    ids = [f"c{i:08d}" for i in range(n)]
+    none = np.full(rows, -1, np.int32)
+    trait_index = np.where(annotator > 0, annotator - 1, -1)
+    columns = {
+        "dataset": _dictionary(np.zeros(rows, np.int32), ["synthetic"]),
+        "comparison_id": _dictionary(comparison, ids),
+        "prompt_id": _dictionary(comparison % 800, [f"p{i:03d}" for i in range(800)]),
+        "model_a": _dictionary(model_a[comparison], MODELS),
+        "model_b": _dictionary(model_b[comparison], MODELS),
+        "response_a_id": _dictionary(comparison, ids),
+        "response_b_id": _dictionary(comparison, ids),
+        "role": _dictionary((annotator > 0).astype(np.int32), ["preference", "trait"]),
+        "judge": _dictionary((annotator > 0).astype(np.int32), ["human", "judge-x"]),
+        "trait_id": _dictionary(trait_index, [t.id for t in traits]),
+        "trait": _dictionary(trait_index, [t.wording for t in traits]),
+        "trait_set": _dictionary(np.where(annotator > 0, 0, -1), ["ff-v1"]),
+        "seed": pa.nulls(rows, pa.int64()),
+        "vote": _dictionary(vote, list(schema.VOTE_VALUES)),
+        "note": _dictionary(none, ["x"]),
+        "meta.split": _dictionary(split[comparison], SPLITS),
+    }
+    table = pa.Table.from_arrays(list(columns.values()), names=list(columns))
+    metadata = json.dumps(file_metadata(schema.KIND_VOTES)).encode()
+    table = table.replace_schema_metadata({schema.METADATA_KEY: metadata})
+    pq.write_table(table, path, compression="zstd", row_group_size=1 << 20)
+
+
+def run_tables(path: str) -> dict:
+    """In this process: read, then both tables; print timings as JSON."""
+    from ffsite.format.read import read_annotations
+    from ffsite.metrics.strength import (
+        group_by_column,
+        metric_frame,
+        model_reference,
+        preference_reference,
+        trait_votes,
+    )
+
+    start = time.perf_counter()
+    annotations = read_annotations([path])
+    read_done = time.perf_counter()
+    votes = trait_votes(annotations)
+    by_model = metric_frame(votes, model_reference(annotations), group_name="model")
+    codes, groups = group_by_column(annotations, "split")
+    by_split = metric_frame(votes, preference_reference(annotations, codes, groups))
+    done = time.perf_counter()
+    assert len(by_model) == len(MODELS) * N_TRAITS and len(by_split) == len(SPLITS) * N_TRAITS
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"read_s": read_done - start, "tables_s": done - read_done, "total_s": done - start,
+            "peak_mb": peak_mb, "votes": len(annotations.votes)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per size (median shown)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_tables(args.child)))
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        print(f"{'comparisons':>12} {'votes':>11} {'file MB':>8} {'read s':>7} "
+              f"{'tables s':>8} {'total s':>8} {'peak MB':>8}")
+        for n in args.sizes:
+            path = Path(folder) / f"synthetic-{n}.parquet"
+            make_file(path, n)
+            runs = []
+            for _ in range(args.repeat):
+                out = subprocess.run([sys.executable, __file__, "--child", str(path)],
+                                     check=True, capture_output=True, text=True).stdout
+                runs.append(json.loads(out.strip().splitlines()[-1]))
+            med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
+            print(f"{n:>12,} {int(med['votes']):>11,} {path.stat().st_size / 1e6:>8.1f} "
+                  f"{med['read_s']:>7.2f} {med['tables_s']:>8.2f} {med['total_s']:>8.2f} "
+                  f"{med['peak_mb']:>8.0f}")
+
+
+if __name__ == "__main__":
+    main()

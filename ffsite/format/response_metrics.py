@@ -1,0 +1,77 @@
+"""Response-metrics files: numbers per response (e.g. the 21 communication traits).
+
+Columns `dataset, response_id, prompt_id, model`, then one numeric column per measure
+(docs/format.md).  Reading merges every such file under the given paths; votes files
+are skipped, as `read_annotations` skips these.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ffsite.errors import FfsiteError
+from ffsite.format import schema
+from ffsite.format.read import find_annotation_files, read_file_metadata
+
+ID_COLUMNS = list(schema.RESPONSE_ID_COLUMNS)
+
+
+def read_response_metrics(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """All response-metrics rows under `paths`, sorted by dataset and response id."""
+    frames = []
+    for path in find_annotation_files(paths):
+        if read_file_metadata(path).get("kind") == schema.KIND_RESPONSE_METRICS:
+            frames.append(_read_one(path))
+    if not frames:
+        return pd.DataFrame({name: pd.Series(dtype=object) for name in ID_COLUMNS})
+    frame = pd.concat(frames, ignore_index=True)
+    repeated = frame.duplicated(["dataset", "response_id"])
+    if repeated.any():
+        row = frame[repeated].iloc[0]
+        raise FfsiteError(f"{row['_source']}: response '{row['response_id']}' of dataset "
+                          f"'{row['dataset']}' also appears in another response-metrics file; "
+                          "keep each response in one file")
+    frame = frame.drop(columns="_source")
+    return frame.sort_values(["dataset", "response_id"], kind="stable").reset_index(drop=True)
+
+
+def _read_one(path: os.PathLike) -> pd.DataFrame:
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); re-create "
+                          "it") from None
+    for name in ID_COLUMNS:
+        if name not in table.column_names:
+            raise FfsiteError(f"{path}: column '{name}' missing; a response-metrics file "
+                              "needs " + ", ".join(ID_COLUMNS))
+    for name in table.column_names:
+        kind = table.schema.field(name).type
+        if name not in ID_COLUMNS and not (pa.types.is_integer(kind)
+                                           or pa.types.is_floating(kind)
+                                           or pa.types.is_boolean(kind)):
+            raise FfsiteError(f"{path}: column '{name}' is {kind}, not a number; "
+                              "response-metrics files hold numbers only")
+    frame = table.to_pandas()
+    for name in ID_COLUMNS:
+        frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
+    frame["_source"] = str(path)
+    return frame
+
+
+def model_averages(frame: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
+    """Per model, the mean of every measure over its responses (a 0/1 measure such as
+    ends_with_question becomes a share).  Columns: model, then the measures.  Responses
+    without a model (e.g. HH-RLHF) are left out."""
+    if dataset is not None:
+        frame = frame[frame["dataset"] == dataset]
+    measures = [c for c in frame.columns if c not in ID_COLUMNS]
+    with_model = frame[frame["model"].notna()]
+    averages = with_model.groupby("model", sort=True)[measures].mean()
+    return averages.reset_index()
