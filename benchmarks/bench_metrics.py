@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 N_TRAITS, MODELS, SPLITS = 40, [f"model-{i}" for i in range(8)], ["s0", "s1", "s2", "s3", "s4"]
 
@@ -38,7 +37,7 @@ def _dictionary(indices: np.ndarray, values: list[str]) -> pa.DictionaryArray:
 def make_file(path: Path, n: int, seed: int = 0) -> None:
     """Write the synthetic file straight with pyarrow, already in the format's sort order."""
     from ffsite.format import schema
-    from ffsite.format.write import file_metadata
+    from ffsite.format.write import file_metadata, write_parquet
     from ffsite.traits import FF_V1
 
     rng = np.random.default_rng(seed)
@@ -73,9 +72,7 @@ def make_file(path: Path, n: int, seed: int = 0) -> None:
         "meta.split": _dictionary(split[comparison], SPLITS),
     }
     table = pa.Table.from_arrays(list(columns.values()), names=list(columns))
-    metadata = json.dumps(file_metadata(schema.KIND_VOTES)).encode()
-    table = table.replace_schema_metadata({schema.METADATA_KEY: metadata})
-    pq.write_table(table, path, compression="zstd", row_group_size=1 << 20)
+    write_parquet(table, file_metadata(schema.KIND_VOTES), path)
 
 
 def run_tables(path: str) -> dict:

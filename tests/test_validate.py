@@ -117,6 +117,14 @@ def test_repeated_vote_same_seed(tmp_path):
     _expect_error(path, "same seed")
 
 
+def test_repeated_vote_in_a_sorted_file(tmp_path):
+    comparisons, votes = _good_rows()
+    frame = vote_rows(comparisons, votes + [votes[2]])
+    frame = frame.sort_values(["dataset", "comparison_id", "role", "judge"], kind="stable")
+    path = _raw_write(tmp_path / "twice.parquet", frame.reset_index(drop=True))
+    _expect_error(path, "row 2", "same seed")
+
+
 def test_same_comparison_conflicting_across_files(tmp_path):
     comparisons, votes = _good_rows()
     write_test_votes(tmp_path / "a.parquet", comparisons, votes[:2])

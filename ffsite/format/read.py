@@ -110,19 +110,24 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
 
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
     """Integer codes (-1 for null) and the distinct values of a column."""
-    if isinstance(column, pa.ChunkedArray):
-        if pa.types.is_dictionary(column.type):
-            # Several row groups may each bring their own dictionary; make it one.
-            column = column.unify_dictionaries()
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if column.null_count == len(column):  # e.g. no seeds at all: nothing to encode
+        return np.full(len(column), -1, dtype=np.int32), []
+    if isinstance(column, pa.Array):
+        column = pa.chunked_array([column])
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
-    indices = column.indices
-    if indices.null_count:
-        indices = indices.fill_null(-1)
-    codes = indices.to_numpy(zero_copy_only=False)
-    dictionary = column.dictionary.to_pylist()
-    return codes.astype(np.int32, copy=False), dictionary
+    # Row groups each bring their own dictionary; map them onto one.
+    column = column.unify_dictionaries()
+    codes = np.empty(len(column), dtype=np.int32)
+    position = 0
+    for chunk in column.chunks:
+        indices = chunk.indices
+        if indices.null_count:
+            indices = indices.fill_null(-1)
+        codes[position:position + len(indices)] = indices.to_numpy(zero_copy_only=False)
+        position += len(indices)
+    dictionary = column.chunk(0).dictionary if column.num_chunks else pa.array([], pa.string())
+    return codes, dictionary.to_pylist()
 
 
 def _ranks(dictionary: list) -> np.ndarray:
@@ -159,7 +164,11 @@ class _Columns:
         if self.table is not None:
             return _codes(self.table.column(name))
         try:
-            column = self.parquet.read(columns=[name]).column(0)
+            # Row group by row group: reading them all at once costs several times more.
+            column = pa.chunked_array(
+                [chunk for group in range(self.parquet.num_row_groups)
+                 for chunk in self.parquet.read_row_group(group, columns=[name]).column(0).chunks],
+                type=self.parquet.schema_arrow.field(name).type)
         except (pa.ArrowInvalid, OSError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise FfsiteError(f"{self.source}: cannot read column '{name}' ({reason}); the "
@@ -171,168 +180,250 @@ class _Columns:
         raise FfsiteError(f"{self.source}: column '{column}'{where}: {message}")
 
 
-def check_votes_table(table: pa.Table, metadata: dict[str, Any], source: str) -> dict[str, Any]:
+def check_votes_table(table: pa.Table, metadata: dict[str, Any], source: str
+                      ) -> dict[str, Any]:
     """Check an in-memory table (used by the writer before it writes)."""
     return _check_votes(_Columns(source, table=table), metadata)
 
 
-def _check_votes(columns: _Columns, metadata: dict[str, Any]) -> dict[str, Any]:
-    """Check every rule of the format; return the coded pieces the reader needs."""
-    check = columns
+def _check_votes(check: _Columns, metadata: dict[str, Any]) -> dict[str, Any]:
+    """Check every rule of the format; return the coded pieces the reader needs.
+
+    Files written by ffsite are sorted, so each comparison's rows are one run and a
+    repeated vote sits next to the original: the checks compare neighbouring rows.  Any
+    other order is still read correctly, through slower hashing and sorting.  Rules about
+    annotators are checked on the small table of distinct annotators, not per row.
+    """
     if metadata.get("kind", schema.KIND_VOTES) != schema.KIND_VOTES:
         raise FfsiteError(f"{check.source}: holds '{metadata.get('kind')}', not votes")
     for name in schema.REQUIRED_COLUMNS:
         if name not in check.names:
             check.fail(name, None, "missing; every votes file needs the columns "
                        + ", ".join(schema.REQUIRED_COLUMNS))
-    small: dict[str, tuple[np.ndarray, list]] = {}
-    for name in ("dataset", "role", "judge", "vote"):
-        codes, values = small[name] = check.codes(name)
-        if (codes < 0).any():
-            check.fail(name, int(np.argmax(codes < 0)), "empty value; this column must be "
-                       "filled on every row")
+    votes = _vote_codes(check)
 
-    vote_codes, vote_values = small["vote"]
-    lookup = np.array([schema.VOTE_CODES.get(v, -1) for v in vote_values] or [0], np.int8)
-    votes = lookup[vote_codes]
+    runs = _comparison_runs(check)
+    per_comparison = {"dataset": (runs.dataset_codes[runs.first], runs.datasets),
+                      "comparison_id": (runs.id_codes[runs.first], runs.ids)}
+    meta_columns = sorted(c for c in check.names if c.startswith(schema.META_PREFIX))
+    for name in (*schema.COMPARISON_COLUMNS[2:], *meta_columns):
+        codes, values = check.codes(name)
+        row = runs.first_difference(codes)
+        if row >= 0:
+            check.fail(name, row, f"comparison '{runs.id_of(row)}' of dataset "
+                       f"'{runs.dataset_of(row)}' appears with two different values (rows "
+                       f"{runs.owner(row)} and {row}); comparison ids must be unique within "
+                       "a dataset")
+        per_comparison[name] = (codes[runs.first], values)
+
+    annotators = _Annotators(check)
+    for name in ("trait", "trait_set"):
+        annotators.add_attribute(name)
+    annotators.check_roles_and_traits()
+
+    row = _first_repeated_vote(check, runs, annotators.number)
+    if row >= 0:
+        check.fail("seed", row, f"comparison '{runs.id_of(row)}' has two votes from judge "
+                   f"'{annotators.judge_of(row)}' with the same seed; give repeated votes "
+                   "distinct seeds")
+    return {"comparisons": {name: _decode(*pair) for name, pair in per_comparison.items()},
+            "annotators": {name: _decode(*pair) for name, pair in annotators.columns.items()},
+            "comparison": runs.comparison, "annotator": annotators.number, "vote": votes,
+            "n_comparisons": len(runs.first)}
+
+
+class _Annotators:
+    """Annotators are distinct (role, judge, trait_id); rows point to them by number.
+
+    The three columns have small dictionaries, so each row's combination is one integer
+    in a small space, numbered through a lookup table in sorted (role, judge, trait_id)
+    order — no hashing of 40 million rows.
+    """
+
+    def __init__(self, check: _Columns):
+        self.check = check
+        role_codes, self.roles = _filled(check, "role")
+        judge_codes, self.judges = _filled(check, "judge")
+        trait_codes, self.trait_ids = check.codes("trait_id")
+        sizes = (len(self.roles), len(self.judges) + 1, len(self.trait_ids) + 1)
+        dtype = np.int32 if sizes[0] * sizes[1] * sizes[2] < 2**31 else np.int64
+        raw = (role_codes.astype(dtype) * sizes[1] + judge_codes + 1) * sizes[2] + trait_codes
+        raw += 1
+        del role_codes, judge_codes, trait_codes
+        present = np.zeros(sizes[0] * sizes[1] * sizes[2], dtype=bool)
+        present[raw] = True
+        keys = np.flatnonzero(present)
+        role, rest = np.divmod(keys, sizes[1] * sizes[2])
+        judge, trait = np.divmod(rest, sizes[2])
+        role, judge, trait = role, judge - 1, trait - 1
+        order = sorted(range(len(keys)), key=lambda i: (
+            self.roles[role[i]], self.judges[judge[i]],
+            (1, "") if trait[i] < 0 else (0, self.trait_ids[trait[i]])))
+        lookup = np.zeros(len(present), dtype=np.int32)
+        lookup[keys[order]] = np.arange(len(keys), dtype=np.int32)
+        self.number = lookup[raw]
+        del raw
+        self.count = len(keys)
+        self.first = _first_rows(self.number, self.count)
+        self.columns = {"role": (role[order].astype(np.int32), self.roles),
+                        "judge": (judge[order].astype(np.int32), self.judges),
+                        "trait_id": (trait[order].astype(np.int32), self.trait_ids)}
+
+    def is_trait(self) -> np.ndarray:
+        codes, values = self.columns["role"]
+        return np.array([values[c] == schema.ROLE_TRAIT for c in codes], dtype=bool)
+
+    def add_attribute(self, name: str) -> None:
+        """Read a column that must be constant per annotator (trait wording, trait set)."""
+        codes, values = self.check.codes(name)
+        row = _first_inconsistent(self.number, codes, self.count, len(values))
+        if row >= 0:
+            self.check.fail(name, row, f"trait '{self.trait_id_of(row)}' has two different "
+                            f"{name} values (rows {int(self.first[self.number[row]])} and "
+                            f"{row}); give each wording its own trait_id")
+        self.columns[name] = (codes[self.first], values)
+
+    def check_roles_and_traits(self) -> None:
+        for code, value in enumerate(self.roles):
+            if value not in schema.ROLES:
+                annotator = int(np.flatnonzero(self.columns["role"][0] == code)[0])
+                self.check.fail("role", int(self.first[annotator]), f"'{value}' is not a "
+                                "role; allowed: " + ", ".join(schema.ROLES))
+        is_trait = self.is_trait()
+        for name in schema.TRAIT_COLUMNS:
+            empty = is_trait & (self.columns[name][0] < 0)
+            if empty.any():
+                row = int(self.first[np.flatnonzero(empty)[0]])
+                self.check.fail(name, row, "empty on a trait vote; a trait vote records "
+                                "trait_id, trait (its wording) and trait_set")
+        frame = pd.DataFrame({"trait_id": _decode(*self.columns["trait_id"]),
+                              "trait": _decode(*self.columns["trait"])}).dropna()
+        wordings = frame.groupby("trait_id", observed=True)["trait"].nunique()
+        if (wordings > 1).any():
+            trait_id = wordings[wordings > 1].index[0]
+            annotator = frame.index[frame["trait_id"].astype(object) == trait_id][-1]
+            self.check.fail("trait", int(self.first[annotator]), f"trait '{trait_id}' has two "
+                            "different wordings; give each wording its own trait_id")
+
+    def trait_id_of(self, row: int) -> str | None:
+        code = self.columns["trait_id"][0][self.number[row]]
+        return self.trait_ids[code] if code >= 0 else None
+
+    def judge_of(self, row: int) -> str:
+        return self.judges[self.columns["judge"][0][self.number[row]]]
+
+
+def _filled(check: _Columns, name: str) -> tuple[np.ndarray, list]:
+    codes, values = check.codes(name)
+    if (codes < 0).any():
+        check.fail(name, int(np.argmax(codes < 0)), "empty value; this column must be filled "
+                   "on every row")
+    return codes, values
+
+
+def _vote_codes(check: _Columns) -> np.ndarray:
+    codes, values = _filled(check, "vote")
+    lookup = np.array([schema.VOTE_CODES.get(v, -1) for v in values] or [0], np.int8)
+    votes = lookup[codes]
     if (votes < 0).any():
         row = int(np.argmax(votes < 0))
-        check.fail("vote", row, f"'{vote_values[vote_codes[row]]}' is not a vote; allowed: "
+        check.fail("vote", row, f"'{values[codes[row]]}' is not a vote; allowed: "
                    + ", ".join(schema.VOTE_VALUES))
-    del small["vote"], vote_codes
+    return votes
 
-    role_codes, role_values = small["role"]
-    role_ok = np.array([v in schema.ROLES for v in role_values] or [True])
-    if not role_ok[role_codes].all():
-        row = int(np.argmax(~role_ok[role_codes]))
-        check.fail("role", row, f"'{role_values[role_codes[row]]}' is not a role; allowed: "
-                   + ", ".join(schema.ROLES))
-    is_trait = np.array([v == schema.ROLE_TRAIT for v in role_values] or [False])[role_codes]
 
-    # Comparisons: one per (dataset, comparison_id).  Files written by ffsite keep each
-    # comparison's rows together, so runs of equal ids are the comparisons; otherwise hash.
-    dataset_codes, datasets = small["dataset"]
-    id_codes, ids = check.codes("comparison_id")
-    if (id_codes < 0).any():
-        check.fail("comparison_id", int(np.argmax(id_codes < 0)), "empty value; this column "
-                   "must be filled on every row")
-    n_rows = len(id_codes)
-    change = np.empty(n_rows, dtype=bool)
+class _Runs:
+    """Which comparison each row belongs to, and where each comparison starts."""
+
+    def __init__(self, dataset_codes, datasets, id_codes, ids, comparison, first, contiguous):
+        self.dataset_codes, self.datasets = dataset_codes, datasets
+        self.id_codes, self.ids = id_codes, ids
+        self.comparison, self.first, self.contiguous = comparison, first, contiguous
+
+    def same_as_previous(self) -> np.ndarray:
+        """For rows 1.., whether the row belongs to the same comparison as the row before."""
+        return self.comparison[1:] == self.comparison[:-1]
+
+    def first_difference(self, codes: np.ndarray) -> int:
+        """First row whose value differs from its comparison's, or -1."""
+        if self.contiguous:
+            bad = (codes[1:] != codes[:-1]) & self.same_as_previous()
+            return int(np.argmax(bad)) + 1 if bad.any() else -1
+        bad = codes != codes[self.first[self.comparison]]
+        return int(np.argmax(bad)) if bad.any() else -1
+
+    def owner(self, row: int) -> int:
+        return int(self.first[self.comparison[row]])
+
+    def id_of(self, row: int) -> str:
+        return self.ids[self.id_codes[row]]
+
+    def dataset_of(self, row: int) -> str:
+        return self.datasets[self.dataset_codes[row]]
+
+
+def _comparison_runs(check: _Columns) -> _Runs:
+    dataset_codes, datasets = _filled(check, "dataset")
+    id_codes, ids = _filled(check, "comparison_id")
+    change = np.empty(len(id_codes), dtype=bool)
     change[:1] = True
     np.not_equal(id_codes[1:], id_codes[:-1], out=change[1:])
     change[1:] |= dataset_codes[1:] != dataset_codes[:-1]
     starts = np.flatnonzero(change)
     run_keys = dataset_codes[starts].astype(np.int64) * max(len(ids), 1) + id_codes[starts]
-    if len(np.unique(run_keys)) == len(starts):
-        comparison = (np.cumsum(change) - 1).astype(np.int32)
-        first = starts
-    else:
-        key = dataset_codes.astype(np.int64) * max(len(ids), 1) + id_codes
-        comparison = pd.factorize(key, sort=False)[0].astype(np.int32)
-        first = _first_rows(comparison, int(comparison.max()) + 1)
-    del change
-    n_comparisons = len(first)
-    per_comparison: dict[str, tuple[np.ndarray, list]] = {
-        "dataset": (dataset_codes[first], datasets), "comparison_id": (id_codes[first], ids)}
-    del id_codes
-    meta_columns = sorted(c for c in check.names if c.startswith(schema.META_PREFIX))
-    owner = first[comparison]
-    for name in (*schema.COMPARISON_COLUMNS[2:], *meta_columns):
-        codes, values = check.codes(name)
-        bad = codes != codes[owner]
-        if bad.any():
-            row = int(np.argmax(bad))
-            comparison_id = per_comparison["comparison_id"][1][
-                per_comparison["comparison_id"][0][comparison[row]]]
-            check.fail(name, row, f"comparison '{comparison_id}' of dataset "
-                       f"'{datasets[dataset_codes[row]]}' appears with two different values "
-                       f"(rows {int(owner[row])} and {row}); comparison ids must be "
-                       "unique within a dataset")
-        per_comparison[name] = (codes[first], values)
-    del owner
+    if (np.diff(run_keys) > 0).all() or len(np.unique(run_keys)) == len(starts):
+        comparison = np.cumsum(change, dtype=np.int32) - 1
+        return _Runs(dataset_codes, datasets, id_codes, ids, comparison, starts, True)
+    key = dataset_codes.astype(np.int64) * max(len(ids), 1) + id_codes
+    comparison = pd.factorize(key, sort=False)[0].astype(np.int32)
+    first = _first_rows(comparison, int(comparison.max()) + 1)
+    return _Runs(dataset_codes, datasets, id_codes, ids, comparison, first, False)
 
-    # Annotators: (role, judge, trait_id), numbered in sorted order through a dense table.
-    judge_codes, judges = small["judge"]
-    trait_id_codes, trait_ids = check.codes("trait_id")
-    bad = is_trait & (trait_id_codes < 0)
-    if bad.any():
-        check.fail("trait_id", int(np.argmax(bad)), "empty on a trait vote; a trait vote "
-                   "records trait_id, trait (its wording) and trait_set")
-    role_rank, judge_rank, trait_rank = (_ranks(role_values), _ranks(judges),
-                                         _ranks(trait_ids))
-    space = (len(role_values) + 1) * (len(judges) + 1) * (len(trait_ids) + 1)
-    dense = ((role_rank[role_codes + 1] * (len(judges) + 1) + judge_rank[judge_codes + 1])
-             * (len(trait_ids) + 1) + trait_rank[trait_id_codes + 1])
-    present = np.zeros(space, dtype=bool)
-    present[dense] = True
-    number = np.cumsum(present) - 1
-    annotator = number[dense].astype(np.int32)
-    del dense
-    n_annotators = int(present.sum())
-    first_annotator = _first_rows(annotator, n_annotators)
-    annotator_columns = {"role": (role_codes[first_annotator], role_values),
-                         "judge": (judge_codes[first_annotator], judges),
-                         "trait_id": (trait_id_codes[first_annotator], trait_ids)}
-    del role_codes, judge_codes, trait_id_codes
-    for name in ("trait", "trait_set"):
-        codes, values = check.codes(name)
-        bad = is_trait & (codes < 0)
-        if bad.any():
-            check.fail(name, int(np.argmax(bad)), "empty on a trait vote; a trait vote "
-                       "records trait_id, trait (its wording) and trait_set")
-        bad = codes != codes[first_annotator[annotator]]
-        if bad.any():
-            row = int(np.argmax(bad))
-            trait_id = trait_ids[annotator_columns["trait_id"][0][annotator[row]]]
-            check.fail(name, row, f"trait '{trait_id}' has two different {name} values "
-                       f"(rows {int(first_annotator[annotator[row]])} and {row}); give each "
-                       "wording its own trait_id")
-        annotator_columns[name] = (codes[first_annotator], values)
-    del is_trait
-    wordings = pd.DataFrame({
-        "trait_id": _decode(*annotator_columns["trait_id"]),
-        "trait": _decode(*annotator_columns["trait"])}).dropna()
-    repeated = wordings.groupby("trait_id")["trait"].nunique()
-    if (repeated > 1).any():
-        trait_id = repeated[repeated > 1].index[0]
-        rows = np.flatnonzero(np.asarray(_decode(*annotator_columns["trait_id"]),
-                                         dtype=object) == trait_id)
-        check.fail("trait", int(first_annotator[rows[-1]]), f"trait '{trait_id}' has two "
-                   "different wordings; give each wording its own trait_id")
 
-    # One vote per (comparison, annotator, seed): in a sorted file repeats sit side by side.
+def _first_inconsistent(groups: np.ndarray, codes: np.ndarray, n_groups: int,
+                        n_values: int) -> int:
+    """First row whose code is not the only code of its group, or -1 (no hashing)."""
+    dtype = np.int32 if n_groups * (n_values + 1) < 2**31 else np.int64
+    pairs = groups.astype(dtype) * (n_values + 1) + codes
+    pairs += 1
+    seen = np.zeros(n_groups * (n_values + 1), dtype=bool)
+    seen[pairs] = True
+    distinct = seen.reshape(n_groups, n_values + 1).sum(axis=1)
+    if (distinct <= 1).all():
+        return -1
+    bad_groups = np.flatnonzero(distinct > 1)
+    first = _first_rows(groups, n_groups)
+    in_bad = np.isin(groups, bad_groups)
+    bad = in_bad & (codes != codes[first[groups]])
+    return int(np.argmax(bad))
+
+
+def _first_repeated_vote(check: _Columns, runs: _Runs, annotator: np.ndarray) -> int:
+    """First row that repeats an earlier (comparison, annotator, seed), or -1."""
     seed_codes, seeds = check.codes("seed")
-    seed_rank = _ranks(seeds)
-    key = ((comparison.astype(np.int64) * n_annotators + annotator) * (len(seeds) + 1)
-           + seed_rank[seed_codes + 1])
+    seed_rank = _ranks(seeds).astype(np.int32)[seed_codes + 1]
     del seed_codes
-    steps = np.diff(key)
-    if (steps < 0).any():
-        order = np.argsort(key, kind="stable")
-        repeat = np.flatnonzero(np.diff(key[order]) == 0)
-        row = int(order[repeat[0] + 1]) if len(repeat) else -1
-    else:
-        repeat = np.flatnonzero(steps == 0)
-        row = int(repeat[0] + 1) if len(repeat) else -1
-    if row >= 0:
-        comparison_id = ids[per_comparison["comparison_id"][0][comparison[row]]]
-        judge = judges[annotator_columns["judge"][0][annotator[row]]]
-        check.fail("seed", row, f"comparison '{comparison_id}' has two votes from judge "
-                   f"'{judge}' with the same seed; give repeated votes distinct seeds")
-    del key, steps
-
-    return {"comparisons": {name: _decode(*pair) for name, pair in per_comparison.items()},
-            "annotators": {name: _decode(*pair) for name, pair in annotator_columns.items()},
-            "comparison": comparison, "annotator": annotator, "vote": votes,
-            "n_comparisons": n_comparisons}
+    if runs.contiguous:
+        same = runs.same_as_previous()
+        same_annotator = annotator[1:] == annotator[:-1]
+        backwards = (annotator[1:] < annotator[:-1]) | (
+            same_annotator & (seed_rank[1:] < seed_rank[:-1]))
+        if not (same & backwards).any():
+            repeat = same & same_annotator & (seed_rank[1:] == seed_rank[:-1])
+            return int(np.argmax(repeat)) + 1 if repeat.any() else -1
+    key = ((runs.comparison.astype(np.int64) * max(int(annotator.max()) + 1, 1) + annotator)
+           * (len(seeds) + 1) + seed_rank)
+    order = np.argsort(key, kind="stable")
+    repeat = np.flatnonzero(np.diff(key[order]) == 0)
+    return int(order[repeat[0] + 1]) if len(repeat) else -1
 
 
 def _decode(codes: np.ndarray, dictionary: list) -> pd.Categorical:
-    """Codes and values as a pandas Categorical (values are unique after unification)."""
-    if len(set(dictionary)) != len(dictionary):
-        values = np.array(dictionary + [None], dtype=object)[codes]
-        return pd.Categorical(values)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(dictionary, dtype=object))
+    """Codes and values as a pandas Categorical."""
+    try:
+        return pd.Categorical.from_codes(codes, categories=pd.Index(dictionary, dtype=object))
+    except ValueError:  # repeated dictionary values (not from ffsite): decode the slow way
+        return pd.Categorical(np.array([*dictionary, None], dtype=object)[codes])
 
 
 def read_votes_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:

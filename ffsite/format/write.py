@@ -126,7 +126,7 @@ def write_votes(frame: pd.DataFrame | pa.Table, path: str | os.PathLike, *,
         extra=dict(extra) if extra else None,
     )
     check_votes_table(table, metadata, str(path))
-    _write_table(table, metadata, path)
+    write_parquet(table, metadata, path)
     return table
 
 
@@ -145,14 +145,34 @@ def write_response_metrics(frame: pd.DataFrame, path: str | os.PathLike, *,
             column = column.cast(pa.string()).dictionary_encode()
         columns.append(column)
     table = pa.Table.from_arrays(columns, names=table.column_names)
-    _write_table(table, file_metadata(schema.KIND_RESPONSE_METRICS,
-                                      extra=dict(extra) if extra else None), path)
+    write_parquet(table, file_metadata(schema.KIND_RESPONSE_METRICS,
+                                       extra=dict(extra) if extra else None), path)
 
 
-def _write_table(table: pa.Table, metadata: dict[str, Any], path: str | os.PathLike) -> None:
+def write_parquet(table: pa.Table, metadata: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write `table` with its `ffsite` metadata, atomically.
+
+    Each row group gets its own compact dictionaries: a dictionary column carried over
+    whole (say 1M comparison ids) would otherwise be stored in full in every row group,
+    and readers would spend seconds re-hashing it.
+    """
     encoded = json.dumps(metadata, sort_keys=True, ensure_ascii=False).encode("utf-8")
     table = table.replace_schema_metadata({schema.METADATA_KEY: encoded})
-    with atomic_path(Path(path)) as tmp:
-        pq.write_table(table, tmp, compression="zstd", compression_level=9,
-                       use_dictionary=True, write_statistics=False,
-                       row_group_size=1 << 20)
+    with atomic_path(Path(path)) as tmp, pq.ParquetWriter(
+            tmp, table.schema, compression="zstd", compression_level=9, use_dictionary=True,
+            write_statistics=False) as writer:
+        for start in range(0, max(table.num_rows, 1), ROW_GROUP_ROWS):
+            part = table.slice(start, ROW_GROUP_ROWS)
+            columns = [_compact(column) for column in part.columns]
+            writer.write_table(pa.Table.from_arrays(columns, schema=table.schema),
+                               row_group_size=ROW_GROUP_ROWS)
+
+
+ROW_GROUP_ROWS = 1 << 20
+
+
+def _compact(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    if not pa.types.is_dictionary(column.type):
+        return column
+    return column.cast(column.type.value_type).combine_chunks().dictionary_encode().cast(
+        column.type)

@@ -106,10 +106,11 @@ def preference_judges(annotations: Annotations, dataset: str) -> list[str]:
     """Every preference annotator with votes in `dataset`, sorted."""
     annotators = annotations.annotators
     votes = annotations.votes
-    is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()[votes["annotator"]]
-    in_dataset = (annotations.comparisons["dataset"] == dataset).to_numpy()[
-        votes["comparison"]]
-    used = votes["annotator"].to_numpy()[is_pref & in_dataset]
+    is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()
+    candidate = np.flatnonzero(is_pref[votes["annotator"].to_numpy()])
+    in_dataset = (annotations.comparisons["dataset"] == dataset).to_numpy()
+    used = votes["annotator"].to_numpy()[candidate][
+        in_dataset[votes["comparison"].to_numpy()[candidate]]]
     return sorted(annotators["judge"].iloc[np.unique(used)].unique())
 
 
@@ -121,18 +122,20 @@ def preference_sides(annotations: Annotations, *, judge: str | None = None,
     """
     comparisons = annotations.comparisons
     annotators = annotations.annotators
-    chosen_per_dataset = {}
-    for dataset in annotations.datasets:
-        chosen_per_dataset[dataset] = judge or default_preference_judge(annotations, dataset)
+    dataset_code, datasets = pd.factorize(comparisons["dataset"], sort=True)
+    # wanted[d, a]: annotator a is the preference judge pages use for dataset d.
+    wanted = np.zeros((len(datasets), len(annotators)), dtype=bool)
+    is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()
+    for d, dataset in enumerate(datasets):
+        chosen = judge or default_preference_judge(annotations, dataset)
+        wanted[d] = is_pref & (annotators["judge"] == chosen).to_numpy()
     votes = annotations.votes
-    annotator_is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()
-    vote_comparison = votes["comparison"].to_numpy()
-    vote_judge = annotators["judge"].to_numpy()[votes["annotator"].to_numpy()]
-    wanted = comparisons["dataset"].map(chosen_per_dataset).astype(object).to_numpy()
-    keep = annotator_is_pref[votes["annotator"].to_numpy()] & (
-        vote_judge == wanted[vote_comparison])
-    keys, codes = combine(vote_comparison[keep].astype(np.int64),
-                          votes["vote"].to_numpy()[keep], rule)
+    annotator = votes["annotator"].to_numpy()
+    candidate = np.flatnonzero(is_pref[annotator])  # usually a small share of the votes
+    comparison = votes["comparison"].to_numpy()[candidate]
+    keep = wanted[dataset_code[comparison], annotator[candidate]]
+    keys, codes = combine(comparison[keep].astype(np.int64),
+                          votes["vote"].to_numpy()[candidate][keep], rule)
     sides = np.zeros(len(comparisons), dtype=np.int8)
     decided = (codes == schema.A) | (codes == schema.B)
     sides[keys[decided]] = codes[decided]
@@ -170,17 +173,29 @@ def model_reference(annotations: Annotations, *, targets: Sequence[str] | None =
     valid = ~(pd.isna(model_a) | pd.isna(model_b)) & (model_a != model_b)
     if mask is not None:
         valid &= mask
-    target_index = {m: i for i, m in enumerate(targets)}
-    code_a = np.array([target_index.get(m, -1) for m in model_a], dtype=np.int64)
-    code_b = np.array([target_index.get(m, -1) for m in model_b], dtype=np.int64)
-    a_is_ref = np.array([m in references for m in model_a], dtype=bool)
-    b_is_ref = np.array([m in references for m in model_b], dtype=bool)
+    code_a, a_is_ref = _model_codes(comparisons["model_a"], targets, references)
+    code_b, b_is_ref = _model_codes(comparisons["model_b"], targets, references)
     rows_a = np.flatnonzero(valid & (code_a >= 0) & b_is_ref)
     rows_b = np.flatnonzero(valid & (code_b >= 0) & a_is_ref)
     comparison = np.concatenate([rows_a, rows_b])
     group = np.concatenate([code_a[rows_a], code_b[rows_b]])
     side = np.concatenate([np.full(len(rows_a), SIDE_A), np.full(len(rows_b), SIDE_B)])
     return Reference(comparison, group, side, targets)
+
+
+def _model_codes(models: pd.Series, targets: list[str], references: set[str]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per comparison: the side's target number (-1 if none) and whether it is a reference.
+
+    Worked out once per distinct model name, then spread by the categorical codes.
+    """
+    categorical = models.astype("category")
+    names = list(categorical.cat.categories)
+    target_index = {m: i for i, m in enumerate(targets)}
+    per_name = np.array([target_index.get(m, -1) for m in names] + [-1], dtype=np.int64)
+    is_ref = np.array([m in references for m in names] + [False], dtype=bool)
+    codes = categorical.cat.codes.to_numpy()  # -1 (missing) picks the appended entry
+    return per_name[codes], is_ref[codes]
 
 
 # ------------------------------------------------------------------------- counting
@@ -193,10 +208,12 @@ def count_outcomes(trait_votes: TraitVotes, reference: Reference) -> np.ndarray:
         return counts
     datasets = trait_votes.dataset_code[reference.comparison]
     base = (reference.group * N_CODES) * 2 + (reference.side - 1)
+    rows = trait_votes.matrix[reference.comparison]  # one gather for all traits
+    all_in_scope = trait_votes.in_scope[np.unique(datasets)].all(axis=0)
     for trait in range(n_traits):
-        in_scope = trait_votes.in_scope[datasets, trait]
-        codes = trait_votes.matrix[reference.comparison, trait].astype(np.int64)
-        key = (base + codes * 2)[in_scope]
+        key = base + rows[:, trait] * 2
+        if not all_in_scope[trait]:
+            key = key[trait_votes.in_scope[datasets, trait]]
         counts[:, trait] = np.bincount(key, minlength=n_groups * N_CODES * 2).reshape(
             n_groups, N_CODES, 2)
     return counts
