@@ -44,7 +44,12 @@ def split_conversation(chosen: str, rejected: str) -> tuple[str, str, str]:
 
 def load_pairs(root: str | os.PathLike) -> pd.DataFrame:
     """One row per line: line, prompt_id, prompt, chosen, rejected, chosen_id, rejected_id."""
-    path = Path(root) / FILE
+    return read_pairs(Path(root) / FILE)
+
+
+def read_pairs(path: str | os.PathLike) -> pd.DataFrame:
+    """`load_pairs` for a file under any name (e.g. a downloaded test.jsonl.gz)."""
+    path = Path(path)
     if not path.is_file():
         raise FfsiteError(f"{path}: not found; run `ffsite fetch hh_rlhf` or point "
                           "--base-data at a copy")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
+from ffsite._names import safe_name
 from ffsite.base import alpaca_eval, hh_rlhf, texts
 
 ENV = "FFSITE_BASE_DATA"
@@ -29,3 +31,26 @@ def load_texts(folder: Path | None, dataset: str
             return None
         return loader(root)
     return texts.read_texts(folder, dataset)
+
+
+def is_available(folder: Path | None, dataset: str) -> bool:
+    """Whether `folder` holds the texts of `dataset` (without loading them)."""
+    if folder is None:
+        return False
+    if dataset in _LOADERS:
+        return (folder / dataset).is_dir()
+    return (folder / safe_name(dataset) / texts.TEXTS_FILE).is_file()
+
+
+def omitted_note(missing: Iterable[str], what: str = "examples") -> str | None:
+    """The one line a command prints about base datasets it had to leave out, or None.
+
+    E.g. "examples omitted: base dataset alpaca_eval not available; run ffsite fetch
+    alpaca_eval or set FFSITE_BASE_DATA" (one line).
+    """
+    names = sorted(set(missing))
+    if not names:
+        return None
+    noun = "base dataset" if len(names) == 1 else "base datasets"
+    return (f"{what} omitted: {noun} {', '.join(names)} not available; run ffsite fetch "
+            f"{' '.join(names)} or set {ENV}")

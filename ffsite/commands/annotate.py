@@ -1,11 +1,128 @@
-"""`ffsite annotate` (placeholder until issue 5 lands)."""
+"""`ffsite annotate`: add a model's trait votes through an OpenAI-compatible API."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
 
 import click
 
+from ffsite._names import safe_name
+from ffsite.annotate import inputs
+from ffsite.annotate.cache import default_cache_dir
+from ffsite.annotate.client import RetryPolicy, endpoint_from_env
+from ffsite.annotate.cost import load_prices
+from ffsite.annotate.plan import RULES_JUDGE, Settings
+from ffsite.annotate.run import annotate_model
+from ffsite.base import alpaca_eval
+from ffsite.base.registry import base_dir
 from ffsite.errors import FfsiteError
+from ffsite.metrics.combine import RULES as COMBINE_RULES
 
 
 @click.command(name="annotate")
-def annotate() -> None:
-    """Not implemented yet (issue 5)."""
-    raise FfsiteError("ffsite annotate is not implemented yet")
+@click.option("--model", help="The model to add (its name on the API and on the site).")
+@click.option("--responses", type=click.Path(dir_okay=False, exists=True),
+              help="Use these answers (JSON, JSONL or Parquet: prompt_id or instruction, and "
+              "response or output) instead of generating them.")
+@click.option("--prompts", "dataset", default=alpaca_eval.NAME, show_default=True,
+              help="The prompt set.")
+@click.option("--limit", type=click.IntRange(min=1),
+              help="Only the first N prompts (by prompt id): a cheap trial.")
+@click.option("--reference", default=alpaca_eval.REFERENCE_MODEL, show_default=True,
+              help="The model every answer is compared with (its answers come from base data).")
+@click.option("--judge", required=True,
+              help=f"The judge model on the API, or '{RULES_JUDGE}' for the rule-based judge.")
+@click.option("--traits", "traits_option",
+              help="v1 (FF's 40 traits, default), aa30, or a file of wordings (one per line "
+              "or a JSON list).")
+@click.option("--votes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Independent judge votes per comparison (different seeds and orders).")
+@click.option("--combine", type=click.Choice(COMBINE_RULES), default="majority",
+              show_default=True, help="How the site combines repeated votes (all are stored).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the side flip (keep 0: the site's files use it); vote k uses "
+              "seed+k for the order the judge sees.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
+              help="API calls in flight at most.")
+@click.option("--max-cost", type=click.FloatRange(min=0),
+              help="Spend at most this many USD in this run (cached calls are free).")
+@click.option("--prices", type=click.Path(dir_okay=False, exists=True),
+              help='Price file: {"model": {"input": USD per 1M tokens, "output": ...}}.')
+@click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and cost; send nothing.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="Where answered calls are kept (default: ~/.cache/ffsite/annotate).")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="The votes file (default: annotations/contrib/<model>.parquet).")
+@click.option("--responses-out", type=click.Path(dir_okay=False),
+              help="Where generated answers go (default: beside --out, .responses.json).")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=2048, show_default=True,
+              help="Longest generated answer, in tokens.")
+@click.option("--judge-max-tokens", type=click.IntRange(min=1), default=1024,
+              show_default=True, help="Longest judge answer, in tokens.")
+@click.option("--temperature", type=float, default=0.0, show_default=True,
+              help="Sampling temperature of answers and judge calls.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=120.0,
+              show_default=True, help="Seconds per attempt.")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Attempts per call before its votes become invalid.")
+@click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Seconds before the first retry; doubles per attempt (with jitter).")
+@click.option("--base-data", type=click.Path(file_okay=False),
+              help="Base-data folder (default: $FFSITE_BASE_DATA).")
+@click.option("--dataset", "rules_dataset",
+              help="With --judge rules and no --model: judge every comparison of this "
+              "dataset in --annotations.")
+@click.option("--annotations", "annotation_paths", default="annotations", show_default=True,
+              type=click.Path(), help="With --dataset: where its comparisons are.")
+@click.option("--log", "log_file", type=click.Path(dir_okay=False),
+              help="Append retries and failures to this file.")
+def annotate(model, responses, dataset, limit, reference, judge, traits_option, votes,
+             combine, seed, concurrency, max_cost, prices, dry_run, cache_dir, out,
+             responses_out, max_tokens, judge_max_tokens, temperature, timeout, max_attempts,
+             backoff, base_data, rules_dataset, annotation_paths, log_file) -> None:
+    """Add a model: its answers, judged trait by trait against the reference's answers."""
+    if rules_dataset is not None:
+        if judge != RULES_JUDGE or model is not None:
+            raise FfsiteError("--dataset works with --judge rules and without --model")
+        from ffsite.judges.apply import annotate_dataset  # the rules path's own module
+
+        target = out or str(Path("annotations") / safe_name(rules_dataset) / "rules.parquet")
+        click.echo(annotate_dataset([annotation_paths], dataset=rules_dataset,
+                                    base_dir=base_dir(base_data), out=target))
+        return
+    if model is None:
+        raise FfsiteError("--model is required (or --judge rules --dataset NAME)")
+    if judge == RULES_JUDGE and (traits_option is not None or votes != 1):
+        raise FfsiteError("--judge rules votes once on its own traits; drop --traits/--votes")
+    out_path = Path(out or Path("annotations") / "contrib" / f"{safe_name(model)}.parquet")
+    settings = Settings(
+        model=model, judge=judge, out=out_path,
+        cache_dir=Path(cache_dir) if cache_dir else default_cache_dir(),
+        base_dir=base_dir(base_data), dataset=dataset, reference=reference,
+        responses=Path(responses) if responses else None,
+        responses_out=Path(responses_out) if responses_out else out_path.with_name(
+            out_path.name.removesuffix(".parquet") + ".responses.json"),
+        limit=limit, traits=inputs.resolve_traits(traits_option or "v1"), votes=votes,
+        combine=combine, seed=seed, concurrency=concurrency, max_cost=max_cost,
+        prices=load_prices(prices), temperature=temperature, max_tokens=max_tokens,
+        judge_max_tokens=judge_max_tokens,
+        policy=RetryPolicy(max_attempts=max_attempts, timeout=timeout, backoff=backoff))
+    handler = _log_to(log_file)
+    try:
+        annotate_model(settings, endpoint_from_env(), dry=dry_run, echo=click.echo)
+    finally:
+        if handler is not None:
+            logging.getLogger("ffsite.annotate").removeHandler(handler)
+            handler.close()
+
+
+def _log_to(path: str | None) -> logging.Handler | None:
+    if path is None:
+        return None
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logger = logging.getLogger("ffsite.annotate")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return handler

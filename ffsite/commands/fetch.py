@@ -1,11 +1,68 @@
-"""`ffsite fetch` (placeholder until issue 4 lands)."""
+"""`ffsite fetch`: download the base datasets (texts) declared in content/base-data.toml."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import click
 
-from ffsite.errors import FfsiteError
+from ffsite.base import fetch as base_fetch
+from ffsite.base.registry import ENV
+
+DECLARATION = Path("content") / "base-data.toml"
+
+
+def default_declaration() -> Path:
+    """content/base-data.toml in the working folder, else the one of this checkout."""
+    if DECLARATION.is_file():
+        return DECLARATION
+    return Path(__file__).resolve().parents[2] / DECLARATION
+
+
+class _Progress:
+    """One updating line per file on a terminal; a line per finished file otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.shown: str | None = None
+
+    def __call__(self, label: str, done: int, total: int | None) -> None:
+        if self.tty:
+            of = f" of {total / 1e6:.1f}" if total else ""
+            click.echo(f"\r{label}: {done / 1e6:.1f}{of} MB ", nl=False, err=True)
+        elif total is not None and done >= total and self.shown != label:
+            click.echo(f"{label}: {done / 1e6:.1f} MB", err=True)
+        self.shown = label
+
+    def finish(self) -> None:
+        if self.tty and self.shown:
+            click.echo("", err=True)
 
 
 @click.command(name="fetch")
-def fetch() -> None:
-    """Not implemented yet (issue 4)."""
-    raise FfsiteError("ffsite fetch is not implemented yet")
+@click.argument("names", nargs=-1)
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to put the files (default: ~/.cache/ffsite/base-data).")
+@click.option("--sources", type=click.Path(dir_okay=False, path_type=Path),
+              help="The declaration of sources and checksums (default: "
+              "content/base-data.toml).")
+@click.option("--check", "check_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Download nothing; compare this local copy with the checksums.")
+def fetch(names: tuple[str, ...], cache_dir: Path | None, sources: Path | None,
+          check_dir: Path | None) -> None:
+    """Download base datasets NAMES (default: all), resumable and checksum-verified."""
+    declared = base_fetch.read_declaration(sources or default_declaration())
+    if check_dir is not None:
+        for line in base_fetch.check_copy(declared, names, check_dir):
+            click.echo(line)
+        return
+    target = cache_dir or base_fetch.default_cache_dir()
+    progress = _Progress()
+    try:
+        lines = base_fetch.fetch(declared, names, target, progress=progress)
+    finally:
+        progress.finish()
+    for line in lines:
+        click.echo(line)
+    click.echo(f"base data in {target}; use it with --base-data {target} or {ENV}={target}")

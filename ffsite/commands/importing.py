@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import click
 
+from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.base.texts import write_texts
 from ffsite.format.write import write_votes
+from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.importers.annotated_pairs import ImportResult, read_annotated_pairs
+from ffsite.importers.hh_rlhf import import_hh_rlhf
 from ffsite.importers.icai_csv import read_icai_csv
 
 
@@ -55,3 +58,28 @@ def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | No
 def icai_csv(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
     """ICAI CSV: text_a, text_b, preferred_text (+ model_a, model_b, prompt)."""
     _finish(read_icai_csv(file, dataset), out, base_out)
+
+
+_seed = click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed of the coin flip that puts each comparison's responses on "
+                     "sides A and B.")
+
+
+@import_group.command("alpaca-eval")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--reference", default=REFERENCE_MODEL, show_default=True,
+              help="The model every other model is compared with.")
+@_out
+@_seed
+def alpaca_eval(folder: str, reference: str, out: str, seed: int) -> None:
+    """AlpacaEval 2.0 (FOLDER holds model_outputs/ and judge_annotations/)."""
+    _finish(import_alpaca_eval(folder, reference=reference, seed=seed), out, None)
+
+
+@import_group.command("hh-rlhf")
+@click.argument("file", type=click.Path(dir_okay=False))
+@_out
+@_seed
+def hh_rlhf(file: str, out: str, seed: int) -> None:
+    """Anthropic HH-RLHF (a .jsonl.gz file of chosen/rejected conversations)."""
+    _finish(import_hh_rlhf(file, seed=seed), out, None)

@@ -1,11 +1,37 @@
-"""`ffsite ratings` (placeholder until issue 6 lands)."""
+"""`ffsite ratings`: per-trait Bradley–Terry Elo with intervals, or the index table."""
+
+from __future__ import annotations
 
 import click
 
+from ffsite.base.alpaca_eval import REFERENCE_MODEL
+from ffsite.commands._output import emit, format_option
 from ffsite.errors import FfsiteError
+from ffsite.format.read import read_annotations
+from ffsite.metrics.indices import indices_table
+from ffsite.metrics.ratings import ratings_table
 
 
 @click.command(name="ratings")
-def ratings() -> None:
-    """Not implemented yet (issue 6)."""
-    raise FfsiteError("ffsite ratings is not implemented yet")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--anchor", default=REFERENCE_MODEL, show_default=True,
+              help="Model fixed at Elo 1000 on every trait.")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
+              show_default=True, help="Bootstrap refits for the 95% intervals.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--indices", "show_indices", is_flag=True,
+              help="Print the personality indices (1-100) instead of per-trait Elo.")
+@format_option
+def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
+            show_indices: bool, fmt: str) -> None:
+    """Bradley-Terry ratings (Firth, Elo scale) per trait and model, with 95% intervals."""
+    annotations = read_annotations(paths or ("annotations",))
+    table = ratings_table(annotations, anchor=anchor, n_bootstrap=n_bootstrap, seed=seed)
+    if table.empty:
+        raise FfsiteError(f"no trait could be rated: no trait votes link two different models "
+                          f"to the anchor '{anchor}'; check the files or pick --anchor")
+    unrated = len(annotations.traits()) - table["trait_id"].nunique()
+    if unrated:
+        click.echo(f"note: {unrated} trait(s) not rated: no trait vote links a model pair "
+                   f"to the anchor '{anchor}' on them", err=True)
+    emit(indices_table(table) if show_indices else table, fmt)

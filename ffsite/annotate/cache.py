@@ -1,0 +1,69 @@
+"""On-disk cache of answered API calls: one JSON file per call, written atomically.
+
+The key is a SHA-256 over everything that decides a call's answer (see `call_key`), so
+a rerun — after Ctrl-C, `kill -9` or a budget stop — finds every finished call and pays
+for none of them again.  Only answers are stored (text, finish reason, token usage,
+provider cost, attempts); failed calls are never stored, so a rerun tries them again.
+Nothing from the request headers (the API key) reaches an entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ffsite.errors import FfsiteError
+
+DEFAULT_DIR_VARIABLE = "XDG_CACHE_HOME"
+
+
+def default_cache_dir() -> Path:
+    root = os.environ.get(DEFAULT_DIR_VARIABLE) or Path.home() / ".cache"
+    return Path(root) / "ffsite" / "annotate"
+
+
+def call_key(**fields: Any) -> str:
+    """Hex SHA-256 of the fields as canonical JSON (sorted keys, no whitespace)."""
+    text = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Cache:
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+        self._folders: set[Path] = set()
+        self._written = 0
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            return json.loads(self._path(key).read_text("utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None  # absent, or unreadable: the call is simply made again
+
+    def __contains__(self, key: str) -> bool:
+        return self._path(key).is_file()
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        """Write beside the entry, then rename over it: a reader (or a rerun after
+        `kill -9`) sees the whole entry or none.  Leaner than `ffsite._atomic` because a
+        run writes hundreds of entries a second."""
+        path = self._path(key)
+        if path.parent not in self._folders:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(path.parent)
+        self._written += 1
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{self._written}.tmp")
+        try:
+            with open(tmp, "xb") as handle:
+                handle.write(json.dumps(entry, sort_keys=True, ensure_ascii=False).encode())
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise FfsiteError(f"{path}: cannot write the cache entry ({exc.strerror}); free "
+                              "some space or pick another --cache-dir") from None

@@ -1,0 +1,110 @@
+"""`ffsite validate --site`: a contributed file checked against the site it joins."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from annotate_helpers import instructions, make_base_data, run_cli, run_subprocess
+from helpers import trait, write_test_votes
+
+from ffsite.annotate.contrib import check_contribution
+from ffsite.errors import FfsiteError
+
+NO_API = {"FFSITE_API_BASE": "http://127.0.0.1:9/v1", "FFSITE_API_KEY": ""}
+
+
+@pytest.fixture
+def site(tmp_path):
+    """A site with 6 AlpacaEval prompts (other-model vs the reference), and base data
+    with 8 prompts, so a contribution can stray outside the site's prompt set."""
+    small = make_base_data(tmp_path / "base6", 6)
+    made = run_cli(["import", "alpaca-eval", str(small / "alpaca_eval"), "--out",
+                    str(tmp_path / "site" / "alpaca_eval.parquet")], NO_API)
+    assert made.exit_code == 0, made.output
+    big = make_base_data(tmp_path / "base8", 8)
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([{"instruction": t, "response": f"Mine, {i}."}
+                                   for i, t in enumerate(instructions(8))]))
+    return tmp_path / "site", big, answers
+
+
+def contribute(tmp_path, base, answers, model, out, limit=6):
+    result = run_cli(["annotate", "--model", model, "--judge", "rules", "--responses",
+                      str(answers), "--limit", str(limit), "--base-data", str(base),
+                      "--out", str(out)], NO_API)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _site_answers(tmp_path):
+    """Answers to exactly the site's 6 prompts."""
+    path = tmp_path / "inside.json"
+    path.write_text(json.dumps([{"instruction": t, "response": "Mine."}
+                                for t in instructions(6)]))
+    return path
+
+
+def _validate(*args):
+    return run_cli(["validate", *map(str, args)], NO_API)
+
+
+def test_a_good_contribution_passes(site, tmp_path):
+    folder, base, _ = site
+    path = contribute(tmp_path, base, _site_answers(tmp_path), "new-model",
+                      folder / "contrib" / "new.parquet")
+    result = _validate(path, "--site", folder)
+    assert result.exit_code == 0, result.output
+    assert ("model 'new-model', judge 'rules-1'" in result.output
+            and "6 of 6 prompts of alpaca_eval" in result.output)
+
+
+def test_prompts_outside_the_site_are_refused(site, tmp_path):
+    folder, base, answers = site
+    path = contribute(tmp_path, base, answers, "new-model", tmp_path / "c.parquet", limit=8)
+    result = _validate(path, "--site", folder)
+    assert isinstance(result.exception, FfsiteError)
+    assert "is not in the site's prompt set of alpaca_eval" in str(result.exception)
+
+
+def test_a_model_already_on_the_site_needs_replace(site, tmp_path):
+    folder, base, _ = site
+    inside = _site_answers(tmp_path)
+    first = contribute(tmp_path, base, inside, "new-model", folder / "contrib" / "a.parquet")
+    second = contribute(tmp_path, base, inside, "new-model", tmp_path / "b.parquet")
+    refused = _validate(second, "--site", folder)
+    assert "model 'new-model' is already on the site" in str(refused.exception)
+    replaced = _validate(second, "--site", folder, "--replace")
+    assert replaced.exit_code == 0, replaced.output
+    # A model of the site's own files may be re-judged with --replace: same comparisons.
+    other = contribute(tmp_path, base, inside, "other-model", tmp_path / "o.parquet")
+    assert "already on the site" in str(_validate(other, "--site", folder).exception)
+    assert _validate(other, "--site", folder, "--replace").exit_code == 0
+    assert first.exists()
+
+
+def test_size_cap_and_missing_summary(site, tmp_path):
+    folder, base, _ = site
+    inside = _site_answers(tmp_path)
+    path = contribute(tmp_path, base, inside, "new-model", tmp_path / "c.parquet")
+    with pytest.raises(FfsiteError, match="over the 1000-byte cap"):
+        check_contribution(path, folder, max_bytes=1000)
+
+    bare = write_test_votes(tmp_path / "bare.parquet", [{"comparison_id": "c1"}],
+                            [{"comparison_id": "c1", "judge": "j", "vote": "A",
+                              **trait("is more verbose")}])
+    with pytest.raises(FfsiteError, match="no run summary"):
+        check_contribution(bare, folder)
+
+
+def test_cli_error_is_one_line_and_exit_1(site, tmp_path):
+    folder, base, answers = site
+    path = contribute(tmp_path, base, answers, "new-model", tmp_path / "c.parquet", limit=8)
+    shutil.copy(path, tmp_path / "copy.parquet")
+    process = run_subprocess(["validate", str(tmp_path / "copy.parquet"), "--site",
+                              str(folder)], NO_API)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert stderr.count("\n") == 1 and stderr.startswith("error: ")
+    assert "Traceback" not in stderr
