@@ -14,6 +14,15 @@ from pathlib import Path
 from ffsite.errors import FfsiteError
 
 
+def _file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+_FILE_MODE = _file_mode()
+
+
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside `target`; rename it over `target` on success."""
@@ -29,6 +38,7 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(tmp_name)
     try:
         yield tmp
+        os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; give the usual umask-based mode
         os.replace(tmp, target)
     except OSError as exc:
         raise FfsiteError(f"{target}: write failed ({exc.strerror}); nothing was changed; "
