@@ -109,16 +109,21 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
 # --------------------------------------------------------------------------- helpers
 
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
-    """Integer codes (-1 for null) and the distinct values of a column."""
+    """Integer codes (-1 for null) and the distinct values of a column.
+
+    Codes use the narrowest integer type that fits, so 40 million votes of a column
+    with a handful of values take 40 MB, not 160.
+    """
     if column.null_count == len(column):  # e.g. no seeds at all: nothing to encode
-        return np.full(len(column), -1, dtype=np.int32), []
+        return np.full(len(column), -1, dtype=np.int8), []
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
     # Row groups each bring their own dictionary; map them onto one.
     column = column.unify_dictionaries()
-    codes = np.empty(len(column), dtype=np.int32)
+    dictionary = column.chunk(0).dictionary
+    codes = np.empty(len(column), dtype=_narrowest(len(dictionary)))
     position = 0
     for chunk in column.chunks:
         indices = chunk.indices
@@ -126,8 +131,15 @@ def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
             indices = indices.fill_null(-1)
         codes[position:position + len(indices)] = indices.to_numpy(zero_copy_only=False)
         position += len(indices)
-    dictionary = column.chunk(0).dictionary if column.num_chunks else pa.array([], pa.string())
     return codes, dictionary.to_pylist()
+
+
+def _narrowest(count: int) -> type:
+    """The smallest signed integer type holding codes -1 .. count - 1."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if count < np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 def _ranks(dictionary: list) -> np.ndarray:
@@ -205,6 +217,7 @@ def _check_votes(check: _Columns, metadata: dict[str, Any]) -> dict[str, Any]:
     runs = _comparison_runs(check)
     per_comparison = {"dataset": (runs.dataset_codes[runs.first], runs.datasets),
                       "comparison_id": (runs.id_codes[runs.first], runs.ids)}
+    runs.forget_rows()
     meta_columns = sorted(c for c in check.names if c.startswith(schema.META_PREFIX))
     for name in (*schema.COMPARISON_COLUMNS[2:], *meta_columns):
         codes, values = check.codes(name)
@@ -340,6 +353,11 @@ class _Runs:
         self.id_codes, self.ids = id_codes, ids
         self.comparison, self.first, self.contiguous = comparison, first, contiguous
 
+    def forget_rows(self) -> None:
+        """Keep only per-comparison codes (messages need no more); frees two row arrays."""
+        self.dataset_codes = self.dataset_codes[self.first]
+        self.id_codes = self.id_codes[self.first]
+
     def same_as_previous(self) -> np.ndarray:
         """For rows 1.., whether the row belongs to the same comparison as the row before."""
         return self.comparison[1:] == self.comparison[:-1]
@@ -356,10 +374,10 @@ class _Runs:
         return int(self.first[self.comparison[row]])
 
     def id_of(self, row: int) -> str:
-        return self.ids[self.id_codes[row]]
+        return self.ids[self.id_codes[self.comparison[row]]]
 
     def dataset_of(self, row: int) -> str:
-        return self.datasets[self.dataset_codes[row]]
+        return self.datasets[self.dataset_codes[self.comparison[row]]]
 
 
 def _comparison_runs(check: _Columns) -> _Runs:
@@ -463,7 +481,8 @@ def read_annotations(paths: Iterable[str | os.PathLike]) -> Annotations:
         comparisons = pd.DataFrame(piece["comparisons"])
         annotators = _plain(pd.DataFrame(piece["annotators"]))
         votes = pd.DataFrame({"comparison": piece["comparison"],
-                              "annotator": piece["annotator"], "vote": piece["vote"]})
+                              "annotator": piece["annotator"], "vote": piece["vote"]},
+                             copy=False)
     else:
         comparisons, annotators, votes = _merge(pieces, sources)
     return Annotations(comparisons=comparisons, annotators=annotators, votes=votes,

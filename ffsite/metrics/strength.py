@@ -69,24 +69,29 @@ def trait_votes(annotations: Annotations, *, rule: str = "majority",
         used = annotators[is_trait]
         judge_names = used.groupby("trait_id")["judge"].agg(lambda j: "+".join(sorted(set(j))))
         traits["judge"] = traits["trait_id"].map(judge_names)
+    n_comparisons, n_traits = len(annotations.comparisons), len(traits)
+    key_type = np.int32 if n_comparisons * max(n_traits, 1) < 2**31 else np.int64
     trait_index = pd.Series(np.arange(len(traits)), index=traits["trait_id"])
-    annotator_trait = np.full(len(annotators), -1, dtype=np.int64)
+    annotator_trait = np.full(len(annotators), -1, dtype=key_type)
     annotator_trait[is_trait] = trait_index.reindex(
         annotators.loc[is_trait, "trait_id"]).to_numpy()
 
     votes = annotations.votes
     vote_trait = annotator_trait[votes["annotator"].to_numpy()]
     keep = vote_trait >= 0
-    n_comparisons, n_traits = len(annotations.comparisons), len(traits)
-    keys = votes["comparison"].to_numpy()[keep].astype(np.int64) * n_traits + vote_trait[keep]
+    keys = votes["comparison"].to_numpy()[keep].astype(key_type)
+    keys *= n_traits
+    keys += vote_trait[keep]
+    del vote_trait
     keys, codes = combine(keys, votes["vote"].to_numpy()[keep], rule)
     matrix = np.zeros((n_comparisons, n_traits), dtype=np.int8)
     matrix.reshape(-1)[keys] = codes
+    del keys, codes
 
     dataset_code, datasets = pd.factorize(annotations.comparisons["dataset"], sort=True)
     in_scope = np.zeros((len(datasets), n_traits), dtype=bool)
-    if len(keys):
-        in_scope[dataset_code[keys // n_traits], keys % n_traits] = True
+    for d in range(len(datasets)):
+        in_scope[d] = (matrix[dataset_code == d] != 0).any(axis=0)
     return TraitVotes(traits=traits, matrix=matrix, dataset_code=dataset_code.astype(np.int32),
                       datasets=list(datasets), in_scope=in_scope)
 
