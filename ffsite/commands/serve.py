@@ -1,11 +1,60 @@
-"""`ffsite serve` (placeholder until issue 3 lands)."""
+"""`ffsite serve`: build the site and preview it on 127.0.0.1, rebuilding on change."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
+from ffsite.commands.build import (
+    annotations_option,
+    base_data_option,
+    content_option,
+    out_option,
+    run_build,
+    templates_option,
+)
 from ffsite.errors import FfsiteError
+from ffsite.site import serve as preview
+from ffsite.site.config import load_config
 
 
 @click.command(name="serve")
-def serve() -> None:
-    """Not implemented yet (issue 3)."""
-    raise FfsiteError("ffsite serve is not implemented yet")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--prefix", help="Serve under this subpath, as a project site would be "
+              "(default: the path of base_url in site.toml, else /).")
+@click.option("--watch/--no-watch", default=True, show_default=True,
+              help="Rebuild when annotations, content or templates change.")
+@annotations_option
+@base_data_option
+@content_option
+@templates_option
+@out_option
+def serve(port: int, prefix: str | None, watch: bool, annotations: str,
+          base_data: str | None, content: str, templates: str, out: str) -> None:
+    """Build the site and serve it for preview on 127.0.0.1."""
+    if prefix is None:  # where the site will live, so the 404 page's links work too
+        base_url = load_config(content).base_url
+        prefix = urlsplit(base_url).path if base_url else "/"
+    server = preview.make_server(out, port, prefix)  # first, so a busy port fails before the build
+
+    def rebuild() -> None:
+        try:
+            run_build(annotations, base_data, content, templates, out, quiet=True)
+            click.echo("rebuilt", err=True)
+        except FfsiteError as exc:
+            click.echo(f"error: {exc} (still serving the previous site)", err=True)
+
+    stop = threading.Event()
+    try:
+        run_build(annotations, base_data, content, templates, out, quiet=False)
+        if watch:
+            preview.watch([Path(annotations), Path(content), Path(templates)], rebuild, stop)
+        click.echo(f"serving {out} at {preview.url_of(server, prefix)} (Ctrl+C stops)")
+        server.serve_forever()
+    finally:
+        stop.set()
+        server.server_close()

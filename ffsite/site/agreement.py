@@ -1,0 +1,75 @@
+"""Trait agreement (FF paper, fig. 11): how often two traits pick the same side.
+
+For every pair of traits, over the comparisons where both gave an A/B vote, Cohen's
+kappa of the two votes; and the relevance overlap: comparisons where both traits are
+relevant divided by those where at least one is.  All pairs at once with matrix products
+of the 0/1 vote indicators; only comparisons of datasets where both traits were
+annotated count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ffsite.format import schema
+from ffsite.metrics.strength import TraitVotes
+
+COLUMNS = ("trait_id_a", "trait_a", "trait_id_b", "trait_b", "cohens_kappa", "overlap",
+           "both_relevant", "either_relevant")
+
+
+def agreement_counts(votes: TraitVotes) -> dict[str, np.ndarray]:
+    """[traits, traits] counts: aa, ab, ba, bb (vote of trait i, vote of trait j), either."""
+    n_traits = votes.matrix.shape[1]
+    counts = {name: np.zeros((n_traits, n_traits)) for name in ("aa", "ab", "ba", "bb",
+                                                                 "either")}
+    for d in range(len(votes.datasets)):
+        block = votes.matrix[votes.dataset_code == d]
+        voted_a = (block == schema.A).astype(np.float64)
+        voted_b = (block == schema.B).astype(np.float64)
+        scope = np.outer(votes.in_scope[d], votes.in_scope[d])
+        # einsum, not BLAS: exact, and a multithreaded BLAS stalls on small machines.
+        both = {"aa": np.einsum("ni,nj->ij", voted_a, voted_a),
+                "ab": np.einsum("ni,nj->ij", voted_a, voted_b),
+                "ba": np.einsum("ni,nj->ij", voted_b, voted_a),
+                "bb": np.einsum("ni,nj->ij", voted_b, voted_b)}
+        relevant = (voted_a + voted_b).sum(axis=0)
+        both_relevant = sum(both.values())
+        for name, value in both.items():
+            counts[name] += value * scope
+        counts["either"] += (relevant[:, None] + relevant[None, :] - both_relevant) * scope
+    return counts
+
+
+def kappa_and_overlap(counts: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """(kappa, overlap, both, either); NaN where undefined (no shared votes, or one label)."""
+    aa, ab, ba, bb = counts["aa"], counts["ab"], counts["ba"], counts["bb"]
+    both = aa + ab + ba + bb
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = (aa + bb) / both
+        a_first = (aa + ab) / both  # share of A among trait i's votes
+        a_second = (aa + ba) / both
+        expected = a_first * a_second + (1 - a_first) * (1 - a_second)
+        kappa = np.where(expected < 1, (observed - expected) / (1 - expected), np.nan)
+        overlap = np.where(counts["either"] > 0, both / counts["either"], np.nan)
+    kappa = np.where(both > 0, kappa, np.nan)
+    return kappa, overlap, both, counts["either"]
+
+
+def trait_agreement(votes: TraitVotes, labels: pd.Series) -> pd.DataFrame:
+    """One row per unordered pair of traits with a relevant vote between them; `labels`
+    maps trait_id to the name pages show."""
+    kappa, overlap, both, either = kappa_and_overlap(agreement_counts(votes))
+    ids = votes.traits["trait_id"].to_numpy()
+    first, second = np.triu_indices(len(ids), k=1)
+    keep = either[first, second] > 0
+    first, second = first[keep], second[keep]
+    names = labels.reindex(ids).to_numpy()
+    return pd.DataFrame({
+        "trait_id_a": ids[first], "trait_a": names[first],
+        "trait_id_b": ids[second], "trait_b": names[second],
+        "cohens_kappa": kappa[first, second], "overlap": overlap[first, second],
+        "both_relevant": both[first, second].astype(np.int64),
+        "either_relevant": either[first, second].astype(np.int64),
+    }, columns=list(COLUMNS))

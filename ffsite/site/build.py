@@ -1,0 +1,138 @@
+"""`ffsite build`: annotations in, a static site out — deterministic and atomic.
+
+The site is written to a temporary folder beside the target and swapped in only when
+every page was written, so a failed build leaves the previous site as it was.  Output
+depends on the inputs alone: sorted tables, content-hashed assets, and a "last updated"
+date from SOURCE_DATE_EPOCH or the annotation files' git history, never the clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ffsite.errors import FfsiteError
+from ffsite.format.read import find_annotation_files, read_annotations
+from ffsite.site.assets import collect_assets
+from ffsite.site.config import load_config
+from ffsite.site.context import SiteContext
+from ffsite.site.output import SiteWriter
+from ffsite.site.pages import NAV, PAGE_BUILDERS
+from ffsite.site.progress import Progress
+from ffsite.site.render import environment
+
+MARKER = ".ffsite-site"  # marks a folder as a built site, so a rebuild may replace it
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    pages: int
+    files: int
+    bytes: int
+    notes: list[str] = field(default_factory=list)
+
+
+def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
+               content: str | os.PathLike = "content",
+               templates: str | os.PathLike = "templates",
+               base_data: str | os.PathLike | None = None,
+               progress: Progress | None = None) -> BuildResult:
+    """Build the site from every annotation file under `annotations` into `out`."""
+    progress = progress or Progress(quiet=True)
+    out = Path(out)
+    check_target(out)
+    config = load_config(content)
+    env = environment(Path(templates))
+    files = find_annotation_files([annotations])
+    if not files:
+        raise FfsiteError(f"{annotations}: no annotation files (.parquet) found; add some or "
+                          "pass --annotations DIR")
+    progress.step(f"reading {len(files)} annotation files")
+    annotation_data = read_annotations(files)
+    assets = collect_assets(Path(templates))
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
+                  "assets": {name: path for name, (path, _) in assets.items()},
+                  "last_updated": last_updated(files)}
+        writer = SiteWriter(staging, env, common)
+        ctx = SiteContext.create(config, annotation_data, writer, progress,
+                                 Path(base_data) if base_data else None, files)
+        for builder in PAGE_BUILDERS:
+            builder(ctx)
+        for path, data in assets.values():
+            writer.write(path, data)
+        writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
+        written = [p for p in staging.rglob("*") if p.is_file()]
+        result = BuildResult(out, len(writer.pages), len(written),
+                             sum(p.stat().st_size for p in written), ctx.notes)
+        swap_in(staging, out)
+    except OSError as exc:
+        raise FfsiteError(f"{out}: writing the site failed ({exc.strerror}); the previous "
+                          "site is unchanged") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return result
+
+
+def check_target(out: Path) -> None:
+    """Refuse to replace a folder that is not a site we built (e.g. `--out .`)."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise FfsiteError(f"--out {out}: exists and is not a folder; pick another --out")
+    if (out / MARKER).is_file() or not any(out.iterdir()):
+        return
+    raise FfsiteError(f"--out {out}: folder exists and was not built by ffsite; remove it "
+                      "or pick another --out")
+
+
+def swap_in(staging: Path, out: Path) -> None:
+    """Put `staging` where `out` is; the old site is removed only once the new one is in."""
+    if not out.exists():
+        os.rename(staging, out)
+        return
+    old = staging.with_name(staging.name + "-old")
+    os.rename(out, old)
+    try:
+        os.rename(staging, out)
+    except OSError:
+        os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def last_updated(files: list[Path]) -> str | None:
+    """The date (UTC) of SOURCE_DATE_EPOCH, else of the newest commit touching `files`."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not epoch:
+        epoch = _git_commit_time(files)
+    if not epoch:
+        return None
+    try:
+        moment = dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC)
+    except (ValueError, OverflowError, OSError):
+        raise FfsiteError(f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix time in seconds; "
+                          "unset it or fix it") from None
+    return moment.strftime("%Y-%m-%d")
+
+
+def _git_commit_time(files: list[Path]) -> str | None:
+    folder = files[0].resolve().parent
+    try:
+        done = subprocess.run(["git", "log", "-1", "--format=%ct", "--",
+                               *[str(f.resolve()) for f in files]],
+                              cwd=folder, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None  # not a git checkout, or no git: no date rather than the clock's
+    return done.stdout.strip() or None

@@ -1,0 +1,212 @@
+"""Chart specs (Altair -> Vega-Lite JSON) that pages embed and vega-embed draws as SVG.
+
+Text, axes and outlines use `currentColor`, so a chart takes the page's text colour in
+light and dark mode; the mark colours are mid-tones readable on both backgrounds.
+Every chart carries a `description` (Vega puts it on the SVG for screen readers).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from ffsite.site.output import records
+
+POSITIVE = "#3f7fd0"  # blue: shown more / encouraged
+NEGATIVE = "#d4473f"  # red: shown less / discouraged
+STEP = 16  # pixels per bar or heatmap row
+
+CONFIG: dict[str, Any] = {
+    "background": "transparent",
+    "view": {"stroke": None},
+    "font": "system-ui, sans-serif",
+    "axis": {"labelColor": "currentColor", "titleColor": "currentColor",
+             "domainColor": "currentColor", "tickColor": "currentColor",
+             "gridColor": "rgba(128,128,128,0.35)", "labelLimit": 260, "labelFontSize": 12,
+             "titleFontSize": 12},
+    "legend": {"labelColor": "currentColor", "titleColor": "currentColor"},
+    "title": {"color": "currentColor"},
+}
+
+
+ROWS = alt.NamedData("rows")  # replaced by the chart's rows in `_finish`
+
+
+def _finish(skeleton: dict[str, Any], description: str,
+            rows: list[dict[str, Any]] | None = None, bands: int = 0) -> dict[str, Any]:
+    """A copy of a cached spec with this chart's description, rows and, for charts as
+    wide as the page, a height of `bands` rows."""
+    spec = copy.deepcopy(skeleton)
+    spec["description"] = description
+    if rows is not None:
+        spec["data"] = {"values": rows}
+    if bands:
+        spec["height"] = bands * spec["usermeta"]["step"]
+    return spec
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """Altair builds each kind of chart once (it is slow); pages fill in the data."""
+    spec = chart.to_dict(validate=False)
+    spec.pop("$schema", None)  # vega-embed does not need it; keeps pages free of other hosts
+    spec["config"] = CONFIG
+    if spec.get("width") == "container":
+        # Fill the page's width.  The height is set from the number of rows (a "step"
+        # height would make Vega-Lite warn that it cannot also fit the height).
+        spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+        spec["usermeta"] = {"step": spec.pop("height")["step"]}
+    return spec
+
+
+def _signed_colour() -> alt.ColorValue:
+    return alt.condition("datum.strength >= 0", alt.value(POSITIVE), alt.value(NEGATIVE))
+
+
+def strength_bars(frame: pd.DataFrame, name_title: str, description: str) -> dict[str, Any]:
+    """Diverging bars with 95% error bars, one per row of `frame` (columns: name,
+    strength, strength_low, strength_high, relevance, valid_votes, num_votes, finding), in
+    the frame's order.  Cells that are not findings are drawn faint."""
+    rows = records(frame[["name", "strength", "strength_low", "strength_high", "relevance",
+                          "valid_votes", "num_votes", "finding"]])
+    return _finish(_strength_bars(name_title), description, rows, bands=len(rows))
+
+
+@functools.cache
+def _strength_bars(name_title: str) -> dict[str, Any]:
+    base = alt.Chart(ROWS)
+    bars = base.mark_bar().encode(
+        x=alt.X("strength:Q", scale=alt.Scale(domain=[-1, 1]), title="strength",
+                axis=alt.Axis(tickCount=8)),
+        y=alt.Y("name:N", sort=None, title=None),
+        color=_signed_colour(),
+        opacity=alt.condition("datum.finding", alt.value(1.0), alt.value(0.3)),
+        tooltip=[alt.Tooltip("name:N", title=name_title),
+                 alt.Tooltip("strength:Q", format="+.3f"),
+                 alt.Tooltip("strength_low:Q", title="95% interval from", format="+.3f"),
+                 alt.Tooltip("strength_high:Q", title="to", format="+.3f"),
+                 alt.Tooltip("relevance:Q", format=".2f"),
+                 alt.Tooltip("valid_votes:Q", title="valid votes"),
+                 alt.Tooltip("num_votes:Q", title="comparisons")])
+    errors = base.mark_rule(color="currentColor", opacity=0.7).encode(
+        x="strength_low:Q", x2="strength_high:Q", y=alt.Y("name:N", sort=None))
+    zero = base.mark_rule(color="currentColor").encode(x=alt.datum(0))
+    return _spec(alt.layer(bars, errors, zero).properties(width="container",
+                                                          height=alt.Step(STEP)))
+
+
+def strip_plot(frame: pd.DataFrame, description: str) -> dict[str, Any]:
+    """One row per trait (frame order), a tick per model at its strength
+    (columns: trait, model, strength, finding)."""
+    order = list(dict.fromkeys(frame["trait"]))
+    spec = _finish(_strip_plot(), description, records(frame[["trait", "model", "strength",
+                                                                 "finding"]]), len(order))
+    spec["encoding"]["y"]["sort"] = order
+    return spec
+
+
+@functools.cache
+def _strip_plot() -> dict[str, Any]:
+    chart = alt.Chart(ROWS).mark_tick(thickness=3, size=STEP).encode(
+        x=alt.X("strength:Q", scale=alt.Scale(domain=[-1, 1]), title="strength vs reference",
+                axis=alt.Axis(tickCount=8)),
+        y=alt.Y("trait:N", sort=None, title=None),
+        color=_signed_colour(),
+        opacity=alt.condition("datum.finding", alt.value(0.85), alt.value(0.25)),
+        tooltip=["model:N", "trait:N", alt.Tooltip("strength:Q", format="+.3f")],
+    ).properties(width="container", height=alt.Step(STEP + 6))
+    return _spec(chart)
+
+
+def agreement_heatmap(frame: pd.DataFrame, order: list[str], description: str
+                      ) -> dict[str, Any]:
+    """Kappa as colour, relevance overlap as the size of an inner square (FF fig. 11);
+    `frame` has one row per unordered pair (trait_a, trait_b, cohens_kappa, overlap,
+    both_relevant); both halves of the matrix are drawn."""
+    columns = ["trait_a", "trait_b", "cohens_kappa", "overlap", "both_relevant"]
+    mirrored = frame[columns].rename(columns={"trait_a": "trait_b", "trait_b": "trait_a"})
+    rows = records(pd.concat([frame[columns], mirrored[columns]], ignore_index=True))
+    spec = _finish(_agreement_heatmap(), description, rows)
+    for layer in spec["layer"]:
+        layer["encoding"]["x"]["sort"] = layer["encoding"]["y"]["sort"] = list(order)
+    return spec
+
+
+@functools.cache
+def _agreement_heatmap() -> dict[str, Any]:
+    base = alt.Chart(ROWS).encode(
+        x=alt.X("trait_b:N", sort=None, title=None, axis=alt.Axis(labelAngle=-60)),
+        y=alt.Y("trait_a:N", sort=None, title=None),
+        tooltip=[alt.Tooltip("trait_a:N", title="trait"), alt.Tooltip("trait_b:N",
+                                                                       title="and"),
+                 alt.Tooltip("cohens_kappa:Q", title="kappa", format="+.2f"),
+                 alt.Tooltip("overlap:Q", title="overlap", format=".2f"),
+                 alt.Tooltip("both_relevant:Q", title="both relevant")])
+    cells = base.mark_rect().encode(
+        color=alt.Color("cohens_kappa:Q", title="kappa",
+                        scale=alt.Scale(scheme="redblue", domain=[-1, 1])))
+    squares = base.mark_square(filled=False, color="currentColor", strokeWidth=1).encode(
+        size=alt.Size("overlap:Q", title="overlap",
+                      scale=alt.Scale(domain=[0, 1], range=[0, (STEP - 3) ** 2])))
+    return _spec(alt.layer(cells, squares).properties(width=alt.Step(STEP),
+                                                      height=alt.Step(STEP)))
+
+
+def difference_bars(description: str) -> dict[str, Any]:
+    """The compare page's chart: the page script supplies rows (name, difference) and
+    sets the height to rows x usermeta.step."""
+    return _finish(_difference_bars(), description)
+
+
+@functools.cache
+def _difference_bars() -> dict[str, Any]:
+    chart = alt.Chart(ROWS).mark_bar().encode(
+        x=alt.X("difference:Q", scale=alt.Scale(domain=[-2, 2]),
+                title="strength difference (first − second)", axis=alt.Axis(tickCount=8)),
+        y=alt.Y("name:N", sort=None, title=None),
+        color=alt.condition("datum.difference >= 0", alt.value(POSITIVE), alt.value(NEGATIVE)),
+        tooltip=[alt.Tooltip("name:N", title="trait"),
+                 alt.Tooltip("difference:Q", format="+.3f")],
+    ).properties(width="container", height=alt.Step(STEP))
+    return _spec(chart)
+
+
+def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choose: str,
+               value_title: str, description: str, interval: bool = False
+               ) -> dict[str, Any]:
+    """One chart for many measures: a menu (`choose`: its label) picks the rows whose
+    `key` is the chosen option; each row is a `name` with its `value` (and, with
+    `interval`, a dot with a `low`..`high` error bar instead of a bar)."""
+    columns = ["key", "name", "value", *(["low", "high"] if interval else [])]
+    bands = int(frame.groupby("key").size().max()) if len(frame) else 1
+    spec = _finish(_selectable(value_title, interval), description, records(frame[columns]),
+                   bands)
+    (pick,) = spec["params"]
+    pick["value"] = options[0] if options else ""
+    pick["bind"].update(options=list(options), labels=list(labels), name=choose + " ")
+    return spec
+
+
+@functools.cache
+def _selectable(value_title: str, interval: bool) -> dict[str, Any]:
+    pick = alt.param(name="pick", value="", bind=alt.binding_select(options=[""]))
+    base = alt.Chart(ROWS).transform_filter("datum.key == pick")
+    y = alt.Y("name:N", sort=alt.EncodingSortField("value", order="descending"), title=None)
+    tooltip = [alt.Tooltip("name:N", title="model"),
+               alt.Tooltip("value:Q", title=value_title, format=",.2f")]
+    if interval:
+        tooltip += [alt.Tooltip("low:Q", title="95% interval from", format=",.0f"),
+                    alt.Tooltip("high:Q", title="to", format=",.0f")]
+        layers = [base.mark_rule(color="currentColor", opacity=0.7).encode(
+                      x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=False)),
+                      x2="high:Q", y=y),
+                  base.mark_circle(color=POSITIVE, size=50, opacity=1).encode(
+                      x="value:Q", y=y, tooltip=tooltip)]
+    else:
+        layers = [base.mark_bar(color=POSITIVE).encode(
+            x=alt.X("value:Q", title=value_title), y=y, tooltip=tooltip)]
+    return _spec(alt.layer(*layers).add_params(pick).properties(
+        width="container", height=alt.Step(STEP)))

@@ -1,0 +1,135 @@
+"""Example pairs for a model page: a comparison that shows each trait's finding.
+
+For every trait, one comparison with the reference whose trait vote points the way the
+model's strength does (the model's side when it shows the trait more, the reference's
+side when less).  Comparisons that illustrate many traits at once are preferred, then
+shorter ones, so a page shows a few pairs, each linked from the traits it illustrates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from markupsafe import Markup
+
+from ffsite.format import schema
+from ffsite.format.read import Annotations
+from ffsite.metrics.strength import TraitVotes
+from ffsite.site.render import response_html
+from ffsite.site.tables import ModelResults
+
+Texts = tuple[dict[str, str], dict[str, str]]  # (prompts, responses) of one dataset
+COLUMNS = ("dataset", "comparison_id", "prompt_id", "model_a", "model_b", "response_a_id",
+           "response_b_id")
+
+
+@dataclass
+class Example:
+    anchor: str
+    dataset: str
+    comparison_id: str
+    prompt: str
+    model_a: str
+    model_b: str
+    response_a: Markup
+    response_b: Markup
+    truncated: bool
+    illustrates: list[dict] = field(default_factory=list)  # label, slug, side
+    trait_votes: dict[str, list[str]] = field(default_factory=dict)  # side -> trait labels
+    preference: str | None = None  # e.g. "A (judge x)"
+
+
+@dataclass
+class ExamplePool:
+    """Everything example pages need, prepared once for all models."""
+
+    columns: dict[str, np.ndarray]  # per comparison, as Python objects
+    has_text: np.ndarray  # per comparison: prompt and both responses have texts
+    length: np.ndarray  # per comparison: characters of both responses
+    labels: np.ndarray  # per trait (column of the vote matrix)
+    slugs: np.ndarray
+    texts_for: Callable[[str], Texts | None]
+    preference_of: Callable[[int], tuple[str, int] | None]
+
+    @classmethod
+    def create(cls, annotations: Annotations, votes: TraitVotes, traits: pd.DataFrame,
+               texts_for: Callable[[str], Texts | None],
+               preference_of: Callable[[int], tuple[str, int] | None],
+               datasets: list[str]) -> ExamplePool:
+        comparisons = annotations.comparisons
+        columns = {name: comparisons[name].astype(object).to_numpy() for name in COLUMNS}
+        has_text = np.zeros(len(comparisons), dtype=bool)
+        length = np.zeros(len(comparisons), dtype=np.int64)
+        for dataset in datasets:
+            texts = texts_for(dataset)
+            if texts is None:
+                continue
+            prompts, responses = texts
+            rows = np.flatnonzero(columns["dataset"] == dataset)
+            for row, prompt, a, b in zip(rows, columns["prompt_id"][rows],
+                                         columns["response_a_id"][rows],
+                                         columns["response_b_id"][rows], strict=True):
+                has_text[row] = prompt in prompts and a in responses and b in responses
+                length[row] = len(responses.get(a) or "") + len(responses.get(b) or "")
+        by_id = traits.set_index("trait_id").reindex(votes.traits["trait_id"])
+        return cls(columns, has_text, length, by_id["label"].to_numpy(),
+                   by_id["slug"].to_numpy(), texts_for, preference_of)
+
+
+def choose_examples(pool: ExamplePool, votes: TraitVotes, results: ModelResults,
+                    model: str) -> tuple[list[Example], dict[str, str]]:
+    """(examples, {trait_id: example anchor}) for `model`'s page."""
+    reference = results.reference
+    pick = reference.group == reference.groups.index(model)
+    rows, model_side = reference.comparison[pick], reference.side[pick]
+    has_text = pool.has_text[rows]
+    if not has_text.any():
+        return [], {}
+
+    # The side each trait's example should favour, given the sign of its strength.
+    own = results.traits[results.traits["model"] == model].set_index("trait_id")["strength"]
+    strength = own.reindex(votes.traits["trait_id"]).to_numpy()
+    wanted = np.where(strength[None, :] >= 0, model_side[:, None], 3 - model_side[:, None])
+    codes = votes.matrix[rows]
+    candidate = (codes == wanted) & has_text[:, None] & ~np.isnan(strength)[None, :]
+    # Prefer pairs that illustrate many traits, then shorter ones; argmax takes the first.
+    score = candidate.sum(axis=1) * 10**9 - np.minimum(pool.length[rows], 10**9 - 1)
+    best = np.where(candidate, score[:, None], np.iinfo(np.int64).min).argmax(axis=0)
+
+    trait_ids = votes.traits["trait_id"].to_numpy()
+    examples: dict[int, Example] = {}
+    anchors: dict[str, str] = {}
+    for trait in np.flatnonzero(candidate.any(axis=0)):
+        local = int(best[trait])
+        if local not in examples:
+            examples[local] = _example(pool, int(rows[local]), codes[local],
+                                       f"ex-{len(examples) + 1}")
+        example = examples[local]
+        side = "A" if codes[local, trait] == schema.A else "B"
+        shown_by = example.model_a if side == "A" else example.model_b
+        example.illustrates.append({"label": pool.labels[trait], "slug": pool.slugs[trait],
+                                    "side": f"{side}, {shown_by}"})
+        anchors[trait_ids[trait]] = example.anchor
+    return list(examples.values()), anchors
+
+
+def _example(pool: ExamplePool, row: int, codes: np.ndarray, anchor: str) -> Example:
+    record = {name: values[row] for name, values in pool.columns.items()}
+    prompts, responses = pool.texts_for(record["dataset"])
+    html_a, cut_a = response_html(responses[record["response_a_id"]])
+    html_b, cut_b = response_html(responses[record["response_b_id"]])
+    trait_votes = {name: sorted(pool.labels[codes == code])
+                   for code, name in ((schema.A, "A"), (schema.B, "B"), (schema.TIE, "tie"))}
+    preference = pool.preference_of(row)
+    shown = None
+    if preference is not None:
+        judge, code = preference
+        shown = f"{schema.VOTE_VALUES[code - 1]} ({judge})"
+    return Example(anchor=anchor, dataset=str(record["dataset"]),
+                   comparison_id=str(record["comparison_id"]),
+                   prompt=prompts[record["prompt_id"]], model_a=str(record["model_a"]),
+                   model_b=str(record["model_b"]), response_a=html_a, response_b=html_b,
+                   truncated=cut_a or cut_b, trait_votes=trait_votes, preference=shown)

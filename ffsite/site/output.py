@@ -1,0 +1,84 @@
+"""Writing the site's files into the build folder: pages, data downloads, assets.
+
+Every page is rendered with `root`, the relative path back to the site's top ("" or
+"../"), so links work under any subpath and from file://.  Every data table is written
+as CSV and JSON under data/ with the same stable name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import numpy as np
+import pandas as pd
+
+from ffsite.site.render import render
+
+
+@dataclass(frozen=True)
+class Download:
+    """A published table: data/<name>.csv and data/<name>.json."""
+
+    name: str
+    title: str
+    page: str  # the page that shows it
+
+    @property
+    def csv(self) -> str:
+        return f"data/{self.name}.csv"
+
+    @property
+    def json(self) -> str:
+        return f"data/{self.name}.json"
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as JSON-ready dicts: Python numbers and strings, NaN as None."""
+    names = [str(name) for name in frame.columns]
+    columns = [frame[name].tolist() for name in frame.columns]  # Python scalars
+    return [{name: _plain(value) for name, value in zip(names, row, strict=True)}
+            for row in zip(*columns, strict=True)]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+@dataclass
+class SiteWriter:
+    root: Path
+    env: jinja2.Environment
+    common: dict[str, Any]
+    downloads: list[Download] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)
+
+    def write(self, path: str, data: bytes | str) -> None:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+    def page(self, path: str, template: str, **context: Any) -> None:
+        """Render `template` to `path` (relative to the site's top)."""
+        root = "../" * path.count("/")
+        html = render(self.env, template, {**self.common, "root": root, "page_path": path,
+                                           **context})
+        self.write(path, html)
+        self.pages.append(path)
+
+    def data(self, name: str, frame: pd.DataFrame, title: str, page: str) -> Download:
+        """Publish a table as data/<name>.csv and .json; return its download links."""
+        download = Download(name, title, page)
+        self.write(download.csv, frame.to_csv(index=False, lineterminator="\n"))
+        self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
+                                             indent=1, allow_nan=False) + "\n")
+        self.downloads.append(download)
+        return download

@@ -1,0 +1,46 @@
+"""Trait agreement (FF paper, fig. 11): kappa and relevance overlap for every trait pair."""
+
+from __future__ import annotations
+
+from ffsite.site import charts
+from ffsite.site.agreement import trait_agreement
+from ffsite.site.context import SiteContext
+from ffsite.site.pages.home import trait_order
+from ffsite.site.render import number, signed
+from ffsite.site.views import Cell, Column, Table, chart, count_cell, sort_value
+
+
+def build(ctx: SiteContext) -> None:
+    labels = ctx.traits.set_index("trait_id")
+    pairs = trait_agreement(ctx.votes, labels["label"])
+    pairs = pairs.sort_values(["cohens_kappa", "trait_id_a", "trait_id_b"],
+                              ascending=[False, True, True], kind="stable",
+                              na_position="last").reset_index(drop=True)
+    download = ctx.writer.data("trait-agreement", pairs, "Trait agreement: kappa and "
+                               "relevance overlap for every pair of traits", "agreement.html")
+    table = Table("agreement", "Every pair of traits that were relevant together", [
+        Column("trait_a", "Trait", numeric=False),
+        Column("trait_b", "Other trait", numeric=False),
+        Column("kappa", "Kappa", cue="higher = same side more often"),
+        Column("overlap", "Overlap",
+               title="both relevant / at least one relevant"),
+        Column("both", "Both relevant"),
+        Column("either", "Either relevant")],
+        [[Cell(r.trait_a, href=f"traits/{labels.at[r.trait_id_a, 'slug']}.html",
+               header=True),
+          Cell(r.trait_b, href=f"traits/{labels.at[r.trait_id_b, 'slug']}.html"),
+          Cell(signed(r.cohens_kappa), sort_value(r.cohens_kappa)),
+          Cell(number(r.overlap), sort_value(r.overlap)),
+          count_cell(r.both_relevant), count_cell(r.either_relevant)]
+         for r in pairs.itertuples(index=False)], download)
+    heatmap = None
+    if len(pairs):
+        present = set(pairs["trait_id_a"]) | set(pairs["trait_id_b"])
+        order = [labels.at[t, "label"] for t in trait_order(ctx) if t in present]
+        heatmap = chart("agreement-chart", charts.agreement_heatmap(
+            pairs, order, "Heatmap of Cohen's kappa between every pair of traits on the "
+            "comparisons where both gave an A/B vote (blue: they pick the same side, red: "
+            "opposite sides); the inner square's size is the relevance overlap. The table "
+            "below lists every pair."))
+    ctx.writer.page("agreement.html", "agreement.html", section="agreement.html",
+                    table=table, heatmap=heatmap, charts=[heatmap] if heatmap else [])

@@ -1,0 +1,40 @@
+"""Pages written in content/*.md: methodology and about (with the judges of this build),
+and the 404 page."""
+
+from __future__ import annotations
+
+from ffsite.site.context import SiteContext
+from ffsite.site.render import content_markdown
+from ffsite.site.views import Cell, Column, Table
+
+
+def build(ctx: SiteContext) -> None:
+    writer = ctx.writer
+    markdown = ctx.config.markdown_file
+    writer.page("methodology.html", "page.html", section="methodology.html",
+                title="Methodology", body=content_markdown(markdown("methodology.md")))
+    writer.page("about.html", "page.html", section="about.html", title="About",
+                body=content_markdown(markdown("about.md")), judges=judge_table(ctx))
+    # Hosts serve 404.html at any depth, so it links through the configured base URL.
+    writer.page("404.html", "404.html", section="", base_href=ctx.config.base_url)
+
+
+def judge_table(ctx: SiteContext) -> Table:
+    """Who produced which numbers in this build, read from the annotations themselves."""
+    rows = []
+    traits = ctx.traits
+    for judge in sorted({j for joined in traits["judge"] for j in joined.split("+")}):
+        n = int(sum(judge in joined.split("+") for joined in traits["judge"]))
+        rows.append([Cell(judge, header=True), Cell("trait votes"),
+                     Cell(f"{n} trait{'s' if n != 1 else ''}")])
+    descriptions = ctx.annotations.preference_descriptions
+    for row in ctx.datasets.itertuples(index=False):
+        for judge in [a for a in row.preference_annotators.split(", ") if a]:
+            default = " (shown)" if judge == row.default_annotator else ""
+            what = f"preferences on {row.dataset}{default}"
+            if descriptions.get(judge):
+                what += f": {descriptions[judge]}"
+            rows.append([Cell(judge, header=True), Cell("preference votes"), Cell(what)])
+    return Table("judges", "Judges and annotators in this build",
+                 [Column("judge", "Judge", numeric=False), Column("role", "Role", numeric=False),
+                  Column("what", "What it produced", numeric=False)], rows)

@@ -1,0 +1,89 @@
+"""Home: the model leaderboard (a row per model, a column per trait) and a headline chart."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ffsite.site import charts
+from ffsite.site.context import SiteContext
+from ffsite.site.render import content_markdown
+from ffsite.site.views import (
+    CUE_STRENGTH,
+    HEAT,
+    Cell,
+    Column,
+    Table,
+    chart,
+    count_cell,
+    strength_cell,
+)
+
+HEADLINE_TRAITS = 12  # the traits on which models differ most, in the headline chart
+
+
+def trait_order(ctx: SiteContext) -> list[str]:
+    """Trait ids, those on which the models differ most first (FF's "max diff")."""
+    long = ctx.models.traits
+    if long.empty:
+        return list(ctx.traits["trait_id"])
+    spread = long.groupby("trait_id")["strength"].agg(lambda s: s.max() - s.min())
+    frame = spread.rename("spread").reset_index()
+    return list(frame.sort_values(["spread", "trait_id"], ascending=[False, True],
+                                  kind="stable")["trait_id"])
+
+
+def build(ctx: SiteContext) -> None:
+    results = ctx.models
+    writer = ctx.writer
+    order = trait_order(ctx)
+    labels = ctx.traits.set_index("trait_id")
+    long = results.traits
+    writer.data("models", results.models.drop(columns="slug"), "Models", "index.html")
+    long_download = writer.data("model-traits", long, "Every model's traits vs the reference "
+                                "(all metrics)", "index.html")
+    wide = pd.DataFrame({"model": results.models["model"],
+                         "comparisons": results.models["comparisons"]})
+    pivot = long.pivot(index="model", columns="trait_id", values="strength") if len(
+        long) else pd.DataFrame()
+    shown = [t for t in order if t in pivot.columns]
+    for trait_id in shown:
+        wide[trait_id] = wide["model"].map(pivot[trait_id]).to_numpy()
+    download = writer.data("leaderboard", wide, "Leaderboard: strength per model and trait "
+                           "(columns named by trait_id)", "index.html")
+
+    columns = [Column("model", "Model", numeric=False),
+               Column("comparisons", "Comparisons",
+                      title="comparisons with the reference model")]
+    columns += [Column(t, labels.at[t, "label"], cue=CUE_STRENGTH,
+                       title=labels.at[t, "trait"], vertical=True) for t in shown]
+    cells = {(row[0], row[1]): row[2:]
+             for row in long[["model", "trait_id", *HEAT]].itertuples(index=False)}
+    rows = []
+    for model, slug, n in results.models[["model", "slug", "comparisons"]].itertuples(
+            index=False):
+        row = [Cell(model, href=f"models/{slug}.html", header=True), count_cell(n)]
+        for trait_id in shown:
+            if (model, trait_id) in cells:
+                value, finding, valid, low, high = cells[(model, trait_id)]
+                row.append(strength_cell(value, finding, valid, ctx.min_valid, low, high))
+            else:
+                row.append(Cell("–"))
+        rows.append(row)
+    table = Table("leaderboard", "Strength of each trait, model vs the reference", columns,
+                  rows, download)
+
+    headline = None
+    top = shown[:HEADLINE_TRAITS]
+    if top:
+        strip = long[long["trait_id"].isin(top)].copy()
+        strip["rank"] = strip["trait_id"].map({t: i for i, t in enumerate(top)})
+        strip = strip.sort_values(["rank", "model"], kind="stable")
+        headline = chart("headline", charts.strip_plot(
+            strip, f"The {len(top)} traits on which models differ most. Each tick is one "
+            "model's strength against the reference: right of zero, the model shows the "
+            "trait more; left, less. Every number is in the table below."))
+    writer.page("index.html", "home.html", section="index.html",
+                intro=content_markdown(ctx.config.markdown_file("intro.md")),
+                table=table, headline=headline, charts=[headline] if headline else [],
+                long_download=long_download, reference=results.reference_model,
+                n_models=len(results.models), n_traits=len(shown))

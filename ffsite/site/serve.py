@@ -1,0 +1,105 @@
+"""A preview server for a built site, on 127.0.0.1, optionally under a subpath.
+
+Like a static host: files under the prefix are served from the site folder, anything
+else gets 404.html with status 404.  The folder is looked up on every request, so a
+rebuild that swaps the site in is picked up at once.
+"""
+
+from __future__ import annotations
+
+import errno
+import http.server
+import threading
+from functools import partial
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ffsite.errors import FfsiteError
+
+HOST = "127.0.0.1"
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    prefix = "/"
+
+    def translate_path(self, path: str) -> str:
+        route = unquote(urlsplit(path).path)
+        if not route.startswith(self.prefix):
+            return str(Path(self.directory) / ".ffsite-outside-prefix" / "missing")
+        return super().translate_path("/" + route[len(self.prefix):])
+
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base's name)
+        if self.server.verbose:  # type: ignore[attr-defined]
+            super().log_message(format, *args)
+
+
+def make_server(site: str | Path, port: int = 8000, prefix: str = "/",
+                verbose: bool = False) -> http.server.ThreadingHTTPServer:
+    """A server for `site` at http://127.0.0.1:<port><prefix> (port 0: any free port)."""
+    prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
+    handler = type("Handler", (SiteHandler,), {"prefix": prefix})
+    try:
+        server = http.server.ThreadingHTTPServer(
+            (HOST, port), partial(handler, directory=str(Path(site).resolve())))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise FfsiteError(f"port {port} on {HOST} is already in use; stop the other "
+                              "server or pick another with --port N") from None
+        raise FfsiteError(f"cannot listen on {HOST}:{port} ({exc.strerror}); pick another "
+                          "--port") from None
+    server.verbose = verbose  # type: ignore[attr-defined]
+    server.daemon_threads = True
+    return server
+
+
+def serve_in_background(server: http.server.ThreadingHTTPServer) -> threading.Thread:
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return thread
+
+
+def url_of(server: http.server.ThreadingHTTPServer, prefix: str = "/") -> str:
+    prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
+    return f"http://{HOST}:{server.server_address[1]}{prefix}"
+
+
+def snapshot(folders: list[Path]) -> tuple:
+    """(path, size, mtime) of every file under `folders`: changes when an input changes."""
+    entries = []
+    for folder in folders:
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    stat = path.stat()
+                    entries.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(entries)
+
+
+def watch(folders: list[Path], on_change, stop: threading.Event, interval: float = 1.0
+          ) -> threading.Thread:
+    """Call `on_change()` whenever a file under `folders` changes, until `stop` is set."""
+    def loop() -> None:
+        last = snapshot(folders)
+        while not stop.wait(interval):
+            current = snapshot(folders)
+            if current != last:
+                last = current
+                on_change()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,117 @@
+"""Tables as the templates draw them: columns with sort cues, rows of cells.
+
+Pages turn DataFrames into `Table`s here, so templates only loop; every text stays a
+plain string that Jinja escapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+from markupsafe import Markup
+
+from ffsite.site.output import Download
+from ffsite.site.render import count, heat_class, json_script, number, percent, signed
+
+# What a reader should make of a higher value, per kind of column.
+CUE_STRENGTH = "higher = shown more than the reference"
+CUE_ENCOURAGED = "higher = encouraged more"
+CUE_BETTER = "higher is better"
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    numeric: bool = True
+    cue: str = ""  # how to read higher values (sort buttons say it)
+    title: str = ""  # a longer label for the header's tooltip
+    vertical: bool = False  # a narrow, rotated header (trait columns of the leaderboard)
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    value: Any = None  # the exact value the sort uses (data-v); the text when None
+    href: str | None = None
+    css: str | None = None
+    title: str | None = None
+    header: bool = False  # the row's header cell (th scope=row)
+
+
+@dataclass
+class Table:
+    id: str
+    caption: str
+    columns: list[Column]
+    rows: list[list[Cell]] = field(default_factory=list)
+    download: Download | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Chart:
+    id: str
+    spec: Markup  # Vega-Lite JSON, safe inside <script type="application/json">
+    description: str  # what the chart shows, in words (also in the spec)
+    has_controls: bool = False  # a menu inside the chart (then it is not one image)
+
+
+def chart(chart_id: str, spec: dict[str, Any]) -> Chart:
+    return Chart(chart_id, json_script(spec), spec["description"], "params" in spec)
+
+
+def sort_value(value: Any) -> Any:
+    """What a cell's data-v holds: the value, rounded so pages stay small."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return None
+    return round(float(value), 4) if isinstance(value, float) else value
+
+
+def strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
+                  low: float | None = None, high: float | None = None) -> Cell:
+    """A heat cell with its 95% interval on hover; cells with too few valid votes say so
+    instead of being coloured."""
+    title = f"95% interval {signed(low)} to {signed(high)}" if low is not None else ""
+    if not finding:
+        title += f"{'; ' if title else ''}only {valid_votes} valid votes (fewer than {min_valid})"
+    return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
+                title=title or None)
+
+
+HEAT = ["strength", "finding", "valid_votes", "strength_low", "strength_high"]  # cell inputs
+
+
+def metric_columns(cue: str = CUE_STRENGTH) -> list[Column]:
+    return [Column("strength", "Strength", cue=cue,
+                   title="(agreed − disagreed) / comparisons"),
+            Column("relevance", "Relevance",
+                   title="share of comparisons with an A/B trait vote"),
+            Column("kappa", "Kappa", title="Cohen's kappa, adjusted: 2 × "
+                   "(agreement − 0.5) on the A/B votes"),
+            Column("valid", "Valid votes", title="comparisons with an A/B "
+                   "trait vote"),
+            Column("n", "Comparisons", title="comparisons counted")]
+
+
+def metric_cells(row: Any, min_valid: int) -> list[Cell]:
+    return [strength_cell(row.strength, row.finding, row.valid_votes, min_valid,
+                          row.strength_low, row.strength_high),
+            Cell(number(row.relevance), sort_value(row.relevance),
+                 title=f"95% interval {number(row.relevance_low)} to "
+                       f"{number(row.relevance_high)}"),
+            Cell(signed(row.cohens_kappa), sort_value(row.cohens_kappa),
+                 title=f"95% interval {signed(row.cohens_kappa_low)} to "
+                       f"{signed(row.cohens_kappa_high)}"),
+            Cell(count(row.valid_votes), int(row.valid_votes)),
+            Cell(count(row.num_votes), int(row.num_votes))]
+
+
+def percent_cell(value: float) -> Cell:
+    return Cell(percent(value), sort_value(value))
+
+
+def count_cell(value: int) -> Cell:
+    return Cell(count(value), int(value))

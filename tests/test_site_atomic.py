@@ -1,0 +1,86 @@
+"""A failed build exits non-zero with one line naming the cause and leaves the previous
+site exactly as it was; nothing half-written stays behind."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from site_fixture import REPO, write_content, write_tiny
+
+
+def run_build(root, *extra, templates=None):
+    return subprocess.run(
+        [sys.executable, "-m", "ffsite", "build", "--annotations", str(root / "annotations"),
+         "--content", str(root / "content"), "--templates", str(templates or
+                                                                REPO / "templates"),
+         "--out", str(root / "site"), "--quiet", *extra],
+        capture_output=True, text=True, cwd=root)
+
+
+def snapshot(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def built(tmp_path):
+    write_tiny(tmp_path / "annotations")
+    write_content(tmp_path / "content")
+    done = run_build(tmp_path)
+    assert done.returncode == 0, done.stderr
+    return tmp_path
+
+
+def assert_failed_cleanly(done, root, before, *needles):
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert all(needle in lines[0] for needle in needles), lines[0]
+    assert "Traceback" not in done.stderr
+    assert snapshot(root / "site") == before
+    assert sorted(p.name for p in root.iterdir()) == ["annotations", "content", "site"] + (
+        ["templates"] if (root / "templates").exists() else [])
+
+
+def test_corrupt_annotation_file_keeps_the_old_site(built):
+    before = snapshot(built / "site")
+    (built / "annotations" / "broken.parquet").write_bytes(b"PAR1 not really parquet")
+    assert_failed_cleanly(run_build(built), built, before, "broken.parquet")
+
+
+def test_failure_while_writing_pages_keeps_the_old_site(built):
+    before = snapshot(built / "site")
+    templates = built / "templates"
+    shutil.copytree(REPO / "templates", templates)
+    (templates / "trait.html").write_text("{% extends 'base.html' %}{% block main %}"
+                                          "{{ no_such_value }}{% endblock %}", "utf-8")
+    done = run_build(built, templates=templates)
+    assert_failed_cleanly(done, built, before, "trait.html", "no_such_value")
+
+
+def test_bad_settings_name_the_key(built):
+    before = snapshot(built / "site")
+    (built / "content" / "site.toml").write_text('reference_modle = "R"\n', "utf-8")
+    assert_failed_cleanly(run_build(built), built, before, "site.toml", "reference_modle")
+    (built / "content" / "site.toml").write_text('reference_model = "nobody"\n', "utf-8")
+    assert_failed_cleanly(run_build(built), built, before, "site.toml", "nobody")
+
+
+def test_empty_annotations_folder(built):
+    before = snapshot(built / "site")
+    for path in (built / "annotations").iterdir():
+        path.unlink()
+    assert_failed_cleanly(run_build(built), built, before, "no annotation files")
+
+
+def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
+    write_tiny(tmp_path / "annotations")
+    write_content(tmp_path / "content")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "notes.txt").write_text("mine", "utf-8")
+    done = run_build(tmp_path)
+    assert done.returncode == 1 and "not built by ffsite" in done.stderr
+    assert (tmp_path / "site" / "notes.txt").read_text("utf-8") == "mine"

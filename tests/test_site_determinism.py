@@ -1,0 +1,53 @@
+"""Two builds from the same inputs are byte-identical, in one process or in two; the
+"last updated" date comes from SOURCE_DATE_EPOCH or git, never the clock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from site_fixture import REPO, build_tiny, write_content, write_tiny
+
+from ffsite.site.build import build_site
+
+
+def tree(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_rebuild_is_byte_identical_across_processes(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    first = tree(build_tiny(tmp_path / "one"))
+    assert tree(build_tiny(tmp_path / "two")) == first
+    # A fresh process with another hash seed, through the command line.
+    root = tmp_path / "one"
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "SOURCE_DATE_EPOCH": "1700000000"}
+    subprocess.run([sys.executable, "-m", "ffsite", "build", "--annotations",
+                    str(root / "annotations"), "--base-data", str(root / "base"),
+                    "--content", str(root / "content"), "--templates",
+                    str(REPO / "templates"), "--out", str(tmp_path / "three"), "--quiet"],
+                   check=True, env=env, cwd=tmp_path)
+    third = tree(tmp_path / "three")
+    assert third.keys() == first.keys()
+    assert [name for name in first if first[name] != third[name]] == []
+    assert b"Last updated 2023-11-14." in first["index.html"]
+
+
+def test_last_updated_comes_from_git_history(tmp_path, monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    annotations = tmp_path / "annotations"
+    write_tiny(annotations)
+    content = write_content(tmp_path / "content")
+    build_site(annotations, tmp_path / "no-git", content=content, templates=REPO / "templates")
+    assert b"Last updated" not in (tmp_path / "no-git" / "index.html").read_bytes()
+
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2024-02-03T12:00:00Z",
+           "GIT_COMMITTER_DATE": "2024-02-03T12:00:00Z", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org"}
+    for command in (["init", "-q"], ["add", "annotations"], ["commit", "-q", "-m", "votes"]):
+        subprocess.run(["git", *command], cwd=tmp_path, check=True, env=env)
+    build_site(annotations, tmp_path / "site", content=content, templates=REPO / "templates")
+    assert b"Last updated 2024-02-03." in (tmp_path / "site" / "index.html").read_bytes()

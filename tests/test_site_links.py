@@ -1,0 +1,65 @@
+"""Served under /ffsite/ by a real local HTTP server, every internal link, asset and
+anchor of the built site resolves, and no page loads anything from another host."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from site_fixture import build_tiny
+from site_links import crawl, fetch
+
+from ffsite.site.serve import make_server, serve_in_background, url_of
+
+PREFIX = "/ffsite/"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    site = build_tiny(tmp_path_factory.mktemp("links"))
+    server = make_server(site, 0, PREFIX)
+    serve_in_background(server)
+    yield site, url_of(server, PREFIX)
+    server.shutdown()
+    server.server_close()
+
+
+def test_every_link_and_asset_resolves_under_a_subpath(served):
+    site, root = served
+    result = crawl(root)
+    assert result.problems == []
+    # Every file of the site is reachable by following links from the home page (the
+    # 404 page is served by the host instead).
+    on_disk = {root + p.relative_to(site).as_posix() for p in site.rglob("*")
+               if p.is_file() and not p.name.startswith(".") and p.name != "404.html"}
+    assert on_disk - result.files == set()
+    assert len(result.pages) == len(list(site.rglob("*.html"))) - 1  # all but 404.html
+    # External links are links (credits), never resources.
+    assert all(link.startswith("https://github.com/") for link in result.external_links)
+
+
+def test_no_page_references_another_host(served):
+    site, _ = served
+    for page in site.rglob("*.html"):
+        html = page.read_text("utf-8")
+        for tag in re.findall(r"<(?:script|link|img|iframe|source)\b[^>]*>", html):
+            assert "http:" not in tag and "https:" not in tag and "//" not in tag, (page, tag)
+        for spec in re.findall(r'class="chart-spec"[^>]*>(.*?)</script>', html, re.S):
+            assert '"url"' not in spec and "http" not in spec, page
+    css = next((site / "assets").glob("site-*.css")).read_text("utf-8")
+    assert "url(" not in css and "@import" not in css
+
+
+def test_unknown_address_gets_the_404_page_whose_links_work(served):
+    _, root = served
+    status, kind, body = fetch(root + "models/no-such-model.html")
+    assert status == 404 and kind.startswith("text/html")
+    assert b"Page not found" in body
+    result = crawl(root, start="404.html")
+    assert result.problems == []
+
+
+def test_outside_the_subpath_is_not_served(served):
+    _, root = served
+    status, _, _ = fetch(root.replace(PREFIX, "/") + "index.html")
+    assert status == 404

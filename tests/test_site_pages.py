@@ -1,0 +1,153 @@
+"""Every page kind exists, with what it promises (tiny fixture)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from site_fixture import CONCISE, VERBOSE, build_tiny
+
+from ffsite.site.build import build_site
+from ffsite.site.progress import Progress
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build_tiny(tmp_path_factory.mktemp("pages"))
+
+
+def text(site, page: str) -> str:
+    return (site / page).read_text("utf-8")
+
+
+def test_every_page_kind_exists(site):
+    for page in ("index.html", "models/m1.html", "models/m2.html", "datasets.html",
+                 "datasets/d.html", "traits.html", f"traits/{VERBOSE['trait_id']}.html",
+                 f"traits/{CONCISE['trait_id']}.html", "compare.html", "agreement.html",
+                 "methodology.html", "about.html", "404.html", "downloads.html",
+                 "ratings.html", "communication.html"):
+        html = text(site, page)
+        assert html.startswith("<!doctype html>") and "<h1>" in html, page
+    assert not (site / "models" / "R.html").exists()  # the reference is not a row
+    assert list((site / "assets").glob("favicon-*.svg"))
+    assert 'rel="icon"' in text(site, "index.html")
+
+
+def test_every_table_is_published_as_csv_and_json_and_listed(site):
+    csvs = {p.stem for p in (site / "data").glob("*.csv")}
+    jsons = {p.stem for p in (site / "data").glob("*.json")}
+    assert csvs == jsons and len(csvs) >= 15
+    downloads = text(site, "downloads.html")
+    for name in csvs:
+        assert f'href="data/{name}.csv"' in downloads and f'href="data/{name}.json"' in downloads
+
+
+def test_each_data_file_is_linked_from_the_page_that_shows_it(site):
+    for page, names in {
+        "index.html": ["leaderboard", "model-traits"],
+        "models/m1.html": ["model-m1", "model-m1-comparisons", "model-m1-ratings",
+                           "model-m1-indices"],
+        "ratings.html": ["ratings", "indices"],
+        "communication.html": ["communication"],
+        "datasets/d.html": ["dataset-d-traits", "dataset-d-by-topic",
+                            "dataset-d-annotators", "dataset-d-win-rates"],
+        "agreement.html": ["trait-agreement"],
+        f"traits/{VERBOSE['trait_id']}.html": [f"trait-{VERBOSE['trait_id']}-models",
+                                               f"trait-{VERBOSE['trait_id']}-ratings"],
+    }.items():
+        html = text(site, page)
+        prefix = "../" if "/" in page else ""
+        for name in names:
+            assert f'href="{prefix}data/{name}.csv"' in html, (page, name)
+
+
+def test_model_page_has_profile_counts_and_examples(site):
+    html = text(site, "models/m1.html")
+    assert "Most exhibited" in html and "Least exhibited" in html
+    assert 'class="chart-spec"' in html
+    # Example pairs: prompt and both responses side by side, with the votes, linked
+    # from the trait rows.
+    assert "Prompt of c1?" in html or "Prompt of c2?" in html
+    assert "<strong>m1</strong>" in html  # the response's Markdown was rendered
+    anchors = set(re.findall(r'href="#(ex-\d+)"', html))
+    assert anchors and all(f'id="{a}"' in html for a in anchors)
+    assert "Preferred" in html
+
+
+def test_dataset_page_sections(site):
+    html = text(site, "datasets/d.html")
+    for heading in ("What the preference annotations encourage", "Split by metadata",
+                    "Annotator groups", "Win rates", "Encouraged most", "Discouraged most"):
+        assert heading in html
+    assert "the first annotator" in html  # the annotator's description from the file
+
+
+def test_compare_page_carries_the_strengths(site):
+    html = text(site, "compare.html")
+    data = json.loads(re.search(r'<script type="application/json" id="compare-data">(.*?)'
+                                r"</script>", html, re.S).group(1))
+    assert data["models"] == ["m1", "m2"]
+    labels = [t["label"] for t in data["traits"]]
+    assert data["strength"]["m2"][labels.index("is more verbose")] == -1.0
+    assert '<select id="model-a" name="a">' in html
+
+
+def test_about_credits_sources_and_judges(site):
+    html = text(site, "about.html")
+    for needle in ("CC BY-NC 4.0", "MIT", "Apache-2.0", "rule-based judge",
+                   "AlpacaEval 2.0 judge", "crowdworkers"):
+        assert needle in html
+    # The judges of this build, read from the files.
+    assert re.search(r"<th scope=\"row\">pj2</th><td>preference votes</td>", html)
+    assert re.search(r"<th scope=\"row\">j</th><td>trait votes</td>", html)
+
+
+def test_404_links_through_the_base_url(site):
+    html = text(site, "404.html")
+    assert '<base href="/ffsite/">' in html and 'href="index.html"' in html
+
+
+def test_missing_texts_are_reported_once(tmp_path, capsys):
+    from site_fixture import REPO, write_content, write_tiny
+
+    write_tiny(tmp_path / "annotations")
+    result = build_site(tmp_path / "annotations", tmp_path / "site",
+                        content=write_content(tmp_path / "content"),
+                        templates=REPO / "templates", base_data=tmp_path / "nothing-here",
+                        progress=Progress(quiet=True))
+    assert result.notes == ["examples omitted: base dataset d not available; run ffsite "
+                            "fetch or pass --base-data DIR"]
+    html = (tmp_path / "site" / "models" / "m1.html").read_text("utf-8")
+    assert "Example pairs" not in html and "see example" not in html
+
+
+def csv_rows(site, name: str) -> list[dict]:
+    import csv
+
+    with open(site / "data" / f"{name}.csv", newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_communication_traits_page(site):
+    rows = {row["model"]: row for row in csv_rows(site, "communication")}
+    assert list(next(iter(rows.values())))[:3] == ["model", "words", "ends_with_question"]
+    assert float(rows["m1"]["words"]) == 20 and float(rows["m2"]["words"]) == 5
+    assert float(rows["m1"]["ends_with_question"]) == 0.25
+    html = text(site, "communication.html")
+    assert "Ends with a question" in html and "25.0%" in html
+    model = text(site, "models/m1.html")
+    assert "Communication traits" in model and ">20<" in model  # m1's words beside R's 8
+
+
+def test_ratings_page_and_model_ratings(site):
+    ratings = csv_rows(site, "ratings")
+    assert {row["model"] for row in ratings} == {"m1", "m2", "R"}
+    for row in ratings:
+        assert float(row["ci_low"]) <= float(row["elo"]) <= float(row["ci_high"])
+        if row["model"] == "R":
+            assert float(row["elo"]) == 1000.0  # the anchor, exactly
+    assert csv_rows(site, "indices")
+    assert "Index scores" in text(site, "ratings.html")
+    model = text(site, "models/m1.html")
+    assert "Elo rating per trait" in model and "index scores" in model

@@ -1,0 +1,41 @@
+"""Safe HTML from data: responses (Markdown, sanitised), JSON in script elements, cells."""
+
+from __future__ import annotations
+
+import json
+
+from ffsite.site.render import heat_class, json_script, response_html, signed
+
+
+def test_response_markdown_is_rendered_and_sanitised():
+    html, cut = response_html("# Title\n\n**bold** <script>alert(1)</script>\n\n"
+                              "[x](javascript:alert(1)) [y](https://example.org) [z](page.html)"
+                              "\n\n![img](https://example.org/a.png)\n\n<b onclick=x>b</b>")
+    assert not cut
+    assert '<p class="md-h">Title</p>' in html  # no heading joins the page outline
+    assert "<strong>bold</strong>" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script" not in html
+    assert "javascript:" not in html.replace("[x](javascript:alert(1))", "")
+    assert 'href="https://example.org"' in html and 'rel="noopener noreferrer nofollow"' in html
+    assert 'href="page.html"' not in html  # a relative link would point into our site
+    assert "<img" not in html
+    assert "onclick" not in html.replace("&lt;b onclick=x&gt;", "")
+
+
+def test_long_responses_are_cut():
+    html, cut = response_html("word " * 5000, limit=100)
+    assert cut and len(html) < 200
+
+
+def test_json_script_cannot_close_its_element():
+    value = {"name": "</script><script>alert(1)</script><!-- & \u2028"}
+    text = json_script(value)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == value
+
+
+def test_heat_classes_and_signs():
+    assert [heat_class(v) for v in (0.0, 0.049, 0.05, -0.15, 0.3, -0.5, 0.99)] == [
+        "h0", "h0", "hp1", "hn2", "hp3", "hn4", "hp4"]
+    assert heat_class(0.9, finding=False) == "nf" and heat_class(float("nan")) == "nf"
+    assert [signed(v) for v in (0.333, -0.001, -0.5, None)] == ["+0.33", "+0.00", "-0.50", "–"]

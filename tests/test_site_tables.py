@@ -1,0 +1,124 @@
+"""The site's tables show the numbers computed by hand for the tiny fixture
+(see tests/site_fixture.py for the table of votes)."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pytest
+from site_fixture import CONCISE, VERBOSE, build_tiny
+
+V, C = VERBOSE["trait_id"], CONCISE["trait_id"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build_tiny(tmp_path_factory.mktemp("tables"))
+
+
+def rows(site, name: str) -> list[dict]:
+    with open(site / "data" / f"{name}.csv", newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def by(rows_: list[dict], *keys: str) -> dict:
+    return {tuple(row[k] for k in keys): row for row in rows_}
+
+
+def test_model_leaderboard_by_hand(site):
+    cells = by(rows(site, "model-traits"), "model", "trait_id")
+    # m1 vs R: c1 V=A (m1's side), c2 V=B (m1's side), c3 V=B (R's side).
+    m1v = cells[("m1", V)]
+    assert (m1v["agreed"], m1v["disagreed"], m1v["num_votes"]) == ("2", "1", "3")
+    assert float(m1v["strength"]) == pytest.approx(1 / 3)
+    assert float(m1v["relevance"]) == pytest.approx(1.0)
+    assert m1v["finding"] == "True"  # 3 valid votes, threshold 3
+    # m1 C: c1 B (R's side), c2 neither, c3 A (m1's side).
+    m1c = cells[("m1", C)]
+    assert float(m1c["strength"]) == pytest.approx(0.0)
+    assert float(m1c["relevance"]) == pytest.approx(2 / 3)
+    assert m1c["finding"] == "False"  # 2 valid votes
+    # m2 vs R: c4 (m2 = A) V=B, C=A; c5 (m2 = B) V=A, C=B.
+    assert float(cells[("m2", V)]["strength"]) == pytest.approx(-1.0)
+    assert float(cells[("m2", C)]["strength"]) == pytest.approx(1.0)
+    models = by(rows(site, "models"), "model")
+    assert (models[("m1",)]["comparisons"], models[("m1",)]["all_comparisons"]) == ("3", "4")
+    assert (models[("m2",)]["comparisons"], models[("m2",)]["all_comparisons"]) == ("2", "3")
+    assert ("R",) not in models  # the reference has no row of its own
+
+
+def test_leaderboard_html_cells(site):
+    html = (site / "index.html").read_text("utf-8")
+    row = re.search(r'<a href="models/m1.html">m1</a></th>(.*?)</tr>', html, re.S).group(1)
+    cells = re.findall(r"<td([^>]*)>([^<]*)</td>", row)
+    assert cells[0][1] == "3"  # comparisons
+    shown = {text: attrs for attrs, text in cells[1:]}
+    assert 'class="hp3"' in shown["+0.33"]  # a finding, coloured (0.3 <= 0.33 < 0.5)
+    assert 'class="nf"' in shown["+0.00"] and "only 2 valid votes" in shown["+0.00"]
+
+
+def test_dataset_result_a_by_hand(site):
+    cells = by(rows(site, "dataset-d-traits"), "trait_id")
+    # pj: the tie on c3 drops out, N = 5; V agrees on all five; C disagrees on c1, c4,
+    # c5, c6 and is "neither" on c2.
+    assert float(cells[(V,)]["strength"]) == pytest.approx(1.0)
+    assert float(cells[(C,)]["strength"]) == pytest.approx(-0.8)
+    assert float(cells[(C,)]["relevance"]) == pytest.approx(0.8)
+    assert cells[(C,)]["judge"] == "pj"
+
+
+def test_split_by_metadata_sorted_by_max_diff(site):
+    table = rows(site, "dataset-d-by-topic")
+    cells = by(table, "value", "trait_id")
+    # topic x: c1, c2, c4 (c3 is a tie); topic y: c5, c6.
+    assert float(cells[("x", C)]["strength"]) == pytest.approx(-2 / 3)
+    assert float(cells[("y", C)]["strength"]) == pytest.approx(-1.0)
+    assert float(cells[("x", V)]["strength"]) == pytest.approx(1.0)
+    assert float(cells[("y", V)]["strength"]) == pytest.approx(1.0)
+    assert float(cells[("x", C)]["max_diff"]) == pytest.approx(1 / 3)
+    assert [row["trait_id"] for row in table] == [C, C, V, V]  # largest max diff first
+
+
+def test_annotator_groups(site):
+    cells = by(rows(site, "dataset-d-annotators"), "annotator", "trait_id")
+    # pj2 voted B, B, -, A, A, B on c1..c6.
+    assert float(cells[("pj2", V)]["strength"]) == pytest.approx(-0.2)
+    assert float(cells[("pj2", C)]["strength"]) == pytest.approx(0.4)
+    assert float(cells[("pj", V)]["strength"]) == pytest.approx(1.0)
+
+
+def test_win_rates_count_a_tie_as_half(site):
+    table = rows(site, "dataset-d-win-rates")
+    assert list(table[0])[:2] == ["model", "win_rate"]
+    rates = {row["model"]: float(row["win_rate"]) for row in table}
+    assert rates == pytest.approx({"m1": 100 * 2.5 / 3, "m2": 0.0})
+    html = (site / "datasets" / "d.html").read_text("utf-8")
+    assert "83.3%" in html
+
+
+def test_trait_agreement_by_hand(site):
+    (pair,) = rows(site, "trait-agreement")
+    # Both relevant on c1, c3, c4, c5, c6 (always opposite sides); V alone on c2.
+    # V says A on 3 of 5, C on 2 of 5: expected agreement 12/25, observed 0.
+    assert float(pair["cohens_kappa"]) == pytest.approx(-12 / 13)
+    assert float(pair["overlap"]) == pytest.approx(5 / 6)
+    assert (pair["both_relevant"], pair["either_relevant"]) == ("5", "6")
+
+
+def test_json_matches_csv(site):
+    import json
+
+    records = json.loads((site / "data" / "model-traits.json").read_text("utf-8"))
+    assert len(records) == len(rows(site, "model-traits")) == 4
+    first = records[0]
+    assert first["model"] == "m1" and isinstance(first["strength"], float)
+
+
+def test_every_cell_carries_its_interval(site):
+    for row in rows(site, "model-traits") + rows(site, "dataset-d-by-topic"):
+        for metric in ("strength", "relevance", "cohens_kappa"):
+            low, value, high = (float(row[f"{metric}{end}"]) for end in ("_low", "", "_high"))
+            assert low <= value <= high
+    html = (site / "index.html").read_text("utf-8")
+    assert "95% interval" in html
