@@ -40,10 +40,16 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
     n_votes = len(vote)
     comparison_rank = _rank_rows(comparisons, ["dataset", "comparison_id"])
     annotator_rank = _rank_rows(annotators, ["role", "judge", "trait_id"])
+    vote_comparison = np.asarray(vote_comparison)
+    vote_annotator = np.asarray(vote_annotator)
+    order = None if seed is not None else _block_order(comparison_rank, annotator_rank,
+                                                       vote_comparison, vote_annotator)
     seed = np.full(n_votes, -1, np.int64) if seed is None else np.asarray(seed, np.int64)
-    order = np.lexsort((seed, annotator_rank[vote_annotator], comparison_rank[vote_comparison]))
-    vote_comparison = np.asarray(vote_comparison)[order]
-    vote_annotator = np.asarray(vote_annotator)[order]
+    if order is None:
+        order = np.lexsort((seed, annotator_rank[vote_annotator],
+                            comparison_rank[vote_comparison]))
+    vote_comparison = vote_comparison[order]
+    vote_annotator = vote_annotator[order]
     meta_columns = sorted(c for c in comparisons.columns if c.startswith(schema.META_PREFIX))
     target = schema.votes_schema(meta_columns)
     arrays: dict[str, pa.Array] = {}
@@ -56,9 +62,35 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
     codes = np.asarray(vote, dtype=np.int32)[order] - 1
     arrays["vote"] = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()),
                                                     pa.array(schema.VOTE_VALUES))
-    notes = pa.array([None] * n_votes if note is None else list(note), pa.string())
-    arrays["note"] = notes.take(pa.array(order)).dictionary_encode()
+    if note is None:
+        arrays["note"] = pa.nulls(n_votes, pa.string()).dictionary_encode()
+    else:
+        notes = pa.array(list(note), pa.string())
+        arrays["note"] = notes.take(pa.array(order)).dictionary_encode()
     return pa.Table.from_arrays([arrays[f.name].cast(f.type) for f in target], schema=target)
+
+
+def _block_order(comparison_rank: np.ndarray, annotator_rank: np.ndarray,
+                 vote_comparison: np.ndarray, vote_annotator: np.ndarray) -> np.ndarray | None:
+    """The sorting permutation without sorting every vote, in the usual importer case.
+
+    Importers emit each comparison's votes together, and often every comparison carries
+    the same annotators in the same order.  Then sorting the comparisons and the one
+    annotator sequence is enough.  Returns None when that shape does not hold.
+    """
+    n_comparisons = len(comparison_rank)
+    if n_comparisons == 0 or len(vote_comparison) % n_comparisons:
+        return None
+    width = len(vote_comparison) // n_comparisons
+    grid = vote_annotator.reshape(n_comparisons, width)
+    if not ((vote_comparison.reshape(n_comparisons, width)
+             == np.arange(n_comparisons)[:, None]).all() and (grid == grid[0]).all()):
+        return None
+    within = np.argsort(annotator_rank[grid[0]], kind="stable")
+    if len(np.unique(grid[0])) != width:
+        return None  # one annotator twice per comparison: leave it to the full sort
+    block = np.argsort(comparison_rank, kind="stable")
+    return (block[:, None] * width + within[None, :]).reshape(-1)
 
 
 def _rank_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
@@ -71,10 +103,15 @@ def _rank_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
 
 
 def _dictionary_take(values: pd.Series, rows: np.ndarray) -> pa.DictionaryArray:
-    """Encode the (few) distinct values once, then pick one index per vote."""
+    """Encode the (few) distinct values once, then pick one code per vote with numpy."""
     encoded = pa.array(values.astype(object), pa.string(), from_pandas=True).dictionary_encode()
-    return pa.DictionaryArray.from_arrays(encoded.indices.take(pa.array(rows)),
-                                          encoded.dictionary)
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+    picked = codes[rows]
+    missing = picked < 0
+    return pa.DictionaryArray.from_arrays(
+        pa.array(np.where(missing, 0, picked) if missing.any() else picked, pa.int32(),
+                 mask=missing if missing.any() else None),
+        encoded.dictionary)
 
 
 def votes_table(frame: pd.DataFrame | pa.Table) -> pa.Table:
@@ -171,8 +208,19 @@ def write_parquet(table: pa.Table, metadata: dict[str, Any], path: str | os.Path
 ROW_GROUP_ROWS = 1 << 20
 
 
-def _compact(column: pa.ChunkedArray) -> pa.ChunkedArray:
+def _compact(column: pa.ChunkedArray) -> pa.Array:
+    """A dictionary column of one row group, keeping only the values it uses."""
     if not pa.types.is_dictionary(column.type):
+        return column.combine_chunks()
+    column = column.unify_dictionaries().combine_chunks() if column.num_chunks != 1 \
+        else column.chunk(0)
+    if len(column.dictionary) == 0:
         return column
-    return column.cast(column.type.value_type).combine_chunks().dictionary_encode().cast(
-        column.type)
+    valid = ~np.asarray(column.indices.is_null())
+    indices = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
+    present = np.zeros(len(column.dictionary), dtype=bool)
+    present[indices[valid]] = True  # dense marks, no sort: dictionaries are small enough
+    renumber = (np.cumsum(present) - 1).astype(np.int32)
+    return pa.DictionaryArray.from_arrays(
+        pa.array(renumber[indices], pa.int32(), mask=~valid if not valid.all() else None),
+        column.dictionary.filter(pa.array(present)))

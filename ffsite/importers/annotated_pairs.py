@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ffsite.base.texts import text_id
+from ffsite.base.texts import text_ids
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
@@ -189,8 +189,8 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
     rows: list[tuple] = []  # one per kept comparison
     meta: dict[str, dict[int, str]] = {}
     kept_annotations: list[dict[str, _Vote]] = []
-    prompts: dict[str, str] = {}
-    responses: dict[str, str] = {}
+    prompt_texts: list[str | None] = []
+    response_texts: list[str] = []  # A and B of each comparison, in turn
     seen: set[str] = set()
     skipped = {"duplicate": 0, "empty response": 0}
 
@@ -211,14 +211,12 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
         model_b = comparison_meta.get("model_b", response_b.model)
         prompt = comparison.prompt
         index = len(rows)
-        prompt_id = text_id("p", str(prompt)) if prompt else None
-        response_a_id, response_b_id = text_id("r", str(text_a)), text_id("r", str(text_b))
-        if prompt_id:
-            prompts[prompt_id] = str(prompt)
-        responses[response_a_id], responses[response_b_id] = str(text_a), str(text_b)
-        rows.append((dataset, comparison_id, prompt_id,
+        prompt_texts.append(str(prompt) if prompt else None)
+        response_texts.append(str(text_a))
+        response_texts.append(str(text_b))
+        rows.append((dataset, comparison_id, None,
                      None if model_a is None else str(model_a),
-                     None if model_b is None else str(model_b), response_a_id, response_b_id))
+                     None if model_b is None else str(model_b), None, None))
         for key, value in comparison_meta.items():
             if key in ("model_a", "model_b") or value is None:
                 continue
@@ -228,7 +226,13 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
 
     vote_comparison, vote_annotator, vote_code, notes = _votes_in_bulk(kept_annotations,
                                                                       annotator_index)
+    prompt_ids = [None if text is None else pid for pid, text in zip(
+        text_ids("p", [text or "" for text in prompt_texts]), prompt_texts, strict=True)]
+    response_ids = text_ids("r", response_texts)
     comparisons = pd.DataFrame(rows, columns=list(schema.COMPARISON_COLUMNS), dtype=object)
+    comparisons["prompt_id"] = prompt_ids
+    comparisons["response_a_id"] = response_ids[0::2]
+    comparisons["response_b_id"] = response_ids[1::2]
     for key, values in sorted(meta.items()):
         comparisons[schema.META_PREFIX + key] = pd.Series(values, dtype=object).reindex(
             range(len(rows)))
@@ -238,7 +242,9 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
         note=[notes.get(i) for i in range(len(vote_code))] if notes else None)
     return ImportResult(table=table, default_preference={dataset: default},
                         annotators={a: descriptions[a] for a in sorted(descriptions)},
-                        prompts=prompts, responses=responses,
+                        prompts={pid: text for pid, text in zip(prompt_ids, prompt_texts,
+                                                                strict=True) if pid},
+                        responses=dict(zip(response_ids, response_texts, strict=True)),
                         skipped={k: v for k, v in skipped.items() if v}, dataset=dataset)
 
 
