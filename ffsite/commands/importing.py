@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+import pyarrow.compute as pc
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.base.texts import write_texts
@@ -21,7 +22,8 @@ def import_group() -> None:
 def _finish(result: ImportResult, out: str, base_out: str | None) -> None:
     table = write_votes(result.table, out, default_preference=result.default_preference,
                         annotators=result.annotators)
-    n_comparisons = len(set(table.column("comparison_id").to_pylist()))
+    ids = table.column("comparison_id").combine_chunks()
+    n_comparisons = pc.count_distinct(ids.indices).as_py()  # dictionary values are unique
     message = f"wrote {out}: {table.num_rows} votes on {n_comparisons} comparisons"
     if result.skipped:
         message += " (skipped: " + ", ".join(f"{n} {why}" for why, n in
