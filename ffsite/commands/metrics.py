@@ -25,7 +25,11 @@ from ffsite.metrics.strength import metrics_table
 def metrics(paths: tuple[str, ...], against: str, reference_models: str, dataset: str | None,
             split_by: str | None, rule: str, judges: tuple[str, ...], fmt: str) -> None:
     """Per-trait strength, relevance and Cohen's kappa against a reference annotation."""
-    annotations = read_annotations(paths or ("annotations",))
+    # Read only what the table needs: the checks of unread columns are `validate`'s job.
+    needed = ["model_a", "model_b"]
+    if split_by:
+        needed += [split_by, "meta." + split_by]
+    annotations = read_annotations(paths or ("annotations",), columns=needed)
     references = [m.strip() for m in reference_models.split(",") if m.strip()]
     table = metrics_table(annotations, against=against, reference_models=references,
                           dataset=dataset, split_by=split_by, rule=rule, judges=judges)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,26 +156,70 @@ def _ranks(dictionary: list) -> np.ndarray:
 
 
 def _first_rows(groups: np.ndarray, count: int) -> np.ndarray:
-    """Row index of the first member of each group 0..count-1."""
-    first = np.empty(count, dtype=np.int64)
-    order = np.arange(len(groups) - 1, -1, -1)
-    first[groups[order]] = order  # reversed, so the first row writes last and wins
+    """Row index of the first member of each group 0..count-1.
+
+    Groups such as annotators all show up early, so look at a prefix first and scan the
+    whole array only if some group is still missing.
+    """
+    for end in (min(len(groups), 1 << 16), len(groups)):
+        first = np.full(count, -1, dtype=np.int64)
+        order = np.arange(end - 1, -1, -1)
+        first[groups[:end][order]] = order  # reversed: the earliest row writes last, wins
+        if (first >= 0).all():
+            return first
     return first
 
 
 class _Columns:
-    """Columns of one file, read one at a time so memory holds one column at once."""
+    """Columns of one file, each read and coded in turn.
+
+    Memory holds about one column's worth at a time.  For files on disk, the next column
+    is read on a second thread while the checks work on the current one (Arrow releases
+    the GIL while decoding), which uses both cores.  `only` restricts the columns read.
+    """
 
     def __init__(self, source: str, table: pa.Table | None = None,
-                 parquet: pq.ParquetFile | None = None):
+                 parquet: pq.ParquetFile | None = None, only: Collection[str] | None = None):
         self.source = source
         self.table = table
         self.parquet = parquet
-        self.names = table.column_names if table is not None else parquet.schema_arrow.names
+        names = table.column_names if table is not None else parquet.schema_arrow.names
+        self.names = names
+        self.selected = set(names) if only is None else set(names) & set(only)
+        self._futures: dict[str, Future] = {}
+        self._pool = ThreadPoolExecutor(max_workers=1) if parquet is not None else None
+
+    def wanted(self, name: str) -> bool:
+        return name in self.selected
+
+    def read_ahead(self, name: str) -> None:
+        """Start reading `name` in the background (files on disk only)."""
+        if self._pool is not None and name in self.selected and name not in self._futures:
+            self._futures[name] = self._pool.submit(self._read, name)
+
+    def plan(self, names: list[str]) -> None:
+        """The order columns will be asked for, so each read can start one step early."""
+        self._plan = [name for name in names if name in self.selected]
+        if self._plan:
+            self.read_ahead(self._plan[0])
 
     def codes(self, name: str) -> tuple[np.ndarray, list]:
+        """Codes of `name`; meanwhile start reading the next planned column."""
         if self.table is not None:
             return _codes(self.table.column(name))
+        plan = getattr(self, "_plan", [])
+        if name in plan and plan.index(name) + 1 < len(plan):
+            self.read_ahead(plan[plan.index(name) + 1])
+        self.read_ahead(name)
+        return self._futures.pop(name).result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            for future in self._futures.values():
+                future.cancel()
+            self._pool.shutdown(wait=True)
+
+    def _read(self, name: str) -> tuple[np.ndarray, list]:
         try:
             # Row group by row group: reading them all at once costs several times more.
             column = pa.chunked_array(
@@ -212,14 +257,21 @@ def _check_votes(check: _Columns, metadata: dict[str, Any]) -> dict[str, Any]:
         if name not in check.names:
             check.fail(name, None, "missing; every votes file needs the columns "
                        + ", ".join(schema.REQUIRED_COLUMNS))
+    meta_columns = sorted(c for c in check.names if c.startswith(schema.META_PREFIX))
+    per_comparison_columns = [*schema.COMPARISON_COLUMNS[2:], *meta_columns]
+    check.plan(["vote", "dataset", "comparison_id", *per_comparison_columns, "role",
+                "judge", "trait_id", "trait", "trait_set", "seed"])
     votes = _vote_codes(check)
 
     runs = _comparison_runs(check)
     per_comparison = {"dataset": (runs.dataset_codes[runs.first], runs.datasets),
                       "comparison_id": (runs.id_codes[runs.first], runs.ids)}
     runs.forget_rows()
-    meta_columns = sorted(c for c in check.names if c.startswith(schema.META_PREFIX))
-    for name in (*schema.COMPARISON_COLUMNS[2:], *meta_columns):
+    for name in per_comparison_columns:
+        if not check.wanted(name):
+            if name in schema.COMPARISON_COLUMNS:  # keep the standard columns, empty
+                per_comparison[name] = (np.full(len(runs.first), -1, np.int8), [])
+            continue
         codes, values = check.codes(name)
         row = runs.first_difference(codes)
         if row >= 0:
@@ -234,7 +286,7 @@ def _check_votes(check: _Columns, metadata: dict[str, Any]) -> dict[str, Any]:
         annotators.add_attribute(name)
     annotators.check_roles_and_traits()
 
-    row = _first_repeated_vote(check, runs, annotators.number)
+    row = _first_repeated_vote(check, runs, annotators.number) if check.wanted("seed") else -1
     if row >= 0:
         check.fail("seed", row, f"comparison '{runs.id_of(row)}' has two votes from judge "
                    f"'{annotators.judge_of(row)}' with the same seed; give repeated votes "
@@ -444,8 +496,13 @@ def _decode(codes: np.ndarray, dictionary: list) -> pd.Categorical:
         return pd.Categorical(np.array([*dictionary, None], dtype=object)[codes])
 
 
-def read_votes_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Read and check one votes file; return (coded pieces, file metadata)."""
+def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = None
+                    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Read and check one votes file; return (coded pieces, file metadata).
+
+    With `columns`, only those columns (plus the ones every read needs) are read and
+    checked — what `ffsite metrics` does; `ffsite validate` and `build` read them all.
+    """
     metadata = read_file_metadata(path)
     if metadata.get("kind") != schema.KIND_VOTES:
         raise FfsiteError(f"{path}: holds '{metadata.get('kind')}', not votes")
@@ -455,11 +512,24 @@ def read_votes_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); the file may be "
                           "truncated; re-create it") from None
-    return _check_votes(_Columns(str(path), parquet=parquet), metadata), metadata
+    only = None if columns is None else {*columns, *ALWAYS_READ}
+    reader = _Columns(str(path), parquet=parquet, only=only)
+    try:
+        return _check_votes(reader, metadata), metadata
+    finally:
+        reader.close()
 
 
-def read_annotations(paths: Iterable[str | os.PathLike]) -> Annotations:
-    """Read every votes file under `paths` (response-metrics files are skipped)."""
+ALWAYS_READ = ("dataset", "comparison_id", "role", "judge", "trait_id", "trait", "trait_set",
+               "vote")
+
+
+def read_annotations(paths: Iterable[str | os.PathLike],
+                     columns: Collection[str] | None = None) -> Annotations:
+    """Read every votes file under `paths` (response-metrics files are skipped).
+
+    `columns` limits the optional columns read (see `read_votes_file`).
+    """
     pieces, sources = [], []
     default_preference: dict[str, str] = {}
     descriptions: dict[str, str] = {}
@@ -467,7 +537,7 @@ def read_annotations(paths: Iterable[str | os.PathLike]) -> Annotations:
     for path in find_annotation_files(paths):
         if read_file_metadata(path).get("kind") != schema.KIND_VOTES:
             continue
-        piece, metadata = read_votes_file(path)
+        piece, metadata = read_votes_file(path, columns)
         pieces.append(piece)
         sources.append(str(path))
         default_preference.update(metadata.get("default_preference") or {})
