@@ -89,7 +89,7 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     try:
         raw = pq.read_schema(path).metadata or {}
     except (pa.ArrowInvalid, OSError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = first_line(exc)
         raise FfsiteError(f"{path}: not a readable Parquet file ({reason}); re-export it "
                           "with ffsite import or ffsite annotate") from None
     if schema.METADATA_KEY not in raw:
@@ -108,6 +108,11 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- helpers
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (Arrow's can run to many lines)."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
 
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
     """Integer codes (-1 for null) and the distinct values of a column.
@@ -227,7 +232,7 @@ class _Columns:
                  for chunk in self.parquet.read_row_group(group, columns=[name]).column(0).chunks],
                 type=self.parquet.schema_arrow.field(name).type)
         except (pa.ArrowInvalid, OSError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            reason = first_line(exc)
             raise FfsiteError(f"{self.source}: cannot read column '{name}' ({reason}); the "
                               "file may be truncated; re-create it") from None
         return _codes(column)
@@ -509,7 +514,7 @@ def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = N
     try:
         parquet = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = first_line(exc)
         raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); the file may be "
                           "truncated; re-create it") from None
     only = None if columns is None else {*columns, *ALWAYS_READ}

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format.read import find_annotation_files, read_file_metadata
+from ffsite.format.read import find_annotation_files, first_line, read_file_metadata
 
 ID_COLUMNS = list(schema.RESPONSE_ID_COLUMNS)
 
@@ -44,7 +44,7 @@ def _read_one(path: os.PathLike) -> pd.DataFrame:
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = first_line(exc)
         raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); re-create "
                           "it") from None
     for name in ID_COLUMNS:
