@@ -29,3 +29,59 @@ def shared_dir() -> Path:
 def shared_data(shared_dir: Path) -> Path:
     """../shared/data, laid out as FFSITE_BASE_DATA expects."""
     return shared_dir / "data"
+
+
+# ------------------------------------------------------------------ real-browser tests
+# One Chromium for the whole session.  Playwright's sync API marks the thread's asyncio
+# loop as running while it is alive, so tests that use the browser run after all others
+# (asyncio.run in a later test would fail otherwise).
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium, headless, shared by every browser test."""
+    from browser import launch
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_site(tmp_path_factory) -> Path:
+    """The tiny fixture site (site_fixture.py), with texts, built once per session."""
+    from site_fixture import build_tiny
+
+    return build_tiny(tmp_path_factory.mktemp("tiny-site"))
+
+
+@pytest.fixture(scope="session")
+def tiny_root(tiny_site: Path):
+    """The tiny site served like GitHub Pages under /ffsite/; yields its URL."""
+    from browser import PagesServer
+
+    server = PagesServer(tiny_site)
+    yield server.root
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_visits(chromium, tiny_site: Path, tiny_root: str) -> dict:
+    """{scheme: {page: PageVisit}}: every page of the tiny site, opened once per scheme."""
+    from browser import SCHEMES, visit_pages
+
+    return {scheme: visit_pages(chromium, tiny_site, tiny_root, scheme) for scheme in SCHEMES}
+
+
+@pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory) -> Path:
+    """A site built from hostile_fixture.py's attacks, built once per session."""
+    from hostile_fixture import build_hostile
+
+    return build_hostile(tmp_path_factory.mktemp("hostile"))

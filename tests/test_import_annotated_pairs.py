@@ -31,7 +31,8 @@ def _v2(comparisons, annotators=None, **metadata):
     annotators = annotators or {
         "pref": {"name": "preferred_text", "type": "unknown"},
         "t1": {"description": "Select the response that is more verbose", "type": "principle"},
-        "np": {"description": "Select the response that is blue", "type": "non_preference_principle"},
+        "np": {"description": "Select the response that is blue",
+               "type": "non_preference_principle"},
     }
     return {"metadata": {"version": "2.0", "default_annotator": "pref", **metadata},
             "annotators": annotators, "comparisons": comparisons}

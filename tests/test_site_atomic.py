@@ -1,5 +1,6 @@
 """A failed build exits non-zero with one line naming the cause and leaves the previous
-site exactly as it was; nothing half-written stays behind."""
+site exactly as it was; nothing half-written stays behind.  (Bad annotation files, a full
+disk and the other inputs every command shares: test_bad_input.py.)"""
 
 from __future__ import annotations
 
@@ -45,12 +46,6 @@ def assert_failed_cleanly(done, root, before, *needles):
         ["templates"] if (root / "templates").exists() else [])
 
 
-def test_corrupt_annotation_file_keeps_the_old_site(built):
-    before = snapshot(built / "site")
-    (built / "annotations" / "broken.parquet").write_bytes(b"PAR1 not really parquet")
-    assert_failed_cleanly(run_build(built), built, before, "broken.parquet")
-
-
 def test_failure_while_writing_pages_keeps_the_old_site(built):
     before = snapshot(built / "site")
     templates = built / "templates"
@@ -67,13 +62,6 @@ def test_bad_settings_name_the_key(built):
     assert_failed_cleanly(run_build(built), built, before, "site.toml", "reference_modle")
     (built / "content" / "site.toml").write_text('reference_model = "nobody"\n', "utf-8")
     assert_failed_cleanly(run_build(built), built, before, "site.toml", "nobody")
-
-
-def test_empty_annotations_folder(built):
-    before = snapshot(built / "site")
-    for path in (built / "annotations").iterdir():
-        path.unlink()
-    assert_failed_cleanly(run_build(built), built, before, "no annotation files")
 
 
 def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path):

@@ -112,6 +112,7 @@ def test_missing_texts_are_reported_once(tmp_path, capsys):
     from site_fixture import REPO, write_content, write_tiny
 
     write_tiny(tmp_path / "annotations")
+    (tmp_path / "nothing-here").mkdir()  # a base-data folder without this dataset's texts
     result = build_site(tmp_path / "annotations", tmp_path / "site",
                         content=write_content(tmp_path / "content"),
                         templates=REPO / "templates", base_data=tmp_path / "nothing-here",

@@ -115,18 +115,24 @@ def fetch_file(client: httpx.Client, source: SourceFile, target: Path, *,
     if is_current(source, target):
         return "up to date"
     part = target.with_name(target.name + ".part")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _download(client, source, part, progress, pause)
-    if source.digest != UNVERIFIED:
-        found = file_digest(part, source.check)
-        if found != source.digest:
-            part.unlink()
-            raise FfsiteError(
-                f"{source.label}: checksum mismatch ({source.check} expected "
-                f"{source.digest[:16]}..., got {found[:16]}...); the download from "
-                f"{source.url} was deleted; the source may have changed: fix the declaration "
-                "or use a local copy with --base-data")
-    os.replace(part, target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _download(client, source, part, progress, pause)
+        if source.digest != UNVERIFIED:
+            found = file_digest(part, source.check)
+            if found != source.digest:
+                part.unlink()
+                raise FfsiteError(
+                    f"{source.label}: checksum mismatch ({source.check} expected "
+                    f"{source.digest[:16]}..., got {found[:16]}...); the download from "
+                    f"{source.url} was deleted; the source may have changed: fix the "
+                    "declaration or use a local copy with --base-data")
+        os.replace(part, target)
+    except OSError as exc:  # a full disk, say: a part that cannot grow is no use to resume
+        part.unlink(missing_ok=True)
+        raise FfsiteError(f"{target}: writing the download failed ({exc.strerror}); the "
+                          "partial file was deleted; free some space and run ffsite fetch "
+                          "again") from None
     return "downloaded" if source.digest != UNVERIFIED else UNVERIFIED
 
 
@@ -228,11 +234,14 @@ def check_copy(declared: dict[str, list[SourceFile]], names: Iterable[str],
                 unverified += 1
                 continue
             if not target.is_file():
-                raise FfsiteError(f"{target}: missing from the local copy")
+                raise FfsiteError(f"{target}: missing from the local copy; run ffsite fetch "
+                                  f"--cache-dir {folder} {dataset} to download it")
             found = file_digest(target, source.check)
             if found != source.digest:
                 raise FfsiteError(f"{target}: {source.check} {found[:16]}... does not match "
-                                  f"the declared {source.digest[:16]}...")
+                                  f"the declared {source.digest[:16]}...; the copy is damaged "
+                                  f"or out of date: run ffsite fetch --cache-dir {folder} "
+                                  f"{dataset} to download it again")
             verified += 1
         lines.append(f"{dataset}: {verified} files match their checksums, "
                      f"{unverified} not checked (no checksum declared)")

@@ -535,11 +535,16 @@ def read_annotations(paths: Iterable[str | os.PathLike],
 
     `columns` limits the optional columns read (see `read_votes_file`).
     """
+    paths = list(paths)
+    files = find_annotation_files(paths)
+    if not files:  # an empty folder is a mistake, not a data set without votes
+        raise FfsiteError("no annotation files (.parquet) in " + ", ".join(map(str, paths))
+                          + "; give annotation files or a folder that holds them")
     pieces, sources = [], []
     default_preference: dict[str, str] = {}
     descriptions: dict[str, str] = {}
     summaries: dict[str, dict] = {}
-    for path in find_annotation_files(paths):
+    for path in files:
         if read_file_metadata(path).get("kind") != schema.KIND_VOTES:
             continue
         piece, metadata = read_votes_file(path, columns)

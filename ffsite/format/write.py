@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ffsite._atomic import atomic_path
@@ -103,15 +104,23 @@ def _rank_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
 
 
 def _dictionary_take(values: pd.Series, rows: np.ndarray) -> pa.DictionaryArray:
-    """Encode the (few) distinct values once, then pick one code per vote with numpy."""
+    """Encode the (few) distinct values once, then pick one code per vote with numpy.
+
+    The dictionary is sorted, so the bytes written do not depend on the order in which
+    the caller happened to list comparisons or annotators.
+    """
     encoded = pa.array(values.astype(object), pa.string(), from_pandas=True).dictionary_encode()
-    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order) + 1, dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    rank[-1] = -1  # null codes (-1) index the last slot
+    codes = rank[encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)]
     picked = codes[rows]
     missing = picked < 0
     return pa.DictionaryArray.from_arrays(
         pa.array(np.where(missing, 0, picked) if missing.any() else picked, pa.int32(),
                  mask=missing if missing.any() else None),
-        encoded.dictionary)
+        encoded.dictionary.take(pa.array(order)))
 
 
 def votes_table(frame: pd.DataFrame | pa.Table) -> pa.Table:

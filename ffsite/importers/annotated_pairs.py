@@ -93,7 +93,7 @@ def _load(path: Path) -> _Document:
     try:
         return _DECODER.decode(path.read_bytes())
     except FileNotFoundError:
-        raise FfsiteError(f"{path}: no such file") from None
+        raise FfsiteError(f"{path}: no such file; check the path") from None
     except msgspec.ValidationError as exc:
         raise FfsiteError(f"{path}: not an AnnotatedPairs file ({exc})") from None
     except msgspec.DecodeError as exc:
@@ -163,6 +163,10 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
     path = Path(path)
     document = _load(path)
     metadata = document.metadata
+    version = str(metadata.get("version", "2.0"))
+    if version.split(".")[0] not in ("1", "2"):  # a newer format may mean other things
+        raise FfsiteError(f"{path}: AnnotatedPairs version {version} is not supported (ffsite "
+                          "reads 1.x and 2.x); save it in format 2.0 or upgrade ffsite")
     dataset = str(dataset or metadata.get("dataset_name") or path.stem)
     annotators = document.annotators
 

@@ -32,9 +32,10 @@ def read_icai_csv(path: str | os.PathLike, dataset: str | None = None) -> Import
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except FileNotFoundError:
-        raise FfsiteError(f"{path}: no such file") from None
+        raise FfsiteError(f"{path}: no such file; check the path") from None
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise FfsiteError(f"{path}: not a readable CSV file ({exc})") from None
+        raise FfsiteError(f"{path}: not a readable CSV file ({exc}); fix it or save it "
+                          "again as CSV") from None
     frame = frame.loc[:, ~frame.columns.duplicated()]
     for column in REQUIRED:
         if column not in frame.columns:

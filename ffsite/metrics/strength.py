@@ -172,8 +172,9 @@ def model_reference(annotations: Annotations, *, targets: Sequence[str] | None =
     targets = list(targets) if targets else all_models
     unknown = [m for m in [*targets, *(reference_models or [])] if m not in all_models]
     if unknown:
-        raise FfsiteError(f"model '{unknown[0]}' is not in the annotations; known models: "
-                          + ", ".join(all_models[:12]) + (" ..." if len(all_models) > 12 else ""))
+        raise FfsiteError(f"model '{unknown[0]}' is not in the annotations; use one of the "
+                          "known models: " + ", ".join(all_models[:12])
+                          + (" ..." if len(all_models) > 12 else ""))
     references = set(reference_models) if reference_models else set(all_models)
     valid = ~(pd.isna(model_a) | pd.isna(model_b)) & (model_a != model_b)
     if mask is not None:
@@ -321,8 +322,8 @@ def dataset_mask(annotations: Annotations, dataset: str | None) -> np.ndarray | 
     if dataset is None:
         return None
     if dataset not in annotations.datasets:
-        raise FfsiteError(f"dataset '{dataset}' is not in the annotations; known datasets: "
-                          + ", ".join(annotations.datasets))
+        raise FfsiteError(f"dataset '{dataset}' is not in the annotations; use one of the "
+                          "known datasets: " + ", ".join(annotations.datasets))
     return (annotations.comparisons["dataset"] == dataset).to_numpy()
 
 
@@ -339,6 +340,9 @@ def metrics_table(annotations: Annotations, *, against: str = "preference",
     votes = trait_votes(annotations, rule=rule, judges=judges)
     group_codes, groups = group_by_column(annotations, split_by, mask)
     if against == "preference" or against.startswith("preference:"):
+        if reference_models:  # silently ignoring them would answer another question
+            raise FfsiteError("--reference-models only applies with --against model:NAME; "
+                              "drop it or compare with a model")
         judge = against.partition(":")[2] or None
         reference = preference_reference(annotations, group_codes, groups, judge=judge,
                                          rule=rule)

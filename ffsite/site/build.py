@@ -47,6 +47,9 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     progress = progress or Progress(quiet=True)
     out = Path(out)
     check_target(out)
+    if base_data is not None and not Path(base_data).is_dir():  # a typo, most likely
+        raise FfsiteError(f"base data {base_data}: no such folder (from --base-data or "
+                          "FFSITE_BASE_DATA); fix it, or unset both to build without examples")
     config = load_config(content)
     env = environment(Path(templates))
     files = find_annotation_files([annotations])
@@ -77,7 +80,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         swap_in(staging, out)
     except OSError as exc:
         raise FfsiteError(f"{out}: writing the site failed ({exc.strerror}); the previous "
-                          "site is unchanged") from None
+                          "site is unchanged; free some space or pick another --out") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return result

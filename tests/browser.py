@@ -1,0 +1,251 @@
+"""Helpers for the real-browser tests: Debian's Chromium driven by Playwright, a static
+server that behaves like GitHub Pages, and a watch on everything a page does wrong.
+
+The browser and the served fixture site are session fixtures in conftest.py.
+"""
+
+from __future__ import annotations
+
+import http.server
+import mimetypes
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
+PREFIX = "/ffsite/"  # the site is served under a subpath, as a project site is
+SCHEMES = ("light", "dark")
+# Headless, no sandbox (containers), and none of Chromium's own traffic to Google.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-gpu"]
+
+
+def chromium_path() -> str:
+    """$FFSITE_CHROMIUM, else Debian's /usr/bin/chromium; fail (never skip) if missing."""
+    path = os.environ.get("FFSITE_CHROMIUM", "/usr/bin/chromium")
+    if not Path(path).is_file():
+        pytest.fail(f"Chromium not found at {path}: apt-get install chromium, or set "
+                    "FFSITE_CHROMIUM to its executable")
+    return path
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS,
+                                      headless=True)
+
+
+class PagesHandler(http.server.BaseHTTPRequestHandler):
+    """Like GitHub Pages for a project site: files under the prefix, a folder's
+    index.html, and 404.html with status 404 for anything else, at any depth."""
+
+    site: Path
+    prefix: str
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        route = unquote(urlsplit(self.path).path)
+        target = self.resolve(route)
+        status = 200
+        if target is None:
+            target, status = self.site / "404.html", 404
+        body = target.read_bytes()
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        self.send_response(status)
+        self.send_header("Content-Type", kind + ("; charset=utf-8" if kind.startswith(
+            "text/") or kind.endswith(("javascript", "json")) else ""))
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=600")  # as GitHub Pages sends
+        self.end_headers()
+        self.wfile.write(body)
+
+    def resolve(self, route: str) -> Path | None:
+        if not route.startswith(self.prefix):
+            return None
+        parts = [p for p in route[len(self.prefix):].split("/") if p]
+        if any(p in (".", "..") for p in parts):
+            return None
+        target = self.site.joinpath(*parts)
+        if target.is_dir():
+            target = target / "index.html"
+        return target if target.is_file() else None
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class PagesServer:
+    """Serves `site` at http://127.0.0.1:<free port><prefix> in a background thread."""
+
+    def __init__(self, site: Path, prefix: str = PREFIX) -> None:
+        handler = type("Handler", (PagesHandler,), {"site": Path(site), "prefix": prefix})
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.root = f"http://127.0.0.1:{self.httpd.server_address[1]}{prefix}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@dataclass
+class Watch:
+    """Everything a page does wrong: console errors and warnings, script errors, failed
+    requests, error statuses, requests outside the served site (another host, or this
+    host outside the subpath), and dialogs (dismissed)."""
+
+    root: str
+    problems: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    expected_status: dict[str, int] = field(default_factory=dict)  # url -> status
+
+    def attach(self, context) -> Watch:
+        context.on("console", self._console)
+        context.on("weberror", lambda error: self.problems.append(f"script error: "
+                                                                  f"{error.error}"))
+        context.on("requestfailed", self._failed)
+        context.on("response", self._response)
+        context.on("request", self._request)
+        context.on("dialog", self._dialog)
+        return self
+
+    def _console(self, message) -> None:
+        if message.location.get("url") in self.expected_status and message.text.startswith(
+                "Failed to load resource"):
+            return  # Chromium reports every error status, the expected ones too
+        if message.type in ("error", "warning"):
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def _failed(self, request) -> None:
+        # Chromium asks for the icon after the page has loaded; going to the next page
+        # cancels that request, which is no fault of the site.
+        if not (request.failure == "net::ERR_ABORTED" and "/favicon" in request.url):
+            self.problems.append(f"failed {request.url}: {request.failure}")
+
+    def _response(self, response) -> None:
+        expected = self.expected_status.get(response.url, 200)
+        if response.status >= 400 and response.status != expected:
+            self.problems.append(f"HTTP {response.status} {response.url}")
+
+    def _request(self, request) -> None:
+        if not request.url.startswith(self.root):
+            self.problems.append(f"request outside the site: {request.url}")
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def take(self) -> list[str]:
+        """The problems so far, and start afresh."""
+        found, self.problems = self.problems, []
+        return found
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every HTML page of a built site, relative to its top."""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+
+
+# Resolves once every chart on the page is drawn: an SVG with at least one data mark.
+CHARTS_DRAWN = """() => [...document.querySelectorAll('.chart')].every(
+    chart => chart.querySelector('svg g.role-mark > *') !== null)"""
+
+
+def open_page(page, url: str) -> None:
+    """Go to `url` and wait until its charts are drawn (a page without charts: at once)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.goto(url, wait_until="load")
+    try:
+        page.wait_for_function(CHARTS_DRAWN, timeout=10_000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{url}: a chart was not drawn within 10 s") from None
+
+
+# What the tests need to know about a page, read in one pass after it is drawn.  Colours
+# are the browser's computed styles; names are the browser's own accessibility tree.
+PAGE_FACTS = """() => {
+  const text = el => el ? el.textContent.replace(/\\s+/g, ' ').trim() : '';
+  const byIds = ids => (ids || '').split(/\\s+/).filter(Boolean)
+      .map(id => text(document.getElementById(id))).join(' ').trim();
+  const named = el => ({ariaLabel: el.getAttribute('aria-label') || '',
+                        labelledBy: byIds(el.getAttribute('aria-labelledby')),
+                        describedBy: byIds(el.getAttribute('aria-describedby'))});
+  const shown = el => el.getClientRects().length > 0;
+  const backgrounds = el => {
+    const chain = [];
+    for (let e = el; e; e = e.parentElement) { chain.push(getComputedStyle(e).backgroundColor); }
+    return chain;
+  };
+  return {
+    headings: [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map(
+        h => ({level: Number(h.tagName[1]), text: text(h)})),
+    controls: [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+        .map(c => ({what: c.outerHTML.slice(0, 80), labels: [...c.labels].map(text),
+                    ...named(c)})),
+    tables: [...document.querySelectorAll('table')].map(
+        t => ({id: t.id, caption: text(t.caption), ...named(t)})),
+    charts: [...document.querySelectorAll('.chart')].map(c => ({
+        id: c.id, role: c.getAttribute('role') || '', ...named(c),
+        figcaption: text(c.closest('figure') && c.closest('figure').querySelector('figcaption')),
+        marks: c.querySelectorAll('svg g.role-mark > *').length,
+        failed: c.textContent.includes('could not be drawn')})),
+    sortButtons: [...document.querySelectorAll('table.sortable thead th button')].map(
+        b => ({label: text(b.querySelector('.label'))})),
+    heat: [...document.querySelectorAll('.h0, .hp1, .hp2, .hp3, .hp4, .hn1, .hn2, .hn3, .hn4, .nf')]
+        .filter(shown).map(el => ({css: el.className, text: text(el),
+                                    color: getComputedStyle(el).color,
+                                    backgrounds: backgrounds(el)})),
+    colours: {background: getComputedStyle(document.documentElement).backgroundColor,
+              text: getComputedStyle(document.body).color,
+              axisText: [...document.querySelectorAll('.chart svg g.role-axis-label text')]
+                  .map(t => getComputedStyle(t).fill)},
+  };
+}"""
+# Roles whose accessible name the tests check (Chromium's names for them).
+NAMED_ROLES = {"button", "combobox", "searchbox", "textbox", "listbox", "checkbox", "radio",
+               "slider", "spinbutton", "table", "image", "graphics-document", "figure"}
+
+
+@dataclass
+class PageVisit:
+    problems: list[str]
+    facts: dict
+    accessible: list[tuple[str, str]]  # (role, name) of the nodes with NAMED_ROLES
+
+
+def accessible_names(page) -> list[tuple[str, str]]:
+    """(role, name) of every node with one of NAMED_ROLES in Chromium's accessibility tree."""
+    session = page.context.new_cdp_session(page)
+    try:
+        nodes = session.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        session.detach()
+    found = []
+    for node in nodes:
+        role = node.get("role", {}).get("value")
+        if role in NAMED_ROLES and not node.get("ignored"):
+            found.append((role, str(node.get("name", {}).get("value", "")).strip()))
+    return found
+
+
+def visit_pages(browser, site: Path, root: str, scheme: str) -> dict[str, PageVisit]:
+    """Open every page of `site` (served at `root`) once in `scheme`; record what the
+    tests check: problems seen while loading, PAGE_FACTS and the accessible names."""
+    context = browser.new_context(color_scheme=scheme)
+    watch = Watch(root).attach(context)
+    page = context.new_page()
+    visits = {}
+    try:
+        for path in site_pages(site):
+            open_page(page, root + path)
+            visits[path] = PageVisit([], page.evaluate(PAGE_FACTS), accessible_names(page))
+            visits[path].problems = watch.take()
+    finally:
+        context.close()
+    return visits
