@@ -26,7 +26,7 @@ def metrics(paths: tuple[str, ...], against: str, reference_models: str, dataset
             split_by: str | None, rule: str, judges: tuple[str, ...], fmt: str) -> None:
     """Per-trait strength, relevance and Cohen's kappa against a reference annotation."""
     # Read only what the table needs: the checks of unread columns are `validate`'s job.
-    needed = ["model_a", "model_b"]
+    needed = ["model_a", "model_b"] if against.startswith("model:") else []
     if split_by:
         needed += [split_by, "meta." + split_by]
     annotations = read_annotations(paths or ("annotations",), columns=needed)
