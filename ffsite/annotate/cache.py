@@ -15,14 +15,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ffsite._cache import cache_root
 from ffsite.errors import FfsiteError
-
-DEFAULT_DIR_VARIABLE = "XDG_CACHE_HOME"
 
 
 def default_cache_dir() -> Path:
-    root = os.environ.get(DEFAULT_DIR_VARIABLE) or Path.home() / ".cache"
-    return Path(root) / "ffsite" / "annotate"
+    return cache_root() / "annotate"
 
 
 def call_key(**fields: Any) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 import httpx
 
+from ffsite._cache import cache_root
 from ffsite.errors import FfsiteError
 
 UNVERIFIED = "unverified"
@@ -43,9 +44,8 @@ class SourceFile:
 
 
 def default_cache_dir() -> Path:
-    """$XDG_CACHE_HOME/ffsite/base-data, else ~/.cache/ffsite/base-data."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "ffsite" / "base-data"
+    """base-data under the cache root (see ffsite._cache)."""
+    return cache_root() / "base-data"
 
 
 def read_declaration(path: str | os.PathLike) -> dict[str, list[SourceFile]]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import os
 from pathlib import Path
 
 import altair as alt
 import vl_convert
 
 from ffsite._atomic import write_bytes
+from ffsite._cache import cache_root
 from ffsite.errors import FfsiteError
 
 STATIC_DIR = "static"  # inside the templates folder: CSS, JS, favicon
@@ -33,21 +33,13 @@ def chart_bundle() -> bytes:
     version = alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]  # "v6.4.1" -> "6.4"
     if version not in vl_convert.get_vegalite_versions():
         version = None  # vl-convert's newest; Altair's specs stay compatible within a major
-    cached = cache_dir() / f"vega-bundle-{vl_convert.__version__}-{version}.js"
+    cached = cache_root() / f"vega-bundle-{vl_convert.__version__}-{version}.js"
     if cached.is_file():
         return cached.read_bytes()
     bundle = vl_convert.javascript_bundle(vl_version=version).encode("utf-8")
     with contextlib.suppress(FfsiteError):  # no writable cache: bundle again next time
         write_bytes(cached, bundle)
     return bundle
-
-
-def cache_dir() -> Path:
-    """$FFSITE_CACHE_DIR, else $XDG_CACHE_HOME/ffsite, else ~/.cache/ffsite."""
-    if os.environ.get("FFSITE_CACHE_DIR"):
-        return Path(os.environ["FFSITE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "ffsite"
 
 
 def hashed_name(name: str, data: bytes) -> str:
