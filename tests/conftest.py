@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Every cache (chart bundle, checked votes, annotate calls) goes to a folder of this test
+# session, inherited by the commands tests run: tests never see a user's cache or leave
+# entries in it.
+os.environ["FFSITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="ffsite-test-cache-")
 
 
 def shared_path() -> Path:

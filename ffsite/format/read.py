@@ -8,6 +8,7 @@ the file, the column and the first offending row (0-based, as pandas counts them
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Collection, Iterable
@@ -21,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
-from ffsite.format import schema
+from ffsite.format import _checked, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader, first_line
 
@@ -45,6 +46,13 @@ class Annotations:
     preference_descriptions: dict[str, str] = field(default_factory=dict)
     run_summaries: dict[str, dict] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def preference_votes(self) -> pd.DataFrame:
+        """The votes of preference annotators only (a small share), found once."""
+        is_preference = (self.annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()
+        rows = np.flatnonzero(is_preference[self.votes["annotator"].to_numpy()])
+        return self.votes.iloc[rows].reset_index(drop=True)
 
     @property
     def meta_columns(self) -> list[str]:
@@ -117,28 +125,35 @@ def check_votes_table(table: pa.Table, metadata: dict[str, Any], source: str
     return check_votes(ColumnReader(source, table=table), metadata)
 
 
-def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = None
-                    ) -> tuple[dict[str, Any], dict[str, Any]]:
+def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = None, *,
+                    use_cache: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read and check one votes file; return (coded pieces, file metadata).
 
     With `columns`, only those columns (plus the ones every read needs) are read and
     checked — what `ffsite metrics` does; `ffsite validate` and `build` read them all.
+    A file whose exact bytes were checked before comes from the cache (`_checked`).
     """
     metadata = read_file_metadata(path)
     if metadata.get("kind") != schema.KIND_VOTES:
         raise FfsiteError(f"{path}: holds '{metadata.get('kind')}', not votes")
+    only = None if columns is None else {*columns, *ALWAYS_READ}
+    cache_key = _checked.key(path, only) if use_cache else None
+    cached = _checked.load(cache_key)
+    if cached is not None:
+        return cached
     try:
         parquet = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
         reason = first_line(exc)
         raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); the file may be "
                           "truncated; re-create it") from None
-    only = None if columns is None else {*columns, *ALWAYS_READ}
     reader = ColumnReader(str(path), parquet=parquet, only=only)
     try:
-        return check_votes(reader, metadata), metadata
+        piece = check_votes(reader, metadata)
     finally:
         reader.close()
+    _checked.store(cache_key, piece, metadata)
+    return piece, metadata
 
 
 ALWAYS_READ = ("dataset", "comparison_id", "role", "judge", "trait_id", "trait", "trait_set",

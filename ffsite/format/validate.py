@@ -25,7 +25,7 @@ def validate_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
     for path in files:
         metadata = read_file_metadata(path)
         if metadata.get("kind") == schema.KIND_VOTES:
-            piece, _ = read_votes_file(path)
+            piece, _ = read_votes_file(path, use_cache=False)
             lines.append(f"ok {path}: {len(piece['vote'])} votes on "
                          f"{len(piece['comparisons']['dataset'])} comparisons")
         elif metadata.get("kind") == schema.KIND_RESPONSE_METRICS:

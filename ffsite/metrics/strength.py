@@ -79,7 +79,7 @@ def trait_votes(annotations: Annotations, *, rule: str = "majority",
     votes = annotations.votes
     vote_trait = annotator_trait[votes["annotator"].to_numpy()]
     keep = vote_trait >= 0
-    keys = votes["comparison"].to_numpy()[keep].astype(key_type)
+    keys = votes["comparison"].to_numpy()[keep].astype(key_type, copy=False)  # masked: a copy
     keys *= n_traits
     keys += vote_trait[keep]
     del vote_trait
@@ -109,14 +109,10 @@ def default_preference_judge(annotations: Annotations, dataset: str) -> str | No
 
 def preference_judges(annotations: Annotations, dataset: str) -> list[str]:
     """Every preference annotator with votes in `dataset`, sorted."""
-    annotators = annotations.annotators
-    votes = annotations.votes
-    is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()
-    candidate = np.flatnonzero(is_pref[votes["annotator"].to_numpy()])
+    votes = annotations.preference_votes
     in_dataset = (annotations.comparisons["dataset"] == dataset).to_numpy()
-    used = votes["annotator"].to_numpy()[candidate][
-        in_dataset[votes["comparison"].to_numpy()[candidate]]]
-    return sorted(annotators["judge"].iloc[np.unique(used)].unique())
+    used = votes["annotator"].to_numpy()[in_dataset[votes["comparison"].to_numpy()]]
+    return sorted(annotations.annotators["judge"].iloc[np.unique(used)].unique())
 
 
 def preference_sides(annotations: Annotations, *, judge: str | None = None,
@@ -134,13 +130,11 @@ def preference_sides(annotations: Annotations, *, judge: str | None = None,
     for d, dataset in enumerate(datasets):
         chosen = judge or default_preference_judge(annotations, dataset)
         wanted[d] = is_pref & (annotators["judge"] == chosen).to_numpy()
-    votes = annotations.votes
-    annotator = votes["annotator"].to_numpy()
-    candidate = np.flatnonzero(is_pref[annotator])  # usually a small share of the votes
-    comparison = votes["comparison"].to_numpy()[candidate]
-    keep = wanted[dataset_code[comparison], annotator[candidate]]
-    keys, codes = combine(comparison[keep].astype(np.int64),
-                          votes["vote"].to_numpy()[candidate][keep], rule)
+    votes = annotations.preference_votes
+    comparison = votes["comparison"].to_numpy()
+    keep = wanted[dataset_code[comparison], votes["annotator"].to_numpy()]
+    keys, codes = combine(comparison[keep].astype(np.int64), votes["vote"].to_numpy()[keep],
+                          rule)
     sides = np.zeros(len(comparisons), dtype=np.int8)
     decided = (codes == schema.A) | (codes == schema.B)
     sides[keys[decided]] = codes[decided]

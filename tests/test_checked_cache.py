@@ -1,0 +1,65 @@
+"""The cache of checked votes files: same answers, and never a stale or unchecked file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from helpers import trait, vote_rows, write_test_votes
+
+from ffsite.errors import FfsiteError
+from ffsite.format.read import read_annotations
+
+VERBOSE = trait("is more verbose")
+
+
+def _rows():
+    comparisons = [{"comparison_id": f"c{i}", "model_a": "m1", "model_b": "m2"}
+                   for i in range(3)]
+    votes = [{"comparison_id": f"c{i}", **VERBOSE, "judge": "j", "vote": v}
+             for i, v in enumerate("ABA")]
+    return comparisons, votes
+
+
+def _entries() -> list[Path]:
+    return sorted((Path(os.environ["FFSITE_CACHE_DIR"]) / "checked-votes").glob("*.npz"))
+
+
+def test_a_second_read_comes_from_the_cache_and_is_equal(tmp_path):
+    path = write_test_votes(tmp_path / "v.parquet", *_rows())
+    before = set(_entries())
+    first = read_annotations([path])
+    added = set(_entries()) - before
+    assert len(added) == 1
+    second = read_annotations([path])
+    assert first.votes.equals(second.votes)
+    for name in ("comparisons", "annotators"):
+        assert getattr(first, name).astype(object).equals(getattr(second, name).astype(object))
+    assert set(_entries()) - before == added  # nothing new: the entry was used
+
+
+def test_a_changed_file_is_checked_again(tmp_path):
+    path = write_test_votes(tmp_path / "v.parquet", *_rows())
+    read_annotations([path])
+    # Same file name, new bytes that break a rule: the old entry must not answer for it.
+    frame = vote_rows(*_rows())
+    extra = frame.iloc[[1]].assign(judge="k", model_a="other")  # c1 with two model_a values
+    frame = pd.concat([frame, extra], ignore_index=True)
+    table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(
+        {b"ffsite": json.dumps({"format_version": "1", "kind": "votes"})})
+    pq.write_table(table, path)
+    with pytest.raises(FfsiteError, match="model_a"):
+        read_annotations([path])
+
+
+def test_the_cache_can_be_switched_off(tmp_path, monkeypatch):
+    path = write_test_votes(tmp_path / "v.parquet", *_rows())
+    monkeypatch.setenv("FFSITE_NO_CACHE", "1")
+    before = set(_entries())
+    read_annotations([path])
+    assert set(_entries()) == before
