@@ -62,6 +62,9 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
 
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the site from a web server
     try:
         common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
                   "assets": {name: path for name, (path, _) in assets.items()},
