@@ -20,7 +20,10 @@
   }
 
   function format(value) {
-    return value === null ? "–" : (value >= 0 ? "+" : "") + value.toFixed(2);
+    // As the server's `signed`: a sign always, and a value that rounds to zero is +0.00.
+    if (value === null) return "–";
+    const text = Math.abs(value).toFixed(2);
+    return (value < 0 && text !== "0.00" ? "-" : "+") + text;
   }
 
   function cell(tag, text, value) {
