@@ -215,6 +215,7 @@ def write_parquet(table: pa.Table, metadata: dict[str, Any], path: str | os.Path
 
 
 ROW_GROUP_ROWS = 1 << 20
+SMALL_DICTIONARY = 4096
 
 
 def _compact(column: pa.ChunkedArray) -> pa.Array:
@@ -223,8 +224,8 @@ def _compact(column: pa.ChunkedArray) -> pa.Array:
         return column.combine_chunks()
     column = column.unify_dictionaries().combine_chunks() if column.num_chunks != 1 \
         else column.chunk(0)
-    if len(column.dictionary) == 0:
-        return column
+    if len(column.dictionary) <= SMALL_DICTIONARY:
+        return column  # a few values cost nothing to repeat in every row group
     valid = ~np.asarray(column.indices.is_null())
     indices = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
     present = np.zeros(len(column.dictionary), dtype=bool)

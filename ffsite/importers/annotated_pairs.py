@@ -130,13 +130,13 @@ def _votes_in_bulk(annotations: list[dict[str, _Vote]], annotator_index: dict[st
     loop; only unusual entries go through `_vote_code` one by one.
     """
     counts = np.fromiter(map(len, annotations), np.int64, len(annotations))
-    keys = list(chain.from_iterable(annotations))
     values = list(chain.from_iterable(map(dict.values, annotations)))
-    positions = np.fromiter(map(annotator_index.get, keys, repeat(-1)), np.int64, len(keys))
-    prefs = list(map(attrgetter("pref"), values))
-    codes = np.fromiter(map(_PLAIN.get, prefs, repeat(0)), np.int8, len(values))
+    positions = _positions(annotations, annotator_index, counts)
+    codes = np.fromiter(map(_PLAIN.get, map(attrgetter("pref"), values), repeat(0)), np.int8,
+                        len(values))
     rest = np.flatnonzero((codes == 0) & (positions >= 0))
-    reasons = [values[i].no_pref_reason if prefs[i] is None else "?" for i in rest.tolist()]
+    reasons = [values[i].no_pref_reason if values[i].pref is None else "?"
+               for i in rest.tolist()]
     codes[rest] = np.fromiter(map(_REASON_CODES.get, reasons, repeat(0)), np.int8, len(rest))
     notes: dict[int, str] = {}
     for i in rest[codes[rest] == 0].tolist():
@@ -149,6 +149,22 @@ def _votes_in_bulk(annotations: list[dict[str, _Vote]], annotator_index: dict[st
         kept_rows = np.flatnonzero(keep)
         notes = {int(np.searchsorted(kept_rows, i)): note for i, note in notes.items()}
     return comparison[keep], positions[keep], codes[keep], notes
+
+
+def _positions(annotations: list[dict[str, _Vote]], annotator_index: dict[str, int],
+               counts: np.ndarray) -> np.ndarray:
+    """Each annotation's annotator position (-1: an annotator we do not keep).
+
+    Files usually list the same annotators in the same order in every comparison; then one
+    comparison's positions, repeated, are everyone's.
+    """
+    if len(annotations) and (counts == counts[0]).all():
+        first = list(annotations[0])
+        if all(list(keys) == first for keys in map(dict.keys, annotations)):
+            one = np.array([annotator_index.get(key, -1) for key in first], dtype=np.int64)
+            return np.tile(one, len(annotations))
+    keys = list(chain.from_iterable(annotations))
+    return np.fromiter(map(annotator_index.get, keys, repeat(-1)), np.int64, len(keys))
 
 
 _PLAIN = {"a": schema.A, "b": schema.B, "text_a": schema.A, "text_b": schema.B}
