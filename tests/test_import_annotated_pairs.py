@@ -111,3 +111,12 @@ def test_not_json_is_a_one_line_error(tmp_path):
     assert result.exception is not None
     assert "not valid JSON" in str(result.exception)
     assert not (tmp_path / "o.parquet").exists()
+
+
+def test_a_file_without_usable_comparisons_is_an_error(tmp_path):
+    document = _v2([{"id": "x", "response_a": {"text": ""}, "response_b": {"text": "b"},
+                     "annotations": {"pref": {"pref": "a"}}}])
+    result, out = _import(tmp_path, document)
+    assert result.exit_code != 0
+    assert "no comparison to import (1 empty response)" in str(result.exception)
+    assert not out.exists()

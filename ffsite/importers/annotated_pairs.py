@@ -249,6 +249,10 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
     prompt_ids = [None if text is None else pid for pid, text in zip(
         text_ids("p", [text or "" for text in prompt_texts]), prompt_texts, strict=True)]
     response_ids = text_ids("r", response_texts)
+    if not rows:
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(skipped.items()) if n)
+        raise FfsiteError(f"{path}: no comparison to import ({why or 'the file has none'}); "
+                          "each comparison needs an id and two non-empty responses")
     comparisons = pd.DataFrame(rows, columns=list(schema.COMPARISON_COLUMNS), dtype=object)
     comparisons["prompt_id"] = prompt_ids
     comparisons["response_a_id"] = response_ids[0::2]
