@@ -31,6 +31,7 @@ from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.format.write import encode_votes
+from ffsite.importers._ap_columns import Unsupported, parse_columns
 from ffsite.traits import trait_set_of
 
 DEFAULT_ANNOTATOR_DESCRIPTION = (
@@ -79,19 +80,37 @@ class _Comparison(msgspec.Struct):
     annotations: dict[str, _Vote] = {}
 
 
-class _Document(msgspec.Struct):
+class _Head(msgspec.Struct):
+    """The file with its comparisons left undecoded (a quick scan for their bounds)."""
+
     annotators: dict[str, dict[str, Any]]
-    comparisons: list[_Comparison]
+    comparisons: list[msgspec.Raw]
     metadata: dict[str, Any] = {}
 
 
-_DECODER = msgspec.json.Decoder(_Document)
+_HEAD = msgspec.json.Decoder(_Head)
+_COMPARISONS = msgspec.json.Decoder(list[_Comparison])
 
 
-def _load(path: Path) -> _Document:
-    """Decode straight into typed structs: faster than dicts, and checks the shape."""
+@dataclass
+class Parsed:
+    """Kept comparisons (the comparison columns without ids of texts, plus `meta.*`),
+    their texts, and the votes as positions and codes."""
+
+    comparisons: pd.DataFrame
+    prompt_texts: list[str | None]
+    response_texts: list[str]  # A and B of each comparison, in turn
+    vote_comparison: np.ndarray
+    vote_annotator: np.ndarray
+    vote_code: np.ndarray
+    notes: dict[int, str]
+    skipped: dict[str, int]
+
+
+def _load(path: Path) -> _Head:
+    """The file's annotators and metadata decoded, its comparisons found but not decoded."""
     try:
-        return _DECODER.decode(path.read_bytes())
+        return _HEAD.decode(path.read_bytes())
     except FileNotFoundError:
         raise FfsiteError(f"{path}: no such file; check the path") from None
     except msgspec.ValidationError as exc:
@@ -174,8 +193,13 @@ def _is_empty(text: Any) -> bool:
     return text is None or text in ("", "nan")
 
 
-def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) -> ImportResult:
-    """Parse an AnnotatedPairs file into a votes table (not yet written)."""
+def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None, *,
+                         columnar: bool | None = None) -> ImportResult:
+    """Parse an AnnotatedPairs file into a votes table (not yet written).
+
+    The comparisons go through Arrow's JSON reader when the file fits it (`columnar`
+    None: try, fall back to typed structs; True/False: force one way, for tests).
+    """
     path = Path(path)
     document = _load(path)
     metadata = document.metadata
@@ -206,6 +230,52 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
                                   trait_set_of(wording) or TRAIT_SET_IMPORTED)
     annotator_index = {a: i for i, a in enumerate(kept)}
 
+    parsed = _parse(path, document.comparisons, dataset, annotator_index, columnar)
+    if not len(parsed.comparisons):
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(parsed.skipped.items()) if n)
+        raise FfsiteError(f"{path}: no comparison to import ({why or 'the file has none'}); "
+                          "each comparison needs an id and two non-empty responses")
+    prompt_texts, response_texts = parsed.prompt_texts, parsed.response_texts
+    prompt_ids = [None if text is None else pid for pid, text in zip(
+        text_ids("p", [text or "" for text in prompt_texts]), prompt_texts, strict=True)]
+    response_ids = text_ids("r", response_texts)
+    comparisons = parsed.comparisons
+    comparisons["prompt_id"] = prompt_ids
+    comparisons["response_a_id"] = response_ids[0::2]
+    comparisons["response_b_id"] = response_ids[1::2]
+    notes = parsed.notes
+    table = encode_votes(
+        comparisons, pd.DataFrame(list(kept.values()), columns=list(ANNOTATOR_COLUMNS)),
+        parsed.vote_comparison, parsed.vote_annotator, parsed.vote_code,
+        note=[notes.get(i) for i in range(len(parsed.vote_code))] if notes else None)
+    return ImportResult(table=table, default_preference={dataset: default},
+                        annotators={a: descriptions[a] for a in sorted(descriptions)},
+                        prompts={pid: text for pid, text in zip(prompt_ids, prompt_texts,
+                                                                strict=True) if pid},
+                        responses=dict(zip(response_ids, response_texts, strict=True)),
+                        skipped={k: v for k, v in parsed.skipped.items() if v},
+                        dataset=dataset)
+
+
+def _parse(path: Path, raws: list[msgspec.Raw], dataset: str,
+           annotator_index: dict[str, int], columnar: bool | None) -> Parsed:
+    """Arrow's columnar reader when the file fits it, else typed structs."""
+    if columnar is not False:
+        try:
+            return parse_columns(raws, dataset, annotator_index)
+        except Unsupported:
+            if columnar:
+                raise
+    try:
+        structs = _COMPARISONS.decode(b"[" + b",".join(raws) + b"]")
+    except msgspec.ValidationError as exc:
+        raise FfsiteError(f"{path}: not an AnnotatedPairs file (comparisons: {exc})") from None
+    return _parse_structs(structs, dataset, annotator_index)
+
+
+def _parse_structs(comparisons: list[_Comparison], dataset: str,
+                   annotator_index: dict[str, int]) -> Parsed:
+    """The general path: decoded comparisons, one Python object each."""
     rows: list[tuple] = []  # one per kept comparison
     meta: dict[str, dict[int, str]] = {}
     kept_annotations: list[dict[str, _Vote]] = []
@@ -214,7 +284,7 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
     seen: set[str] = set()
     skipped = {"duplicate": 0, "empty response": 0}
 
-    for comparison in document.comparisons:
+    for comparison in comparisons:
         comparison_id = str(comparison.id)
         if comparison_id in seen:
             skipped["duplicate"] += 1
@@ -246,30 +316,12 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None) ->
 
     vote_comparison, vote_annotator, vote_code, notes = _votes_in_bulk(kept_annotations,
                                                                       annotator_index)
-    prompt_ids = [None if text is None else pid for pid, text in zip(
-        text_ids("p", [text or "" for text in prompt_texts]), prompt_texts, strict=True)]
-    response_ids = text_ids("r", response_texts)
-    if not rows:
-        why = ", ".join(f"{n} {reason}" for reason, n in sorted(skipped.items()) if n)
-        raise FfsiteError(f"{path}: no comparison to import ({why or 'the file has none'}); "
-                          "each comparison needs an id and two non-empty responses")
-    comparisons = pd.DataFrame(rows, columns=list(schema.COMPARISON_COLUMNS), dtype=object)
-    comparisons["prompt_id"] = prompt_ids
-    comparisons["response_a_id"] = response_ids[0::2]
-    comparisons["response_b_id"] = response_ids[1::2]
+    frame = pd.DataFrame(rows, columns=list(schema.COMPARISON_COLUMNS), dtype=object)
     for key, values in sorted(meta.items()):
-        comparisons[schema.META_PREFIX + key] = pd.Series(values, dtype=object).reindex(
+        frame[schema.META_PREFIX + key] = pd.Series(values, dtype=object).reindex(
             range(len(rows)))
-    table = encode_votes(
-        comparisons, pd.DataFrame(list(kept.values()), columns=list(ANNOTATOR_COLUMNS)),
-        vote_comparison, vote_annotator, vote_code,
-        note=[notes.get(i) for i in range(len(vote_code))] if notes else None)
-    return ImportResult(table=table, default_preference={dataset: default},
-                        annotators={a: descriptions[a] for a in sorted(descriptions)},
-                        prompts={pid: text for pid, text in zip(prompt_ids, prompt_texts,
-                                                                strict=True) if pid},
-                        responses=dict(zip(response_ids, response_texts, strict=True)),
-                        skipped={k: v for k, v in skipped.items() if v}, dataset=dataset)
+    return Parsed(frame, prompt_texts, response_texts, vote_comparison, vote_annotator,
+                  vote_code, notes, skipped)
 
 
 # ------------------------------------------------------------------------- export
