@@ -186,9 +186,9 @@ def _votes(annotations: pa.Array | None, kept: np.ndarray, annotator_index: dict
         for row in np.flatnonzero(unknown & (codes[:, column] != 0)).tolist():
             note_cells[(row, column)] = unknown_note(entry, row)
     has_vote = codes != 0
-    comparison = np.nonzero(has_vote)[0]
+    comparison, column_of_vote = np.nonzero(has_vote)
     positions = np.array([annotator_index[name] for name in fields], dtype=np.int64)
-    annotator = positions[np.nonzero(has_vote)[1]] if len(fields) else empty
+    annotator = positions[column_of_vote] if len(fields) else empty
     vote_number = np.cumsum(has_vote.reshape(-1)) - 1
     notes = {int(vote_number[row * len(fields) + column]): note
              for (row, column), note in note_cells.items()}
