@@ -173,9 +173,12 @@ def _votes(annotations: pa.Array | None, kept: np.ndarray, annotator_index: dict
     fields = [f.name for f in annotations.type if f.name in annotator_index]
     codes = np.zeros((len(kept), len(fields)), dtype=np.int8)  # 0: no vote
     note_cells: dict[tuple[int, int], str] = {}
+    every_row = len(kept) == len(annotations)  # then kept is 0..n-1: nothing to pick
     rows = pa.array(kept)
     for column, name in enumerate(fields):
-        entry = pc.struct_field(annotations, name).take(rows)
+        entry = pc.struct_field(annotations, name)
+        if not every_row:
+            entry = entry.take(rows)
         if pa.types.is_null(entry.type):
             continue
         if not pa.types.is_struct(entry.type):
@@ -217,14 +220,14 @@ def _decide(pref: pa.Array | None, reason: pa.Array | None, length: int, ap
     pref_codes, prefs = _encoded(pref, length)
     reason_codes, reasons = _encoded(reason, length)
     width = len(reasons) + 1
-    pairs, inverse = np.unique((pref_codes + 1) * width + reason_codes + 1,
-                               return_inverse=True)
-    decided, unknown = [], []
-    for pair in pairs.tolist():
-        value = prefs[pair // width - 1] if pair // width else None
-        why = reasons[pair % width - 1] if pair % width else None
-        code, note = ap._vote_code(ap._Vote(pref=value, no_pref_reason=why))
-        decided.append(code)
-        unknown.append(note is not None)
-    inverse = inverse.reshape(-1)
-    return (np.array(decided, dtype=np.int8)[inverse], np.array(unknown, dtype=bool)[inverse])
+    pair = (pref_codes + 1) * width + reason_codes + 1  # a small dense space: no sorting
+    decided = np.zeros((len(prefs) + 1) * width, dtype=np.int8)
+    unknown = np.zeros(len(decided), dtype=bool)
+    seen = np.zeros(len(decided), dtype=bool)
+    seen[pair] = True
+    for key in np.flatnonzero(seen).tolist():
+        value = prefs[key // width - 1] if key // width else None
+        why = reasons[key % width - 1] if key % width else None
+        decided[key], note = ap._vote_code(ap._Vote(pref=value, no_pref_reason=why))
+        unknown[key] = note is not None
+    return decided[pair], unknown[pair]
