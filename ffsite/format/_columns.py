@@ -18,6 +18,12 @@ import pyarrow.parquet as pq
 from ffsite.errors import FfsiteError
 
 
+def unreadable(path, exc: BaseException) -> FfsiteError:
+    """The error for a Parquet file Arrow cannot read (often a truncated copy)."""
+    return FfsiteError(f"{path}: cannot read the Parquet data ({first_line(exc)}); the file "
+                       "may be truncated; re-create it")
+
+
 def first_line(exc: BaseException) -> str:
     """The first line of an exception's message (Arrow's can run to many lines)."""
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from ffsite.errors import FfsiteError
 from ffsite.format import _checked, schema
 from ffsite.format._checks import check_votes
-from ffsite.format._columns import ColumnReader, first_line
+from ffsite.format._columns import ColumnReader, first_line, unreadable
 
 __all__ = ["Annotations", "check_votes_table", "find_annotation_files", "first_line",
            "read_annotations", "read_file_metadata", "read_votes_file"]
@@ -144,9 +144,7 @@ def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = N
     try:
         parquet = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
-        reason = first_line(exc)
-        raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); the file may be "
-                          "truncated; re-create it") from None
+        raise unreadable(path, exc) from None
     reader = ColumnReader(str(path), parquet=parquet, only=only)
     try:
         piece = check_votes(reader, metadata)

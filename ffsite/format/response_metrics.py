@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format.read import find_annotation_files, first_line, read_file_metadata
+from ffsite.format._columns import unreadable
+from ffsite.format.read import find_annotation_files, read_file_metadata
 
 ID_COLUMNS = list(schema.RESPONSE_ID_COLUMNS)
 
@@ -44,9 +45,7 @@ def _read_one(path: os.PathLike) -> pd.DataFrame:
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
-        reason = first_line(exc)
-        raise FfsiteError(f"{path}: cannot read the Parquet data ({reason}); re-create "
-                          "it") from None
+        raise unreadable(path, exc) from None
     for name in ID_COLUMNS:
         if name not in table.column_names:
             raise FfsiteError(f"{path}: column '{name}' missing; a response-metrics file "
