@@ -30,17 +30,45 @@ def _entries() -> list[Path]:
     return sorted((Path(os.environ["FFSITE_CACHE_DIR"]) / "checked-votes").glob("*.npz"))
 
 
-def test_a_second_read_comes_from_the_cache_and_is_equal(tmp_path):
-    path = write_test_votes(tmp_path / "v.parquet", *_rows())
+def _same(first, second) -> None:
+    assert first.votes.equals(second.votes)
+    for name in ("comparisons", "annotators"):
+        assert getattr(first, name).astype(object).equals(getattr(second, name).astype(object))
+
+
+def _written_elsewhere(path: Path) -> Path:
+    """The votes as a plain Arrow write: bytes ffsite's writer never checked."""
+    table = pa.Table.from_pandas(vote_rows(*_rows()), preserve_index=False)
+    pq.write_table(table.replace_schema_metadata(
+        {b"ffsite": json.dumps({"format_version": "1", "kind": "votes"})}), path)
+    return path
+
+
+def test_a_second_read_comes_from_the_cache_and_is_equal(tmp_path, monkeypatch):
+    path = _written_elsewhere(tmp_path / "v.parquet")
     before = set(_entries())
     first = read_annotations([path])
     added = set(_entries()) - before
     assert len(added) == 1
     second = read_annotations([path])
-    assert first.votes.equals(second.votes)
-    for name in ("comparisons", "annotators"):
-        assert getattr(first, name).astype(object).equals(getattr(second, name).astype(object))
+    _same(first, second)
     assert set(_entries()) - before == added  # nothing new: the entry was used
+    monkeypatch.setenv("FFSITE_NO_CACHE", "1")
+    _same(first, read_annotations([path]))
+
+
+def test_the_writer_leaves_what_it_checked_for_the_first_read(tmp_path, monkeypatch):
+    before = set(_entries())
+    path = write_test_votes(tmp_path / "v.parquet", *_rows())
+    assert len(set(_entries()) - before) == 1  # the whole file, as checked before writing
+    after_write = set(_entries())
+    whole = read_annotations([path])
+    some = read_annotations([path], columns=[])  # as `ffsite metrics` reads: cut down
+    assert set(_entries()) == after_write
+    monkeypatch.setenv("FFSITE_NO_CACHE", "1")
+    _same(whole, read_annotations([path]))
+    _same(some, read_annotations([path], columns=[]))
+    assert some.comparisons["model_a"].isna().all()  # a column not asked for stays empty
 
 
 def test_a_changed_file_is_checked_again(tmp_path):

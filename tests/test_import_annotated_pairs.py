@@ -142,14 +142,16 @@ def test_columnar_and_struct_readers_agree(name):
 
 
 def test_files_the_columnar_reader_declines_still_import(tmp_path):
-    from ffsite.importers._ap_columns import Unsupported
+    from ffsite.importers._ap_votes import Unsupported
     from ffsite.importers.annotated_pairs import read_annotated_pairs
 
     comparisons = [
-        # a float metadata value and an explicit null model: the general path's job
+        # a number as a preference where other comparisons have strings: Arrow cannot
+        # type that column, typed structs can
         {"id": "c1", "response_a": {"text": "a", "model": "m1"},
          "response_b": {"text": "b", "model": "m2"},
-         "metadata": {"score": 0.5, "model_a": None}, "annotations": {"pref": {"pref": "a"}}},
+         "metadata": {"score": 0.5, "model_a": None},
+         "annotations": {"pref": {"pref": "a"}, "t1": {"pref": 1}}},
         {"id": 2, "response_a": {"text": "a2"}, "response_b": {"text": "b2"},
          "annotations": {"pref": {"pref": "B"}, "t1": {"pref": "maybe"}}},
     ]
@@ -158,7 +160,14 @@ def test_files_the_columnar_reader_declines_still_import(tmp_path):
     with pytest.raises(Unsupported):
         read_annotated_pairs(source, columnar=True)
     result = read_annotated_pairs(source)  # falls back by itself
-    frame = result.table.to_pandas()
+    frame = result.table.to_pandas().astype(object)
     assert set(frame["meta.score"].dropna()) == {"0.5"}
-    assert frame.loc[frame["comparison_id"] == "c1", "model_a"].isna().all()
-    assert "unknown preference 'maybe'" in set(frame["note"].dropna())
+    assert frame.loc[frame["comparison_id"] == "c1", "model_a"].isna().all()  # null wins
+    assert set(frame.loc[frame["comparison_id"] == "c1", "model_b"]) == {"m2"}
+    assert set(frame["comparison_id"]) == {"c1", "2"}
+    notes = set(frame["note"].dropna())
+    assert notes == {"unknown preference 1", "unknown preference 'maybe'"}
+    votes = dict(zip(zip(frame["comparison_id"], frame["judge"].where(
+        frame["trait_id"].isna(), frame["trait_id"])), frame["vote"], strict=True))
+    assert votes == {("c1", "pref"): "A", ("c1", "t1"): "invalid",
+                     ("2", "pref"): "B", ("2", "t1"): "invalid"}

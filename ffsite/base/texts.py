@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ffsite._atomic import atomic_path
@@ -30,7 +31,11 @@ def text_ids(prefix: str, texts: Sequence[str]) -> list[str]:
     if not len(texts):
         return []
     hashes = pd.util.hash_array(np.asarray(texts, dtype=object), categorize=False)
-    return [f"{prefix}{value:016x}" for value in hashes.tolist()]
+    hexed = hashes.astype(">u8").tobytes().hex().encode("ascii")  # 16 digits each
+    digits = pa.FixedSizeBinaryArray.from_buffers(pa.binary(16), len(hashes),
+                                                  [None, pa.py_buffer(hexed)])
+    return pc.binary_join_element_wise(prefix, digits.cast(pa.binary()).cast(pa.string()),
+                                       "").to_pylist()
 
 
 def text_id(prefix: str, text: str) -> str:

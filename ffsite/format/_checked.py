@@ -3,9 +3,12 @@
 Checking every rule on millions of votes takes most of a read.  The result of a check
 depends only on the file's bytes (and on which columns were read), so it is stored under
 the SHA-256 of those bytes: a file that changes by one byte is checked again from scratch,
-and a file that fails its checks is never stored.  Entries hold integer codes and the
-distinct values only (no pickles): numpy's .npz with one JSON document.
+and a file that fails its checks is never stored.  The writer stores what it checked
+before writing, so the first read of a file ffsite wrote on this machine is a hit too.
+An entry for the whole file also answers reads of fewer columns.
 
+Entries hold integer codes and each column's distinct values as JSON (no pickles), in
+numpy's .npz; a read decodes only the columns it asks for.
 Set FFSITE_NO_CACHE=1 to always check from scratch.
 """
 
@@ -25,67 +28,137 @@ import pandas as pd
 from ffsite._atomic import atomic_path
 from ffsite._cache import cache_root
 from ffsite.format import schema
+from ffsite.format._columns import narrowest
 
-VERSION = "1"  # bump when the coded pieces change shape
-KEEP = 32  # entries kept; the oldest go first
+VERSION = "3"  # bump when the stored pieces change shape
+KEEP = 32  # entries kept, newest first ...
+KEEP_BYTES = 1 << 30  # ... and at most this much in all
 
 
-def key(path: str | os.PathLike, columns: Collection[str] | None) -> str | None:
-    """The cache key of a file read with `columns`, or None when caching is off."""
+def digest(path: str | os.PathLike) -> str | None:
+    """SHA-256 of a file's bytes, or None when caching is off."""
     if os.environ.get("FFSITE_NO_CACHE"):
         return None
-    digest = hashlib.sha256()
+    sha = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def load(file_digest: str | None, columns: Collection[str] | None
+         ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(coded pieces, file metadata) of a file read with `columns` (None: all), or None.
+
+    An entry for exactly those columns answers, else the whole file's entry cut down.
+    """
+    if file_digest is None:
+        return None
+    found = _load(_key(file_digest, columns), columns)
+    if found is None and columns is not None:
+        found = _load(_key(file_digest, None), columns)
+    return found
+
+
+def store(file_digest: str | None, columns: Collection[str] | None, piece: dict[str, Any],
+          metadata: dict[str, Any]) -> None:
+    """Keep a checked file's pieces; a cache that cannot be written is skipped."""
+    if file_digest is None:
+        return
+    comparison, runs = _compress(piece["comparison"])
+    annotator = piece["annotator"]
+    arrays = {"comparison": comparison, "vote": piece["vote"],
+              "annotator": annotator.astype(narrowest(int(annotator.max(initial=0)) + 1))}
+    header: dict[str, Any] = {"metadata": metadata, "n_comparisons": piece["n_comparisons"],
+                              "comparison_runs": runs, "annotator_dtype": str(annotator.dtype)}
+    for table in ("comparisons", "annotators"):
+        header[table] = list(piece[table])
+        for name, column in piece[table].items():
+            arrays[f"{table}.{name}"] = column.codes
+            arrays[f"{table}.{name}.values"] = _json_bytes(list(column.categories))
+    arrays["header"] = _json_bytes(header)
+    folder = _folder()
+    with contextlib.suppress(Exception):  # the cache is an optimisation, never an error
+        target = folder / f"{_key(file_digest, columns)}.npz"
+        with atomic_path(target) as tmp, open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+        _prune(folder)
+
+
+def _key(file_digest: str, columns: Collection[str] | None) -> str:
     chosen = "*" if columns is None else ",".join(sorted(columns))
-    digest.update(f"|{schema.FORMAT_VERSION}|{VERSION}|{chosen}".encode())
-    return digest.hexdigest()
+    tail = f"|{schema.FORMAT_VERSION}|{VERSION}|{chosen}".encode()
+    return hashlib.sha256(file_digest.encode() + tail).hexdigest()
 
 
 def _folder() -> Path:
     return cache_root() / "checked-votes"
 
 
-def load(cache_key: str | None) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """(coded pieces, file metadata) stored under the key, or None."""
-    if cache_key is None:
-        return None
+def _load(cache_key: str, columns: Collection[str] | None
+          ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     path = _folder() / f"{cache_key}.npz"
     try:
         with np.load(path, allow_pickle=False) as stored:
-            header = json.loads(bytes(stored["header"]).decode("utf-8"))
-            piece: dict[str, Any] = {name: stored[name] for name in
-                                     ("comparison", "annotator", "vote")}
+            header = _from_json(stored["header"])
+            piece: dict[str, Any] = {
+                "comparison": _expand(stored["comparison"], header["comparison_runs"]),
+                "annotator": stored["annotator"].astype(header["annotator_dtype"]),
+                "vote": stored["vote"], "n_comparisons": header["n_comparisons"]}
             for table in ("comparisons", "annotators"):
-                piece[table] = {
-                    name: pd.Categorical.from_codes(
-                        stored[f"{table}.{name}"],
-                        categories=pd.Index(values, dtype=object))
-                    for name, values in header[table].items()}
+                piece[table] = {name: _column(stored, f"{table}.{name}",
+                                              _wanted(table, name, columns))
+                                for name in header[table]
+                                if _wanted(table, name, columns) is not None}
     except (OSError, KeyError, ValueError):
         return None
-    piece["n_comparisons"] = header["n_comparisons"]
     return piece, header["metadata"]
 
 
-def store(cache_key: str | None, piece: dict[str, Any], metadata: dict[str, Any]) -> None:
-    """Keep a checked file's pieces; a cache that cannot be written is skipped."""
-    if cache_key is None:
-        return
-    arrays = {name: piece[name] for name in ("comparison", "annotator", "vote")}
-    header: dict[str, Any] = {"metadata": metadata, "n_comparisons": piece["n_comparisons"]}
-    for table in ("comparisons", "annotators"):
-        header[table] = {}
-        for name, column in piece[table].items():
-            header[table][name] = list(column.categories)
-            arrays[f"{table}.{name}"] = column.codes
-    encoded = json.dumps(header, ensure_ascii=False).encode("utf-8")
-    arrays["header"] = np.frombuffer(encoded, dtype=np.uint8)
-    folder = _folder()
-    with contextlib.suppress(Exception):  # the cache is an optimisation, never an error
-        with atomic_path(folder / f"{cache_key}.npz") as tmp, open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
-        entries = sorted(folder.glob("*.npz"), key=lambda p: p.stat().st_mtime)
-        for old in entries[:-KEEP]:
-            old.unlink(missing_ok=True)
+def _wanted(table: str, name: str, columns: Collection[str] | None) -> bool | None:
+    """True: decode the column; False: keep it, empty (a standard comparison column
+    not asked for); None: leave it out."""
+    if columns is None or table == "annotators" or name in ("dataset", "comparison_id"):
+        return True
+    if name in columns:
+        return True
+    return False if name in schema.COMPARISON_COLUMNS else None
+
+
+def _column(stored, name: str, decoded: bool) -> pd.Categorical:
+    codes = stored[name]
+    if not decoded:
+        return pd.Categorical.from_codes(np.full(len(codes), -1, np.int8),
+                                         categories=pd.Index([], dtype=object))
+    values = _from_json(stored[f"{name}.values"])
+    return pd.Categorical.from_codes(codes, categories=pd.Index(values, dtype=object))
+
+
+def _json_bytes(value: Any) -> np.ndarray:
+    return np.frombuffer(json.dumps(value, ensure_ascii=False).encode("utf-8"), np.uint8)
+
+
+def _from_json(stored: np.ndarray) -> Any:
+    return json.loads(stored.tobytes().decode("utf-8"))
+
+
+def _compress(comparison: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Sorted files list each comparison's votes together: store run lengths instead."""
+    if len(comparison) and (comparison[1:] >= comparison[:-1]).all():
+        return np.bincount(comparison), True
+    return comparison, False
+
+
+def _expand(stored: np.ndarray, runs: bool) -> np.ndarray:
+    if not runs:
+        return stored
+    return np.repeat(np.arange(len(stored), dtype=np.int32), stored)
+
+
+def _prune(folder: Path) -> None:
+    entries = sorted(folder.glob("*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+    total = 0
+    for number, entry in enumerate(entries):
+        total += entry.stat().st_size
+        if number >= KEEP or (number and total > KEEP_BYTES):
+            entry.unlink(missing_ok=True)

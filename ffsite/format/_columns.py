@@ -44,7 +44,7 @@ def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
     # Row groups each bring their own dictionary; map them onto one.
     column = column.unify_dictionaries()
     dictionary = column.chunk(0).dictionary
-    codes = np.empty(len(column), dtype=_narrowest(len(dictionary)))
+    codes = np.empty(len(column), dtype=narrowest(len(dictionary)))
     position = 0
     for chunk in column.chunks:
         indices = chunk.indices
@@ -55,7 +55,7 @@ def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
     return codes, dictionary.to_pylist()
 
 
-def _narrowest(count: int) -> type:
+def narrowest(count: int) -> type:
     """The smallest signed integer type holding codes -1 .. count - 1."""
     for dtype in (np.int8, np.int16, np.int32):
         if count < np.iinfo(dtype).max:

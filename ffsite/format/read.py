@@ -137,8 +137,8 @@ def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = N
     if metadata.get("kind") != schema.KIND_VOTES:
         raise FfsiteError(f"{path}: holds '{metadata.get('kind')}', not votes")
     only = None if columns is None else {*columns, *ALWAYS_READ}
-    cache_key = _checked.key(path, only) if use_cache else None
-    cached = _checked.load(cache_key)
+    file_digest = _checked.digest(path) if use_cache else None
+    cached = _checked.load(file_digest, only)
     if cached is not None:
         return cached
     try:
@@ -150,7 +150,7 @@ def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = N
         piece = check_votes(reader, metadata)
     finally:
         reader.close()
-    _checked.store(cache_key, piece, metadata)
+    _checked.store(file_digest, only, piece, metadata)
     return piece, metadata
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ffsite._atomic import atomic_path
-from ffsite.format import schema
+from ffsite.format import _checked, schema
 
 SORT_KEYS = ("dataset", "comparison_id", "role", "judge", "trait_id", "seed")
 
@@ -38,47 +39,94 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
     seed (-1 for none) and an optional note.  Sorting happens on those small tables, so an
     importer with millions of votes never sorts strings per vote.
     """
-    n_votes = len(vote)
     comparison_rank = _rank_rows(comparisons, ["dataset", "comparison_id"])
     annotator_rank = _rank_rows(annotators, ["role", "judge", "trait_id"])
     vote_comparison = np.asarray(vote_comparison)
     vote_annotator = np.asarray(vote_annotator)
-    order = None if seed is not None else _block_order(comparison_rank, annotator_rank,
-                                                       vote_comparison, vote_annotator)
-    seed = np.full(n_votes, -1, np.int64) if seed is None else np.asarray(seed, np.int64)
-    if order is None:
-        order = np.lexsort((seed, annotator_rank[vote_annotator],
-                            comparison_rank[vote_comparison]))
-    vote_comparison = vote_comparison[order]
-    vote_annotator = vote_annotator[order]
+    vote = np.asarray(vote, dtype=np.int8)
+    grid = None if seed is not None else _grid(comparison_rank, annotator_rank,
+                                              vote_comparison, vote_annotator)
+    if grid is not None:
+        layout = grid
+    else:
+        seed = np.full(len(vote), -1, np.int64) if seed is None else np.asarray(seed, np.int64)
+        layout = _Sorted(np.lexsort((seed, annotator_rank[vote_annotator],
+                                     comparison_rank[vote_comparison])),
+                         vote_comparison, vote_annotator)
     meta_columns = sorted(c for c in comparisons.columns if c.startswith(schema.META_PREFIX))
     target = schema.votes_schema(meta_columns)
     arrays: dict[str, pa.Array] = {}
     for name in (*schema.COMPARISON_COLUMNS, *meta_columns):
-        arrays[name] = _dictionary_take(comparisons[name], vote_comparison)
+        arrays[name] = _dictionary_take(comparisons[name], layout.by_comparison)
     for name in ("role", "judge", "trait_id", "trait", "trait_set"):
-        arrays[name] = _dictionary_take(annotators[name], vote_annotator)
-    seed = seed[order]
-    arrays["seed"] = pa.array(seed, pa.int64(), mask=seed < 0)
-    codes = np.asarray(vote, dtype=np.int32)[order] - 1
+        arrays[name] = _dictionary_take(annotators[name], layout.by_annotator)
+    if seed is None or (seed < 0).all():
+        arrays["seed"] = pa.nulls(len(vote), pa.int64())
+    else:
+        seed = layout.sort(seed)
+        arrays["seed"] = pa.array(seed, pa.int64(), mask=seed < 0)
+    codes = layout.sort(vote).astype(np.int32) - 1
     arrays["vote"] = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()),
                                                     pa.array(schema.VOTE_VALUES))
     if note is None:
-        arrays["note"] = pa.nulls(n_votes, pa.string()).dictionary_encode()
+        arrays["note"] = pa.nulls(len(vote), pa.string()).dictionary_encode()
     else:
         notes = pa.array(list(note), pa.string())
-        arrays["note"] = notes.take(pa.array(order)).dictionary_encode()
+        arrays["note"] = notes.take(pa.array(layout.order())).dictionary_encode()
     return pa.Table.from_arrays([arrays[f.name].cast(f.type) for f in target], schema=target)
 
 
-def _block_order(comparison_rank: np.ndarray, annotator_rank: np.ndarray,
-                 vote_comparison: np.ndarray, vote_annotator: np.ndarray) -> np.ndarray | None:
-    """The sorting permutation without sorting every vote, in the usual importer case.
+class _Sorted:
+    """Votes in any order, sorted by a full permutation."""
 
-    Importers emit each comparison's votes together, and often every comparison carries
-    the same annotators in the same order.  Then sorting the comparisons and the one
-    annotator sequence is enough.  Returns None when that shape does not hold.
-    """
+    def __init__(self, order: np.ndarray, vote_comparison: np.ndarray,
+                 vote_annotator: np.ndarray):
+        self._order = order
+        self._comparison = vote_comparison[order]
+        self._annotator = vote_annotator[order]
+
+    def by_comparison(self, codes: np.ndarray) -> np.ndarray:
+        return codes[self._comparison]
+
+    def by_annotator(self, codes: np.ndarray) -> np.ndarray:
+        return codes[self._annotator]
+
+    def sort(self, values: np.ndarray) -> np.ndarray:
+        return values[self._order]
+
+    def order(self) -> np.ndarray:
+        return self._order
+
+
+class _Grid:
+    """Every comparison carries the same annotators in the same order (the usual importer
+    output): sorting the comparisons and that one annotator sequence sorts every vote, and
+    per-vote columns are repeats and tiles, not gathers."""
+
+    def __init__(self, comparison_order: np.ndarray, annotators: np.ndarray,
+                 within: np.ndarray):
+        self.comparison_order = comparison_order
+        self.annotators = annotators  # annotator positions, in sorted order
+        self.within = within  # their places in each comparison's run of votes
+
+    def by_comparison(self, codes: np.ndarray) -> np.ndarray:
+        return np.repeat(codes[self.comparison_order], len(self.within))
+
+    def by_annotator(self, codes: np.ndarray) -> np.ndarray:
+        return np.tile(codes[self.annotators], len(self.comparison_order))
+
+    def sort(self, values: np.ndarray) -> np.ndarray:
+        width = len(self.within)
+        return values.reshape(-1, width)[self.comparison_order][:, self.within].reshape(-1)
+
+    def order(self) -> np.ndarray:
+        width = len(self.within)
+        return (self.comparison_order[:, None] * width + self.within[None, :]).reshape(-1)
+
+
+def _grid(comparison_rank: np.ndarray, annotator_rank: np.ndarray,
+          vote_comparison: np.ndarray, vote_annotator: np.ndarray) -> _Grid | None:
+    """The grid layout of the votes, or None when they do not have that shape."""
     n_comparisons = len(comparison_rank)
     if n_comparisons == 0 or len(vote_comparison) % n_comparisons:
         return None
@@ -87,11 +135,10 @@ def _block_order(comparison_rank: np.ndarray, annotator_rank: np.ndarray,
     if not ((vote_comparison.reshape(n_comparisons, width)
              == np.arange(n_comparisons)[:, None]).all() and (grid == grid[0]).all()):
         return None
-    within = np.argsort(annotator_rank[grid[0]], kind="stable")
     if len(np.unique(grid[0])) != width:
         return None  # one annotator twice per comparison: leave it to the full sort
-    block = np.argsort(comparison_rank, kind="stable")
-    return (block[:, None] * width + within[None, :]).reshape(-1)
+    within = np.argsort(annotator_rank[grid[0]], kind="stable")
+    return _Grid(np.argsort(comparison_rank, kind="stable"), grid[0][within], within)
 
 
 def _rank_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
@@ -103,8 +150,9 @@ def _rank_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
     return rank
 
 
-def _dictionary_take(values: pd.Series, rows: np.ndarray) -> pa.DictionaryArray:
-    """Encode the (few) distinct values once, then pick one code per vote with numpy.
+def _dictionary_take(values: pd.Series, expand: Callable[[np.ndarray], np.ndarray]
+                     ) -> pa.DictionaryArray:
+    """Encode the (few) distinct values once, then spread one code per vote with numpy.
 
     The dictionary is sorted, so the bytes written do not depend on the order in which
     the caller happened to list comparisons or annotators.
@@ -115,12 +163,13 @@ def _dictionary_take(values: pd.Series, rows: np.ndarray) -> pa.DictionaryArray:
     rank[order] = np.arange(len(order), dtype=np.int32)
     rank[-1] = -1  # null codes (-1) index the last slot
     codes = rank[encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)]
-    picked = codes[rows]
-    missing = picked < 0
-    return pa.DictionaryArray.from_arrays(
-        pa.array(np.where(missing, 0, picked) if missing.any() else picked, pa.int32(),
-                 mask=missing if missing.any() else None),
-        encoded.dictionary.take(pa.array(order)))
+    missing = codes < 0
+    if missing.any():
+        return pa.DictionaryArray.from_arrays(
+            pa.array(expand(np.where(missing, 0, codes)), pa.int32(), mask=expand(missing)),
+            encoded.dictionary.take(pa.array(order)))
+    return pa.DictionaryArray.from_arrays(pa.array(expand(codes), pa.int32()),
+                                          encoded.dictionary.take(pa.array(order)))
 
 
 def votes_table(frame: pd.DataFrame | pa.Table) -> pa.Table:
@@ -171,8 +220,17 @@ def write_votes(frame: pd.DataFrame | pa.Table, path: str | os.PathLike, *,
         annotators=dict(sorted(annotators.items())) if annotators else None,
         extra=dict(extra) if extra else None,
     )
-    check_votes_table(table, metadata, str(path))
-    write_parquet(table, metadata, path)
+    # Check on a second thread while Arrow encodes (both release the GIL for the heavy
+    # parts); the file only replaces its target once the check has passed.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        checking = pool.submit(check_votes_table, table, metadata, str(path))
+
+        def remember_checked(written: Path) -> None:
+            # These exact bytes were just checked: a first read need not check them again.
+            piece = checking.result()
+            _checked.store(_checked.digest(written), None, piece, metadata)
+
+        write_parquet(table, metadata, path, before_replace=remember_checked)
     return table
 
 
@@ -195,8 +253,12 @@ def write_response_metrics(frame: pd.DataFrame, path: str | os.PathLike, *,
                                        extra=dict(extra) if extra else None), path)
 
 
-def write_parquet(table: pa.Table, metadata: dict[str, Any], path: str | os.PathLike) -> None:
+def write_parquet(table: pa.Table, metadata: dict[str, Any], path: str | os.PathLike, *,
+                  before_replace: Callable[[Path], None] | None = None) -> None:
     """Write `table` with its `ffsite` metadata, atomically.
+
+    `before_replace` sees the finished temporary file; if it raises, the target is left
+    as it was.
 
     Each row group gets its own compact dictionaries: a dictionary column carried over
     whole (say 1M comparison ids) would otherwise be stored in full in every row group,
@@ -204,14 +266,16 @@ def write_parquet(table: pa.Table, metadata: dict[str, Any], path: str | os.Path
     """
     encoded = json.dumps(metadata, sort_keys=True, ensure_ascii=False).encode("utf-8")
     table = table.replace_schema_metadata({schema.METADATA_KEY: encoded})
-    with atomic_path(Path(path)) as tmp, pq.ParquetWriter(
-            tmp, table.schema, compression="zstd", compression_level=9, use_dictionary=True,
-            write_statistics=False) as writer:
-        for start in range(0, max(table.num_rows, 1), ROW_GROUP_ROWS):
-            part = table.slice(start, ROW_GROUP_ROWS)
-            columns = [_compact(column) for column in part.columns]
-            writer.write_table(pa.Table.from_arrays(columns, schema=table.schema),
-                               row_group_size=ROW_GROUP_ROWS)
+    with atomic_path(Path(path)) as tmp:
+        with pq.ParquetWriter(tmp, table.schema, compression="zstd", compression_level=9,
+                              use_dictionary=True, write_statistics=False) as writer:
+            for start in range(0, max(table.num_rows, 1), ROW_GROUP_ROWS):
+                part = table.slice(start, ROW_GROUP_ROWS)
+                columns = [_compact(column) for column in part.columns]
+                writer.write_table(pa.Table.from_arrays(columns, schema=table.schema),
+                                   row_group_size=ROW_GROUP_ROWS)
+        if before_replace is not None:
+            before_replace(tmp)
 
 
 ROW_GROUP_ROWS = 1 << 20

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain, repeat
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.format.write import encode_votes
-from ffsite.importers._ap_columns import Unsupported, parse_columns
+from ffsite.importers._ap_votes import Unsupported, read_votes
 from ffsite.traits import trait_set_of
 
 DEFAULT_ANNOTATOR_DESCRIPTION = (
@@ -59,17 +61,19 @@ def _short_hash(text: str) -> str:
     return hashlib.md5(text.encode("utf-8")).hexdigest()[:8]
 
 
-class _Vote(msgspec.Struct):
+class _Vote(msgspec.Struct, gc=False):
     pref: Any = None
     no_pref_reason: Any = None
 
 
-class _Response(msgspec.Struct):
+class _Response(msgspec.Struct, gc=False):
     text: Any = None
     model: Any = None
 
 
-class _Comparison(msgspec.Struct):
+class _Comparison(msgspec.Struct, gc=False):
+    """One comparison, its votes left as raw JSON for a columnar read (`_ap_votes`)."""
+
     id: Any = None
     prompt: Any = None
     response_a: _Response | None = None
@@ -77,19 +81,17 @@ class _Comparison(msgspec.Struct):
     text_a: Any = None  # format 1.x
     text_b: Any = None
     metadata: dict[str, Any] = {}
-    annotations: dict[str, _Vote] = {}
+    annotations: msgspec.Raw = msgspec.Raw(b"{}")
 
 
-class _Head(msgspec.Struct):
-    """The file with its comparisons left undecoded (a quick scan for their bounds)."""
-
+class _File(msgspec.Struct):
     annotators: dict[str, dict[str, Any]]
-    comparisons: list[msgspec.Raw]
+    comparisons: list[_Comparison]
     metadata: dict[str, Any] = {}
 
 
-_HEAD = msgspec.json.Decoder(_Head)
-_COMPARISONS = msgspec.json.Decoder(list[_Comparison])
+_FILE = msgspec.json.Decoder(_File)
+_VOTES = msgspec.json.Decoder(list[dict[str, _Vote]])
 
 
 @dataclass
@@ -107,10 +109,10 @@ class Parsed:
     skipped: dict[str, int]
 
 
-def _load(path: Path) -> _Head:
-    """The file's annotators and metadata decoded, its comparisons found but not decoded."""
+def _load(path: Path) -> _File:
+    """The file decoded; each comparison's votes are found but not yet decoded."""
     try:
-        return _HEAD.decode(path.read_bytes())
+        return _FILE.decode(path.read_bytes())
     except FileNotFoundError:
         raise FfsiteError(f"{path}: no such file; check the path") from None
     except msgspec.ValidationError as exc:
@@ -126,11 +128,10 @@ _REASON_CODES = {"not_applicable": schema.NEITHER, "neither": schema.NEITHER,
                  "invalid": schema.INVALID, "missing": schema.MISSING}
 
 
-def _vote_code(annotation: _Vote) -> tuple[int, str | None]:
-    """(vote code, note) for an annotation that is not a plain "a"/"b"."""
-    pref = annotation.pref
+def _vote_code(pref: Any, reason: Any) -> tuple[int, str | None]:
+    """(vote code, note) of one annotation; the note says why a vote is invalid."""
     if pref is None:
-        reason = str(annotation.no_pref_reason or "not_applicable").lower()
+        reason = str(reason or "not_applicable").lower()
         return _REASON_CODES.get(reason, schema.NEITHER), None
     if isinstance(pref, str):
         lowered = pref.lower()
@@ -143,7 +144,7 @@ def _vote_code(annotation: _Vote) -> tuple[int, str | None]:
 
 def _votes_in_bulk(annotations: list[dict[str, _Vote]], annotator_index: dict[str, int]
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, str]]:
-    """Flatten every comparison's annotations at C speed (map, chain, attrgetter).
+    """The general path for votes: typed structs flattened at C speed (map, chain).
 
     Plain "a"/"b" votes and known no-preference reasons never enter a Python-level
     loop; only unusual entries go through `_vote_code` one by one.
@@ -159,7 +160,7 @@ def _votes_in_bulk(annotations: list[dict[str, _Vote]], annotator_index: dict[st
     codes[rest] = np.fromiter(map(_REASON_CODES.get, reasons, repeat(0)), np.int8, len(rest))
     notes: dict[int, str] = {}
     for i in rest[codes[rest] == 0].tolist():
-        codes[i], note = _vote_code(values[i])
+        codes[i], note = _vote_code(values[i].pref, values[i].no_pref_reason)
         if note:
             notes[i] = note
     comparison = np.repeat(np.arange(len(annotations)), counts)
@@ -189,16 +190,12 @@ def _positions(annotations: list[dict[str, _Vote]], annotator_index: dict[str, i
 _PLAIN = {"a": schema.A, "b": schema.B, "text_a": schema.A, "text_b": schema.B}
 
 
-def _is_empty(text: Any) -> bool:
-    return text is None or text in ("", "nan")
-
-
 def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None, *,
                          columnar: bool | None = None) -> ImportResult:
     """Parse an AnnotatedPairs file into a votes table (not yet written).
 
-    The comparisons go through Arrow's JSON reader when the file fits it (`columnar`
-    None: try, fall back to typed structs; True/False: force one way, for tests).
+    The votes go through Arrow's JSON reader when the file fits it (`columnar` None: try,
+    fall back to typed structs; True/False: force one way, for tests).
     """
     path = Path(path)
     document = _load(path)
@@ -257,71 +254,94 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None, *,
                         dataset=dataset)
 
 
-def _parse(path: Path, raws: list[msgspec.Raw], dataset: str,
+def _parse(path: Path, comparisons: list[_Comparison], dataset: str,
            annotator_index: dict[str, int], columnar: bool | None) -> Parsed:
-    """Arrow's columnar reader when the file fits it, else typed structs."""
-    if columnar is not False:
+    """Comparison columns from the decoded structs; votes through Arrow when they fit."""
+    frame, kept, prompt_texts, response_texts, skipped = _comparison_columns(comparisons,
+                                                                            dataset)
+    raws = [comparisons[i].annotations for i in kept.tolist()] \
+        if len(kept) < len(comparisons) else list(map(attrgetter("annotations"), comparisons))
+    votes = None
+    if columnar is not False and raws:
         try:
-            return parse_columns(raws, dataset, annotator_index)
+            votes = read_votes(raws, annotator_index, _vote_code)
         except Unsupported:
             if columnar:
                 raise
-    try:
-        structs = _COMPARISONS.decode(b"[" + b",".join(raws) + b"]")
-    except msgspec.ValidationError as exc:
-        raise FfsiteError(f"{path}: not an AnnotatedPairs file (comparisons: {exc})") from None
-    return _parse_structs(structs, dataset, annotator_index)
+    if votes is None:
+        try:
+            decoded = _VOTES.decode(b"[" + b",".join(raws) + b"]")
+        except msgspec.ValidationError as exc:
+            raise FfsiteError(f"{path}: not an AnnotatedPairs file (annotations: {exc})"
+                              ) from None
+        votes = _votes_in_bulk(decoded, annotator_index)
+    return Parsed(frame, prompt_texts, response_texts, *votes, skipped)
 
 
-def _parse_structs(comparisons: list[_Comparison], dataset: str,
-                   annotator_index: dict[str, int]) -> Parsed:
-    """The general path: decoded comparisons, one Python object each."""
-    rows: list[tuple] = []  # one per kept comparison
-    meta: dict[str, dict[int, str]] = {}
-    kept_annotations: list[dict[str, _Vote]] = []
-    prompt_texts: list[str | None] = []
-    response_texts: list[str] = []  # A and B of each comparison, in turn
-    seen: set[str] = set()
-    skipped = {"duplicate": 0, "empty response": 0}
+def _column(comparisons: list, name: str) -> np.ndarray:
+    """One attribute of every comparison, as an object array."""
+    return np.fromiter(map(attrgetter(name), comparisons), object, len(comparisons))
 
-    for comparison in comparisons:
-        comparison_id = str(comparison.id)
-        if comparison_id in seen:
-            skipped["duplicate"] += 1
-            continue
-        seen.add(comparison_id)
-        response_a = comparison.response_a or _Response(text=comparison.text_a)
-        response_b = comparison.response_b or _Response(text=comparison.text_b)
-        text_a, text_b = response_a.text, response_b.text
-        if _is_empty(text_a) or _is_empty(text_b):
-            skipped["empty response"] += 1
-            continue
-        comparison_meta = comparison.metadata
-        model_a = comparison_meta.get("model_a", response_a.model)
-        model_b = comparison_meta.get("model_b", response_b.model)
-        prompt = comparison.prompt
-        index = len(rows)
-        prompt_texts.append(str(prompt) if prompt else None)
-        response_texts.append(str(text_a))
-        response_texts.append(str(text_b))
-        rows.append((dataset, comparison_id, None,
-                     None if model_a is None else str(model_a),
-                     None if model_b is None else str(model_b), None, None))
-        for key, value in comparison_meta.items():
-            if key in ("model_a", "model_b") or value is None:
-                continue
-            meta.setdefault(key, {})[index] = (value if isinstance(value, str)
-                                               else json.dumps(value, sort_keys=True))
-        kept_annotations.append(comparison.annotations)
 
-    vote_comparison, vote_annotator, vote_code, notes = _votes_in_bulk(kept_annotations,
-                                                                      annotator_index)
-    frame = pd.DataFrame(rows, columns=list(schema.COMPARISON_COLUMNS), dtype=object)
-    for key, values in sorted(meta.items()):
-        frame[schema.META_PREFIX + key] = pd.Series(values, dtype=object).reindex(
-            range(len(rows)))
-    return Parsed(frame, prompt_texts, response_texts, vote_comparison, vote_annotator,
-                  vote_code, notes, skipped)
+def _as_text(values: np.ndarray) -> np.ndarray:
+    """str() of every value but None, as the general reading of JSON values."""
+    values = values.copy()
+    given = pd.notna(values)
+    values[given] = list(map(str, values[given]))
+    return values
+
+
+def _is_empty(texts: np.ndarray) -> np.ndarray:
+    """Missing, "" or "nan": responses feedback-forensics drops on load."""
+    return pd.isna(texts) | pd.Series(texts, dtype=object).isin(["", "nan"]).to_numpy()
+
+
+def _comparison_columns(comparisons: list[_Comparison], dataset: str):
+    """The kept comparisons' columns, computed over all comparisons at once.
+
+    A repeated id keeps its first comparison; a comparison with an empty response is
+    skipped; metadata model_a/model_b win over the responses' models.
+    """
+    n = len(comparisons)
+    ids = np.array(list(map(str, map(attrgetter("id"), comparisons))), dtype=object)
+    duplicate = pd.Series(ids, dtype=object).duplicated(keep="first").to_numpy()
+    metas = _column(comparisons, "metadata")
+    texts, models = {}, {}
+    for side in ("a", "b"):
+        response = _column(comparisons, f"response_{side}")
+        given = pd.notna(response)
+        texts[side] = _column(comparisons, f"text_{side}")
+        texts[side][given] = list(map(attrgetter("text"), response[given]))
+        models[side] = np.full(n, None, dtype=object)
+        models[side][given] = list(map(attrgetter("model"), response[given]))
+        named = np.fromiter(map(operator.contains, metas, repeat(f"model_{side}")), bool, n)
+        models[side][named] = list(map(methodcaller("get", f"model_{side}"), metas[named]))
+    empty = _is_empty(texts["a"]) | _is_empty(texts["b"])
+    kept = np.flatnonzero(~duplicate & ~empty)
+    skipped = {"duplicate": int(duplicate.sum()),
+               "empty response": int((~duplicate & empty).sum())}
+
+    frame = pd.DataFrame({
+        "dataset": dataset, "comparison_id": ids[kept], "prompt_id": None,
+        "model_a": _as_text(models["a"][kept]), "model_b": _as_text(models["b"][kept]),
+        "response_a_id": None, "response_b_id": None}, dtype=object)
+    kept_metas = metas[kept]
+    keys = set().union(*kept_metas) - {"model_a", "model_b"}
+    for key in sorted(keys):
+        values = np.fromiter(map(methodcaller("get", key), kept_metas), object, len(kept))
+        spelled = pd.notna(values) & ~np.fromiter(map(isinstance, values, repeat(str)), bool,
+                                                  len(values))
+        values[spelled] = list(map(partial(json.dumps, sort_keys=True), values[spelled]))
+        if pd.notna(values).any():
+            frame[schema.META_PREFIX + key] = values
+    prompts = _column(comparisons, "prompt")[kept]
+    truthy = np.fromiter(map(bool, prompts), bool, len(prompts))
+    prompt_texts = np.full(len(kept), None, dtype=object)
+    prompt_texts[truthy] = list(map(str, prompts[truthy]))
+    response_texts = np.empty(2 * len(kept), dtype=object)
+    response_texts[0::2] = _as_text(texts["a"][kept])
+    response_texts[1::2] = _as_text(texts["b"][kept])
+    return frame, kept, list(prompt_texts), list(response_texts), skipped
 
 
 # ------------------------------------------------------------------------- export
