@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -133,7 +134,7 @@ def _both_ways(path):
 def test_columnar_and_struct_readers_agree(name):
     """The Arrow (fast) path and the typed-struct path give the same table, texts and
     counts: v1 and v2 files, ties, invalid and missing votes, empty responses, a repeat."""
-    from pathlib import Path
+
 
     fast, general = _both_ways(Path(__file__).parent / "data" / "ff_parity" / name)
     assert fast.table.equals(general.table)
@@ -167,7 +168,21 @@ def test_files_the_columnar_reader_declines_still_import(tmp_path):
     assert set(frame["comparison_id"]) == {"c1", "2"}
     notes = set(frame["note"].dropna())
     assert notes == {"unknown preference 1", "unknown preference 'maybe'"}
-    votes = dict(zip(zip(frame["comparison_id"], frame["judge"].where(
-        frame["trait_id"].isna(), frame["trait_id"])), frame["vote"], strict=True))
+    annotator = frame["judge"].where(frame["trait_id"].isna(), frame["trait_id"])
+    votes = dict(zip(zip(frame["comparison_id"], annotator, strict=True), frame["vote"],
+                     strict=True))
     assert votes == {("c1", "pref"): "A", ("c1", "t1"): "invalid",
                      ("2", "pref"): "B", ("2", "t1"): "invalid"}
+
+
+def test_a_pretty_printed_file_reads_like_a_compact_one(tmp_path):
+    from ffsite.importers.annotated_pairs import read_annotated_pairs
+
+    source = Path(__file__).parent / "data" / "ff_parity" / "case_2.json"
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(json.loads(source.read_text()), indent=2))
+    assert pretty.read_text().count("\n") > 100
+    compact = read_annotated_pairs(source, columnar=True)
+    spread = read_annotated_pairs(pretty, columnar=True)  # Arrow's path, not the fallback
+    assert spread.table.equals(compact.table)
+    assert spread.responses == compact.responses

@@ -70,17 +70,22 @@ def read_votes(raws: Sequence[msgspec.Raw], annotator_index: dict[str, int],
 
 def _annotations(raws: Sequence[msgspec.Raw]) -> pa.Table:
     """One row per comparison, one struct column per annotator key."""
-    lines = b"\n".join(raws)
-    if lines.count(b"\n") != len(raws) - 1:
-        # Pretty-printed: a literal newline in valid JSON is whitespace, and one object
-        # per line reads faster than objects spread over lines.
-        lines = b"\n".join(map(methodcaller("replace", b"\n", b" "), map(bytes, raws)))
+    try:
+        return _one_per_line(b"\n".join(raws), len(raws))
+    except Unsupported:
+        # Pretty-printed votes span lines (a line then holds part of an object, which
+        # Arrow rejects).  A literal newline in valid JSON is whitespace: flatten them.
+        flat = map(methodcaller("replace", b"\n", b" "), map(bytes, raws))
+        return _one_per_line(b"\n".join(flat), len(raws))
+
+
+def _one_per_line(lines: bytes, count: int) -> pa.Table:
     try:
         table = pj.read_json(io.BytesIO(lines), read_options=pj.ReadOptions(block_size=1 << 24),
                              parse_options=pj.ParseOptions(newlines_in_values=False))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise Unsupported(str(exc)) from None
-    if table.num_rows != len(raws):
+    if table.num_rows != count:
         raise Unsupported("row count")
     return table
 
