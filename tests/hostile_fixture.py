@@ -16,8 +16,9 @@ from ffsite.traits import PREFIX, trait_id
 LONG = "W" * 50_000
 SCRIPT_MODEL = '<script>alert("model")</script>'
 LONG_MODEL = "m" + "<b>long</b>" * 300
+FORMULA_MODEL = '=HYPERLINK("https://evil.example","open me")'  # a spreadsheet would run it
 MODELS = [SCRIPT_MODEL, '" onmouseover="alert(1)', "javascript:alert(1)", LONG_MODEL,
-          "<svg/onload=window.__pwned='model'>"]
+          "<svg/onload=window.__pwned='model'>", FORMULA_MODEL]
 DATASET = "<img src=x onerror=alert('dataset')>"
 WORDING = PREFIX + 'is <b onclick="alert(1)">evil</b> & "quoted" <script>window.__pwned=1</script>'
 LABEL = WORDING.removeprefix(PREFIX)  # what pages call the trait

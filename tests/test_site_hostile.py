@@ -7,7 +7,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
-from hostile_fixture import MODELS
+from hostile_fixture import FORMULA_MODEL, MODELS
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -92,3 +92,24 @@ def test_dataset_and_metadata_names_are_escaped(site):
     assert "&lt;img src=x onerror=alert(&#39;dataset&#39;)&gt;" in html
     assert "&lt;i onmouseover=alert(1)&gt;" in html
     assert "&lt;/table&gt;&lt;script&gt;x&lt;/script&gt;" in html
+
+
+def test_csv_cells_never_start_a_spreadsheet_formula(site):
+    """A model named like a formula is defused in every CSV (an apostrophe in front) and
+    kept exactly in the JSON files."""
+    import csv
+    import json
+
+    defused = 0
+    for path in sorted((site / "data").rglob("*.csv")):
+        with open(path, newline="", encoding="utf-8") as handle:
+            for row in csv.reader(handle):
+                for cell in row:
+                    defused += cell == "'" + FORMULA_MODEL
+                    if cell.startswith("-"):
+                        float(cell)  # a negative number, not a formula
+                    assert not cell.startswith(("=", "+", "@", "\t", "\r")), (path, cell)
+    assert defused > 0
+    json_text = "".join(p.read_text(encoding="utf-8") for p in (site / "data").rglob("*.json"))
+    assert json.dumps(FORMULA_MODEL)[1:-1] in json_text
+    assert json.dumps("'" + FORMULA_MODEL)[1:-1] not in json_text

@@ -77,8 +77,32 @@ class SiteWriter:
     def data(self, name: str, frame: pd.DataFrame, title: str, page: str) -> Download:
         """Publish a table as data/<name>.csv and .json; return its download links."""
         download = Download(name, title, page)
-        self.write(download.csv, frame.to_csv(index=False, lineterminator="\n"))
+        self.write(download.csv, spreadsheet_safe(frame).to_csv(index=False,
+                                                                 lineterminator="\n"))
         self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
                                              indent=1, allow_nan=False) + "\n")
         self.downloads.append(download)
         return download
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text cells that a spreadsheet would run as a formula, prefixed with an apostrophe.
+
+    Model names and metadata come from contributors; a CSV cell "=HYPERLINK(...)" opened
+    in a spreadsheet runs.  Numbers are untouched, and the JSON files keep every value
+    exactly as it is.
+    """
+    safe = frame.copy()
+    for name in safe.columns:
+        column = safe[name]
+        if column.dtype.kind in "biufcmM":
+            continue
+        text = column.astype(object)
+        risky = np.fromiter((isinstance(v, str) and v.startswith(FORMULA_STARTS)
+                             for v in text), bool, len(text))
+        if risky.any():
+            safe[name] = text.where(~risky, "'" + text[risky].astype(str))
+    return safe
