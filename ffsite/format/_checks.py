@@ -81,7 +81,8 @@ class _Annotators:
         judge_codes, self.judges = _filled(check, "judge")
         trait_codes, self.trait_ids = check.codes("trait_id")
         sizes = (len(self.roles), len(self.judges) + 1, len(self.trait_ids) + 1)
-        dtype = np.int32 if sizes[0] * sizes[1] * sizes[2] < 2**31 else np.int64
+        space = sizes[0] * sizes[1] * sizes[2]
+        dtype = np.int16 if space < 2**15 else np.int32 if space < 2**31 else np.int64
         raw = (role_codes.astype(dtype) * sizes[1] + judge_codes + 1) * sizes[2] + trait_codes
         raw += 1
         del role_codes, judge_codes, trait_codes
@@ -111,8 +112,9 @@ class _Annotators:
     def add_attribute(self, name: str) -> None:
         """Read a column that must be constant per annotator (trait wording, trait set)."""
         codes, values = self.check.codes(name)
-        row = _first_inconsistent(self.number, codes, self.count, len(values))
-        if row >= 0:
+        differs = codes != codes[self.first][self.number]
+        if differs.any():
+            row = int(np.argmax(differs))
             self.check.fail(name, row, f"trait '{self.trait_id_of(row)}' has two different "
                             f"{name} values (rows {int(self.first[self.number[row]])} and "
                             f"{row}); give each wording its own trait_id")
@@ -218,24 +220,6 @@ def _comparison_runs(check: ColumnReader) -> _Runs:
     comparison = pd.factorize(key, sort=False)[0].astype(np.int32)
     first = first_rows(comparison, int(comparison.max()) + 1)
     return _Runs(dataset_codes, datasets, id_codes, ids, comparison, first, False)
-
-
-def _first_inconsistent(groups: np.ndarray, codes: np.ndarray, n_groups: int,
-                        n_values: int) -> int:
-    """First row whose code is not the only code of its group, or -1 (no hashing)."""
-    dtype = np.int32 if n_groups * (n_values + 1) < 2**31 else np.int64
-    pairs = groups.astype(dtype) * (n_values + 1) + codes
-    pairs += 1
-    seen = np.zeros(n_groups * (n_values + 1), dtype=bool)
-    seen[pairs] = True
-    distinct = seen.reshape(n_groups, n_values + 1).sum(axis=1)
-    if (distinct <= 1).all():
-        return -1
-    bad_groups = np.flatnonzero(distinct > 1)
-    first = first_rows(groups, n_groups)
-    in_bad = np.isin(groups, bad_groups)
-    bad = in_bad & (codes != codes[first[groups]])
-    return int(np.argmax(bad))
 
 
 def _first_repeated_vote(check: ColumnReader, runs: _Runs, annotator: np.ndarray) -> int:
