@@ -296,8 +296,10 @@ def _is_empty(texts: np.ndarray) -> np.ndarray:
     return pd.isna(texts) | pd.Series(texts, dtype=object).isin(["", "nan"]).to_numpy()
 
 
-def _comparison_columns(comparisons: list[_Comparison], dataset: str):
-    """The kept comparisons' columns, computed over all comparisons at once.
+def _comparison_columns(comparisons: list[_Comparison], dataset: str
+                        ) -> tuple[pd.DataFrame, np.ndarray, list, list, dict[str, int]]:
+    """The kept comparisons' columns, their positions, prompt texts, response texts
+    (A and B in turn) and the skipped counts, computed over all comparisons at once.
 
     A repeated id keeps its first comparison; a comparison with an empty response is
     skipped; metadata model_a/model_b win over the responses' models.
