@@ -186,3 +186,18 @@ def test_a_pretty_printed_file_reads_like_a_compact_one(tmp_path):
     spread = read_annotated_pairs(pretty, columnar=True)  # Arrow's path, not the fallback
     assert spread.table.equals(compact.table)
     assert spread.responses == compact.responses
+
+
+def test_a_malformed_annotation_names_its_comparison(tmp_path):
+    document = _v2([
+        {"id": "ok", "response_a": {"text": "a"}, "response_b": {"text": "b"},
+         "annotations": {"pref": {"pref": "a"}}},
+        {"id": "broken", "response_a": {"text": "a"}, "response_b": {"text": "b"},
+         "annotations": {"pref": "a"}},  # a string where a vote object belongs
+    ])
+    result, out = _import(tmp_path, document)
+    assert result.exit_code != 0
+    message = str(result.exception)
+    assert "comparison 'broken': annotations: Expected `object`, got `str`" in message
+    assert "\n" not in message
+    assert not out.exists()

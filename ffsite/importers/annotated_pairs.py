@@ -92,6 +92,7 @@ class _File(msgspec.Struct):
 
 _FILE = msgspec.json.Decoder(_File)
 _VOTES = msgspec.json.Decoder(list[dict[str, _Vote]])
+_ONE_VOTES = msgspec.json.Decoder(dict[str, _Vote])
 
 
 @dataclass
@@ -271,11 +272,23 @@ def _parse(path: Path, comparisons: list[_Comparison], dataset: str,
     if votes is None:
         try:
             decoded = _VOTES.decode(b"[" + b",".join(raws) + b"]")
-        except msgspec.ValidationError as exc:
-            raise FfsiteError(f"{path}: not an AnnotatedPairs file (annotations: {exc})"
-                              ) from None
+        except msgspec.ValidationError:
+            raise _bad_votes(path, [comparisons[i] for i in kept.tolist()]) from None
         votes = _votes_in_bulk(decoded, annotator_index)
     return Parsed(frame, prompt_texts, response_texts, *votes, skipped)
+
+
+def _bad_votes(path: Path, comparisons: list[_Comparison]) -> FfsiteError:
+    """The error naming the first comparison whose votes are not AnnotatedPairs votes."""
+    for comparison in comparisons:
+        try:
+            _ONE_VOTES.decode(comparison.annotations)
+        except msgspec.ValidationError as exc:
+            return FfsiteError(
+                f"{path}: comparison '{comparison.id}': annotations: {exc} (each annotation "
+                'is an object such as {"pref": "a"} or {"pref": null, "no_pref_reason": '
+                '"tie"}); fix that comparison')
+    return FfsiteError(f"{path}: the comparisons' annotations are not AnnotatedPairs votes")
 
 
 def _column(comparisons: list, name: str) -> np.ndarray:
