@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -201,3 +202,30 @@ def test_a_malformed_annotation_names_its_comparison(tmp_path):
     assert "comparison 'broken': annotations: Expected `object`, got `str`" in message
     assert "\n" not in message
     assert not out.exists()
+
+
+@pytest.mark.parametrize("every_vote", [True, False])
+def test_unknown_preferences_are_invalid_with_a_note_on_both_paths(tmp_path, every_vote):
+    """Votes like "maybe" become invalid with a note naming them, at the right vote, on
+    Arrow's path and on the typed-struct path, whether or not every annotator voted."""
+    from ffsite.importers.annotated_pairs import read_annotated_pairs
+
+    comparisons = [
+        {"id": f"c{i}", "response_a": {"text": "a"}, "response_b": {"text": "b"},
+         "annotations": {"pref": {"pref": "a"},
+                         "t1": {"pref": "maybe" if i == 2 else "B" if i == 3 else "b"}}}
+        for i in range(5)]
+    if not every_vote:
+        del comparisons[1]["annotations"]["t1"]
+    source = tmp_path / "in.json"
+    source.write_text(json.dumps(_v2(comparisons)))
+    fast = read_annotated_pairs(source, columnar=True)
+    general = read_annotated_pairs(source, columnar=False)
+    assert fast.table.equals(general.table)
+    frame = fast.table.to_pandas().astype(object)
+    trait_votes = frame[frame["trait_id"] == "t1"].set_index("comparison_id")
+    assert trait_votes.loc["c2", "vote"] == "invalid"
+    assert trait_votes.loc["c2", "note"] == "unknown preference 'maybe'"
+    assert trait_votes.loc["c3", "vote"] == "B" and pd.isna(trait_votes.loc["c3", "note"])
+    assert frame["note"].notna().sum() == 1
+    assert len(trait_votes) == (5 if every_vote else 4)

@@ -51,21 +51,30 @@ def read_votes(raws: Sequence[msgspec.Raw], annotator_index: dict[str, int],
             codes[column, ~np.asarray(entry.is_valid())] = 0  # 0: no vote
     positions = np.array([annotator_index[name] for name in fields], dtype=np.int32)
     by_comparison = codes.T  # comparison-major, the order votes are numbered in
-    if by_comparison.all():  # every annotator voted on every comparison: no search
+    has_vote = None if by_comparison.all() else by_comparison != 0
+    if has_vote is None:  # every annotator voted on every comparison: no search
         comparison = np.repeat(np.arange(n, dtype=np.int32), len(fields))
         annotator = np.tile(positions, n)
         flat = by_comparison.reshape(-1)
-        vote_number = np.arange(codes.size).reshape(n, len(fields))
     else:
-        has_vote = by_comparison != 0
         comparison, column_of_vote = np.nonzero(has_vote)
         comparison, annotator = comparison.astype(np.int32), positions[column_of_vote]
         flat = by_comparison[has_vote]
-        vote_number = np.cumsum(has_vote, axis=None).reshape(has_vote.shape) - 1
-    unclear = unknown[pair] & (codes != 0)
-    notes = {int(vote_number[row, column]): f"unknown preference {prefs[pref_codes[column, row]]!r}"
-             for column, row in zip(*np.nonzero(unclear), strict=True)}
+    notes = _notes(unknown, pair, codes, has_vote, prefs, pref_codes) if unknown.any() else {}
     return comparison, annotator, flat, notes
+
+
+def _notes(unknown: np.ndarray, pair: np.ndarray, codes: np.ndarray,
+           has_vote: np.ndarray | None, prefs: list, pref_codes: np.ndarray
+           ) -> dict[int, str]:
+    """Notes on the votes whose preference was not understood, keyed by vote number."""
+    columns, rows = np.nonzero(unknown[pair] & (codes != 0))
+    if has_vote is None:
+        numbers = rows * codes.shape[0] + columns
+    else:
+        numbers = (np.cumsum(has_vote, axis=None).reshape(has_vote.shape) - 1)[rows, columns]
+    return {int(number): f"unknown preference {prefs[pref_codes[column, row]]!r}"
+            for number, column, row in zip(numbers, columns, rows, strict=True)}
 
 
 def _annotations(raws: Sequence[msgspec.Raw]) -> pa.Table:
