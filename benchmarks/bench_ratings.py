@@ -35,7 +35,8 @@ ANCHOR = MODELS[0]
 def make_file(path: Path, n_comparisons: int, seed: int = 0) -> pd.DataFrame:
     """Write the votes file; return the true Elo per (trait_id, model)."""
     from ffsite.format import schema
-    from ffsite.format.write import encode_votes, write_votes
+    from ffsite.format.encode import encode_votes
+    from ffsite.format.write import write_votes
     from ffsite.traits import FF_V1
 
     rng = np.random.default_rng(seed)

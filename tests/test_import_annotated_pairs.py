@@ -138,7 +138,7 @@ def test_columnar_and_struct_readers_agree(name):
 
 
     fast, general = _both_ways(Path(__file__).parent / "data" / "ff_parity" / name)
-    assert fast.table.equals(general.table)
+    assert fast.table.to_table().equals(general.table.to_table())
     assert (fast.prompts, fast.responses, fast.skipped) == (
         general.prompts, general.responses, general.skipped)
 
@@ -162,7 +162,7 @@ def test_files_the_columnar_reader_declines_still_import(tmp_path):
     with pytest.raises(Unsupported):
         read_annotated_pairs(source, columnar=True)
     result = read_annotated_pairs(source)  # falls back by itself
-    frame = result.table.to_pandas().astype(object)
+    frame = result.table.to_table().to_pandas().astype(object)
     assert set(frame["meta.score"].dropna()) == {"0.5"}
     assert frame.loc[frame["comparison_id"] == "c1", "model_a"].isna().all()  # null wins
     assert set(frame.loc[frame["comparison_id"] == "c1", "model_b"]) == {"m2"}
@@ -185,7 +185,7 @@ def test_a_pretty_printed_file_reads_like_a_compact_one(tmp_path):
     assert pretty.read_text().count("\n") > 100
     compact = read_annotated_pairs(source, columnar=True)
     spread = read_annotated_pairs(pretty, columnar=True)  # Arrow's path, not the fallback
-    assert spread.table.equals(compact.table)
+    assert spread.table.to_table().equals(compact.table.to_table())
     assert spread.responses == compact.responses
 
 
@@ -221,8 +221,8 @@ def test_unknown_preferences_are_invalid_with_a_note_on_both_paths(tmp_path, eve
     source.write_text(json.dumps(_v2(comparisons)))
     fast = read_annotated_pairs(source, columnar=True)
     general = read_annotated_pairs(source, columnar=False)
-    assert fast.table.equals(general.table)
-    frame = fast.table.to_pandas().astype(object)
+    assert fast.table.to_table().equals(general.table.to_table())
+    frame = fast.table.to_table().to_pandas().astype(object)
     trait_votes = frame[frame["trait_id"] == "t1"].set_index("comparison_id")
     assert trait_votes.loc["c2", "vote"] == "invalid"
     assert trait_votes.loc["c2", "note"] == "unknown preference 'maybe'"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-import pyarrow.compute as pc
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.base.texts import write_texts
@@ -20,11 +19,9 @@ def import_group() -> None:
 
 
 def _finish(result: ImportResult, out: str, base_out: str | None) -> None:
-    table = write_votes(result.table, out, default_preference=result.default_preference,
-                        annotators=result.annotators)
-    ids = table.column("comparison_id").combine_chunks()
-    n_comparisons = pc.count_distinct(ids.indices).as_py()  # dictionary values are unique
-    message = f"wrote {out}: {table.num_rows} votes on {n_comparisons} comparisons"
+    written = write_votes(result.table, out, default_preference=result.default_preference,
+                          annotators=result.annotators)
+    message = f"wrote {out}: {written.num_rows} votes on {written.num_comparisons} comparisons"
     if result.skipped:
         message += " (skipped: " + ", ".join(f"{n} {why}" for why, n in
                                              sorted(result.skipped.items())) + ")"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
+
+if TYPE_CHECKING:
+    from ffsite.format.encode import EncodedVotes
 
 
 def unreadable(path, exc: BaseException) -> FfsiteError:
@@ -98,7 +102,7 @@ class ColumnReader:
     the GIL while decoding), which uses both cores.  `only` restricts the columns read.
     """
 
-    def __init__(self, source: str, table: pa.Table | None = None,
+    def __init__(self, source: str, table: pa.Table | EncodedVotes | None = None,
                  parquet: pq.ParquetFile | None = None, only: Collection[str] | None = None):
         self.source = source
         self.table = table
@@ -126,7 +130,9 @@ class ColumnReader:
     def codes(self, name: str) -> tuple[np.ndarray, list]:
         """Codes of `name`; meanwhile start reading the next planned column."""
         if self.table is not None:
-            return codes_of(self.table.column(name))
+            if isinstance(self.table, pa.Table):
+                return codes_of(self.table.column(name))
+            return self.table.codes(name)  # encoded votes (format.encode) code themselves
         plan = getattr(self, "_plan", [])
         if name in plan and plan.index(name) + 1 < len(plan):
             self.read_ahead(plan[plan.index(name) + 1])

@@ -14,7 +14,7 @@ import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,9 @@ from ffsite.errors import FfsiteError
 from ffsite.format import _checked, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader, first_line, unreadable
+
+if TYPE_CHECKING:
+    from ffsite.format.encode import EncodedVotes
 
 __all__ = ["Annotations", "check_votes_table", "find_annotation_files", "first_line",
            "read_annotations", "read_file_metadata", "read_votes_file"]
@@ -119,9 +122,9 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     return metadata
 
 
-def check_votes_table(table: pa.Table, metadata: dict[str, Any], source: str
+def check_votes_table(table: pa.Table | EncodedVotes, metadata: dict[str, Any], source: str
                       ) -> dict[str, Any]:
-    """Check an in-memory table (used by the writer before it writes)."""
+    """Check an in-memory table or encoded votes (the writer does, before it writes)."""
     return check_votes(ColumnReader(source, table=table), metadata)
 
 

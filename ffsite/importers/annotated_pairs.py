@@ -31,8 +31,8 @@ import pyarrow as pa
 from ffsite.base.texts import text_ids
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
+from ffsite.format.encode import EncodedVotes, encode_votes
 from ffsite.format.read import Annotations
-from ffsite.format.write import encode_votes
 from ffsite.importers._ap_votes import Unsupported, read_votes
 from ffsite.traits import trait_set_of
 
@@ -46,9 +46,10 @@ ANNOTATOR_COLUMNS = ("role", "judge", "trait_id", "trait", "trait_set")
 
 @dataclass
 class ImportResult:
-    """What an importer produced: a votes table plus what goes in the file metadata."""
+    """What an importer produced: the votes (in any form `write_votes` takes) plus what
+    goes in the file metadata."""
 
-    table: pa.Table
+    table: pd.DataFrame | pa.Table | EncodedVotes
     default_preference: dict[str, str]
     annotators: dict[str, str] = field(default_factory=dict)
     prompts: dict[str, str] = field(default_factory=dict)
@@ -450,4 +451,4 @@ def to_annotated_pairs(annotations: Annotations, *, texts: dict[str, tuple[dict,
 
 def records_frame(result: ImportResult) -> pd.DataFrame:
     """The imported votes as a pandas frame (handy in tests and notebooks)."""
-    return result.table.to_pandas()
+    return result.table.to_table().to_pandas()

@@ -12,7 +12,7 @@ import pandas as pd
 from ffsite.base.texts import text_id
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format.write import encode_votes
+from ffsite.format.encode import encode_votes
 from ffsite.importers.annotated_pairs import (
     ANNOTATOR_COLUMNS,
     DEFAULT_ANNOTATOR_DESCRIPTION,

@@ -18,8 +18,9 @@ import pyarrow as pa
 from ffsite.base import registry
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
+from ffsite.format.encode import encode_votes
 from ffsite.format.read import find_annotation_files, read_annotations, read_file_metadata
-from ffsite.format.write import encode_votes, write_response_metrics, write_votes
+from ffsite.format.write import write_response_metrics, write_votes
 from ffsite.judges import rules
 from ffsite.judges.communication import COMMUNICATION_TRAITS
 
