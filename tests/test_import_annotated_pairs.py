@@ -229,3 +229,14 @@ def test_unknown_preferences_are_invalid_with_a_note_on_both_paths(tmp_path, eve
     assert trait_votes.loc["c3", "vote"] == "B" and pd.isna(trait_votes.loc["c3", "note"])
     assert frame["note"].notna().sum() == 1
     assert len(trait_votes) == (5 if every_vote else 4)
+
+
+def test_a_file_without_a_single_vote_is_an_error(tmp_path):
+    document = _v2([{"id": "c", "response_a": {"text": "a"}, "response_b": {"text": "b"}},
+                    {"id": "d", "response_a": {"text": "a"}, "response_b": {"text": "b"},
+                     "annotations": {"someone else": {"pref": "a"}}}])
+    result, out = _import(tmp_path, document)
+    assert result.exit_code != 0
+    assert "no votes to import: none of the 2 comparisons has an annotation" in str(
+        result.exception)
+    assert not out.exists()

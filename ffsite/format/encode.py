@@ -155,7 +155,7 @@ def _grid(comparison_rank: np.ndarray, annotator_rank: np.ndarray,
     vote: (comparisons in order, annotators in order, their places within a comparison's
     votes).  None when the votes do not have that shape."""
     n_comparisons = len(comparison_rank)
-    if n_comparisons == 0 or len(vote_comparison) % n_comparisons:
+    if n_comparisons == 0 or len(vote_comparison) == 0 or len(vote_comparison) % n_comparisons:
         return None
     width = len(vote_comparison) // n_comparisons
     grid = vote_annotator.reshape(n_comparisons, width)

@@ -234,6 +234,10 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None, *,
         why = ", ".join(f"{n} {reason}" for reason, n in sorted(parsed.skipped.items()) if n)
         raise FfsiteError(f"{path}: no comparison to import ({why or 'the file has none'}); "
                           "each comparison needs an id and two non-empty responses")
+    if not len(parsed.vote_code):
+        raise FfsiteError(f"{path}: no votes to import: none of the {len(parsed.comparisons)} "
+                          "comparisons has an annotation by an annotator the file lists; "
+                          "check the comparisons' \"annotations\" and the file's \"annotators\"")
     prompt_texts, response_texts = parsed.prompt_texts, parsed.response_texts
     prompt_ids = [None if text is None else pid for pid, text in zip(
         text_ids("p", [text or "" for text in prompt_texts]), prompt_texts, strict=True)]
