@@ -1,12 +1,13 @@
 """Columns of a votes file as integer codes: the reader's raw material.
 
 Every string column becomes codes into its distinct values (dictionary encoding), in the
-narrowest integer type that fits.  `ColumnReader` reads one column at a time, the next one
-on a second thread, so memory holds about one column's worth.
+narrowest integer type that fits.  `ColumnReader` hands out one column at a time while
+the next ones are read on other threads, so memory holds a few columns' worth.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -94,12 +95,16 @@ def first_rows(groups: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
+AHEAD = 2  # columns read ahead of the checks, each on its own thread
+
+
 class ColumnReader:
     """Columns of one file, each read and coded in turn.
 
-    Memory holds about one column's worth at a time.  For files on disk, the next column
-    is read on a second thread while the checks work on the current one (Arrow releases
-    the GIL while decoding), which uses both cores.  `only` restricts the columns read.
+    For files on disk, the next AHEAD planned columns are read on their own threads while
+    the checks work on the current one (Arrow releases the GIL while decoding), which
+    keeps both cores busy; memory holds about AHEAD + 1 columns' worth at a time.  `only`
+    restricts the columns read.
     """
 
     def __init__(self, source: str, table: pa.Table | EncodedVotes | None = None,
@@ -111,7 +116,8 @@ class ColumnReader:
         self.names = names
         self.selected = set(names) if only is None else set(names) & set(only)
         self._futures: dict[str, Future] = {}
-        self._pool = ThreadPoolExecutor(max_workers=1) if parquet is not None else None
+        self._pool = ThreadPoolExecutor(max_workers=AHEAD) if parquet is not None else None
+        self._local = threading.local()
 
     def wanted(self, name: str) -> bool:
         return name in self.selected
@@ -124,8 +130,8 @@ class ColumnReader:
     def plan(self, names: list[str]) -> None:
         """The order columns will be asked for, so each read can start one step early."""
         self._plan = [name for name in names if name in self.selected]
-        if self._plan:
-            self.read_ahead(self._plan[0])
+        for upcoming in self._plan[:AHEAD]:
+            self.read_ahead(upcoming)
 
     def codes(self, name: str) -> tuple[np.ndarray, list]:
         """Codes of `name`; meanwhile start reading the next planned column."""
@@ -134,8 +140,9 @@ class ColumnReader:
                 return codes_of(self.table.column(name))
             return self.table.codes(name)  # encoded votes (format.encode) code themselves
         plan = getattr(self, "_plan", [])
-        if name in plan and plan.index(name) + 1 < len(plan):
-            self.read_ahead(plan[plan.index(name) + 1])
+        if name in plan:
+            for upcoming in plan[plan.index(name) + 1:plan.index(name) + 1 + AHEAD]:
+                self.read_ahead(upcoming)
         self.read_ahead(name)
         return self._futures.pop(name).result()
 
@@ -147,11 +154,16 @@ class ColumnReader:
 
     def _read(self, name: str) -> tuple[np.ndarray, list]:
         try:
+            # Each thread reads through its own handle: one ParquetFile read from two
+            # threads at once can hang.
+            if not hasattr(self._local, "parquet"):
+                self._local.parquet = pq.ParquetFile(self.source)
+            parquet = self._local.parquet
             # Row group by row group: reading them all at once costs several times more.
             column = pa.chunked_array(
-                [chunk for group in range(self.parquet.num_row_groups)
-                 for chunk in self.parquet.read_row_group(group, columns=[name]).column(0).chunks],
-                type=self.parquet.schema_arrow.field(name).type)
+                [chunk for group in range(parquet.num_row_groups)
+                 for chunk in parquet.read_row_group(group, columns=[name]).column(0).chunks],
+                type=parquet.schema_arrow.field(name).type)
         except (pa.ArrowInvalid, OSError) as exc:
             reason = first_line(exc)
             raise FfsiteError(f"{self.source}: cannot read column '{name}' ({reason}); the "
