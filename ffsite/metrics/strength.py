@@ -77,16 +77,18 @@ def trait_votes(annotations: Annotations, *, rule: str = "majority",
         annotators.loc[is_trait, "trait_id"]).to_numpy()
 
     votes = annotations.votes
-    vote_trait = annotator_trait[votes["annotator"].to_numpy()]
-    keep = vote_trait >= 0
-    keys = votes["comparison"].to_numpy()[keep].astype(key_type, copy=False)  # masked: a copy
-    keys *= n_traits
-    keys += vote_trait[keep]
-    del vote_trait
-    keys, codes = combine(keys, votes["vote"].to_numpy()[keep], rule)
-    matrix = np.zeros((n_comparisons, n_traits), dtype=np.int8)
-    matrix.reshape(-1)[keys] = codes
-    del keys, codes
+    matrix = _grid_matrix(votes, n_comparisons, annotator_trait, n_traits)
+    if matrix is None:
+        vote_trait = annotator_trait[votes["annotator"].to_numpy()]
+        keep = vote_trait >= 0
+        keys = votes["comparison"].to_numpy()[keep].astype(key_type, copy=False)  # a copy
+        keys *= n_traits
+        keys += vote_trait[keep]
+        del vote_trait
+        keys, codes = combine(keys, votes["vote"].to_numpy()[keep], rule)
+        matrix = np.zeros((n_comparisons, n_traits), dtype=np.int8)
+        matrix.reshape(-1)[keys] = codes
+        del keys, codes
 
     dataset_code, datasets = pd.factorize(annotations.comparisons["dataset"], sort=True)
     in_scope = np.zeros((len(datasets), n_traits), dtype=bool)
@@ -94,6 +96,30 @@ def trait_votes(annotations: Annotations, *, rule: str = "majority",
         in_scope[d] = (matrix[dataset_code == d] != 0).any(axis=0)
     return TraitVotes(traits=traits, matrix=matrix, dataset_code=dataset_code.astype(np.int32),
                       datasets=list(datasets), in_scope=in_scope)
+
+
+def _grid_matrix(votes: pd.DataFrame, n_comparisons: int, annotator_trait: np.ndarray,
+                 n_traits: int) -> np.ndarray | None:
+    """The trait matrix straight from the votes, when every comparison has the same
+    annotators in the same order and each trait one vote (the usual file): no keys, no
+    combining, no scatter.  None when the votes do not have that shape."""
+    if n_comparisons == 0 or len(votes) % n_comparisons:
+        return None
+    width = len(votes) // n_comparisons
+    annotator = votes["annotator"].to_numpy().reshape(n_comparisons, width)
+    trait_of = annotator_trait[annotator[0]]
+    columns = np.flatnonzero(trait_of >= 0)
+    if len(columns) != n_traits or len(np.unique(trait_of[columns])) != n_traits:
+        return None  # a trait with several judges or seeds, or one some comparisons lack
+    if not (annotator == annotator[0]).all():
+        return None
+    comparison = votes["comparison"].to_numpy().reshape(n_comparisons, width)
+    if not (comparison == np.arange(n_comparisons)[:, None]).all():
+        return None
+    columns = columns[np.argsort(trait_of[columns])]
+    # np.take keeps rows contiguous, like the general path's matrix: callers gather
+    # whole comparisons.
+    return np.take(votes["vote"].to_numpy().reshape(n_comparisons, width), columns, axis=1)
 
 
 # ------------------------------------------------------------------------ references
@@ -207,14 +233,15 @@ def count_outcomes(trait_votes: TraitVotes, reference: Reference) -> np.ndarray:
     if len(reference.comparison) == 0 or n_traits == 0:
         return counts
     datasets = trait_votes.dataset_code[reference.comparison]
-    base = (reference.group * N_CODES) * 2 + (reference.side - 1)
+    base = ((reference.group * N_CODES) * 2 + (reference.side - 1)).astype(np.intp)
     rows = trait_votes.matrix[reference.comparison]  # one gather for all traits
     all_in_scope = trait_votes.in_scope[np.unique(datasets)].all(axis=0)
+    key = np.empty(len(base), dtype=np.intp)  # reused: no fresh memory per trait
     for trait in range(n_traits):
-        key = base + rows[:, trait] * 2
-        if not all_in_scope[trait]:
-            key = key[trait_votes.in_scope[datasets, trait]]
-        counts[:, trait] = np.bincount(key, minlength=n_groups * N_CODES * 2).reshape(
+        np.multiply(rows[:, trait], 2, out=key, dtype=np.intp, casting="unsafe")
+        key += base
+        counted = key if all_in_scope[trait] else key[trait_votes.in_scope[datasets, trait]]
+        counts[:, trait] = np.bincount(counted, minlength=n_groups * N_CODES * 2).reshape(
             n_groups, N_CODES, 2)
     return counts
 
