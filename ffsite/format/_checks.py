@@ -214,7 +214,8 @@ def _comparison_runs(check: ColumnReader) -> _Runs:
     starts = np.flatnonzero(change)
     run_keys = dataset_codes[starts].astype(np.int64) * max(len(ids), 1) + id_codes[starts]
     if (np.diff(run_keys) > 0).all() or len(np.unique(run_keys)) == len(starts):
-        comparison = np.cumsum(change, dtype=np.int32) - 1
+        comparison = np.repeat(np.arange(len(starts), dtype=np.int32),
+                               np.diff(starts, append=len(id_codes)))  # run numbers
         return _Runs(dataset_codes, datasets, id_codes, ids, comparison, starts, True)
     key = dataset_codes.astype(np.int64) * max(len(ids), 1) + id_codes
     comparison = pd.factorize(key, sort=False)[0].astype(np.int32)
