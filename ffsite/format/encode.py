@@ -59,8 +59,7 @@ class EncodedVotes:
         """Per-vote codes and distinct values of a column, as `_columns.codes_of` gives."""
         if name in self.columns:
             column = self.columns[name]
-            owners = self.comparison if column.owner == "comparison" else self.annotator
-            return (column.codes.astype(narrowest(len(column.dictionary)))[owners],
+            return (column.codes.astype(narrowest(len(column.dictionary)))[self._owners(column)],
                     column.dictionary.to_pylist())
         if name == "vote":
             return (self.vote - 1).astype(np.int8), list(schema.VOTE_VALUES)
@@ -79,8 +78,7 @@ class EncodedVotes:
             name = field.name
             if name in self.columns:
                 column = self.columns[name]
-                owners = self.comparison if column.owner == "comparison" else self.annotator
-                arrays.append(_compact(column, owners[rows]))
+                arrays.append(_compact(column, self._owners(column)[rows]))
             elif name == "vote":
                 arrays.append(pa.DictionaryArray.from_arrays(
                     pa.array(self.vote[rows].astype(np.int32) - 1), pa.array(schema.VOTE_VALUES)))
@@ -97,6 +95,10 @@ class EncodedVotes:
 
     def to_table(self) -> pa.Table:
         return self.slice(0, self.num_rows)
+
+    def _owners(self, column: Column) -> np.ndarray:
+        """Per vote, the position of the row that owns the column's value."""
+        return self.comparison if column.owner == "comparison" else self.annotator
 
 
 def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
