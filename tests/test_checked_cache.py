@@ -91,3 +91,17 @@ def test_the_cache_can_be_switched_off(tmp_path, monkeypatch):
     before = set(_entries())
     read_annotations([path])
     assert set(_entries()) == before
+
+
+def test_a_whole_file_entry_answers_a_read_of_some_metadata_columns(tmp_path, monkeypatch):
+    comparisons = [{"comparison_id": f"c{i}", "model_a": "m1", "model_b": "m2",
+                    "meta.topic": f"t{i % 2}", "meta.source": "s"} for i in range(4)]
+    votes = [{"comparison_id": f"c{i}", **VERBOSE, "judge": "j", "vote": "AB"[i % 2]}
+             for i in range(4)]
+    path = write_test_votes(tmp_path / "v.parquet", comparisons, votes)
+    after_write = set(_entries())
+    some = read_annotations([path], columns=["meta.topic"])
+    assert set(_entries()) == after_write  # answered by the writer's whole-file entry
+    assert "meta.topic" in some.comparisons and "meta.source" not in some.comparisons
+    monkeypatch.setenv("FFSITE_NO_CACHE", "1")
+    _same(some, read_annotations([path], columns=["meta.topic"]))
