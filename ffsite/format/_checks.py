@@ -51,7 +51,7 @@ def check_votes(check: ColumnReader, metadata: dict[str, Any]) -> dict[str, Any]
                        "a dataset")
         per_comparison[name] = (codes[runs.first], values)
 
-    annotators = _Annotators(check)
+    annotators = _Annotators(check, runs.width())
     for name in ("trait", "trait_set"):
         annotators.add_attribute(name)
     annotators.check_roles_and_traits()
@@ -75,11 +75,19 @@ class _Annotators:
     order — no hashing of 40 million rows.
     """
 
-    def __init__(self, check: ColumnReader):
+    def __init__(self, check: ColumnReader, width: int | None):
         self.check = check
         role_codes, self.roles = _filled(check, "role")
         judge_codes, self.judges = _filled(check, "judge")
         trait_codes, self.trait_ids = check.codes("trait_id")
+        n_rows = len(role_codes)
+        # Usually every comparison lists the same annotators in the same order (`width`
+        # rows each): then the first comparison's rows number everyone's.
+        self.period = width if width and all(
+            _periodic(codes, width) for codes in (role_codes, judge_codes, trait_codes)) else None
+        if self.period:
+            role_codes, judge_codes = role_codes[:width], judge_codes[:width]
+            trait_codes = trait_codes[:width]
         sizes = (len(self.roles), len(self.judges) + 1, len(self.trait_ids) + 1)
         space = sizes[0] * sizes[1] * sizes[2]
         dtype = np.int16 if space < 2**15 else np.int32 if space < 2**31 else np.int64
@@ -98,6 +106,8 @@ class _Annotators:
         lookup = np.zeros(len(present), dtype=np.int32)
         lookup[keys[order]] = np.arange(len(keys), dtype=np.int32)
         self.number = lookup[raw]
+        if self.period:
+            self.number = np.tile(self.number, n_rows // self.period)
         del raw
         self.count = len(keys)
         self.first = first_rows(self.number, self.count)
@@ -112,7 +122,10 @@ class _Annotators:
     def add_attribute(self, name: str) -> None:
         """Read a column that must be constant per annotator (trait wording, trait set)."""
         codes, values = self.check.codes(name)
-        differs = codes != codes[self.first][self.number]
+        rows, numbers = codes, self.number
+        if self.period and _periodic(codes, self.period):  # the first period says it all
+            rows, numbers = codes[:self.period], self.number[:self.period]
+        differs = rows != codes[self.first][numbers]
         if differs.any():
             row = int(np.argmax(differs))
             self.check.fail(name, row, f"trait '{self.trait_id_of(row)}' has two different "
@@ -150,6 +163,11 @@ class _Annotators:
         return self.judges[self.columns["judge"][0][self.number[row]]]
 
 
+def _periodic(codes: np.ndarray, width: int) -> bool:
+    """Whether the codes repeat the first `width` of them all the way through."""
+    return len(codes) % width == 0 and bool((codes.reshape(-1, width) == codes[:width]).all())
+
+
 def _filled(check: ColumnReader, name: str) -> tuple[np.ndarray, list]:
     codes, values = check.codes(name)
     if (codes < 0).any():
@@ -176,6 +194,7 @@ class _Runs:
         self.dataset_codes, self.datasets = dataset_codes, datasets
         self.id_codes, self.ids = id_codes, ids
         self.comparison, self.first, self.contiguous = comparison, first, contiguous
+        self._same: np.ndarray | None = None
 
     def forget_rows(self) -> None:
         """Keep only per-comparison codes (messages need no more); frees two row arrays."""
@@ -184,7 +203,17 @@ class _Runs:
 
     def same_as_previous(self) -> np.ndarray:
         """For rows 1.., whether the row belongs to the same comparison as the row before."""
-        return self.comparison[1:] == self.comparison[:-1]
+        if self._same is None:  # asked once per per-comparison column: work it out once
+            self._same = self.comparison[1:] == self.comparison[:-1]
+        return self._same
+
+    def width(self) -> int | None:
+        """The rows of each comparison, when every comparison has as many (else None)."""
+        n_rows, n_runs = len(self.comparison), len(self.first)
+        if not self.contiguous or not n_runs or n_rows % n_runs:
+            return None
+        width = n_rows // n_runs
+        return width if (np.diff(self.first) == width).all() else None
 
     def first_difference(self, codes: np.ndarray) -> int:
         """First row whose value differs from its comparison's, or -1."""
