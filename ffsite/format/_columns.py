@@ -128,13 +128,13 @@ class ColumnReader:
             self._futures[name] = self._pool.submit(self._read, name)
 
     def plan(self, names: list[str]) -> None:
-        """The order columns will be asked for, so each read can start one step early."""
+        """The order columns will be asked for, so reads can start AHEAD steps early."""
         self._plan = [name for name in names if name in self.selected]
         for upcoming in self._plan[:AHEAD]:
             self.read_ahead(upcoming)
 
     def codes(self, name: str) -> tuple[np.ndarray, list]:
-        """Codes of `name`; meanwhile start reading the next planned column."""
+        """Codes of `name`; meanwhile start reading the next planned columns."""
         if self.table is not None:
             if isinstance(self.table, pa.Table):
                 return codes_of(self.table.column(name))

@@ -194,7 +194,7 @@ def _sorted_dictionary(values: pd.Series) -> tuple[np.ndarray, pa.Array]:
             encoded.dictionary.take(pa.array(order)))
 
 
-SMALL_DICTIONARY = 4096
+SMALL_DICTIONARY = 4096  # larger dictionaries are cut to what each row group uses
 
 
 def _compact(column: Column, owners: np.ndarray) -> pa.DictionaryArray:

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite._atomic import atomic_path
-from ffsite.format import _checked, schema
+from ffsite.format import _checked, encode, schema
 from ffsite.format.encode import EncodedVotes
 
 SORT_KEYS = ("dataset", "comparison_id", "role", "judge", "trait_id", "seed")
@@ -157,7 +157,6 @@ def write_parquet(table: pa.Table | EncodedVotes, metadata: dict[str, Any],
 
 
 ROW_GROUP_ROWS = 1 << 20
-SMALL_DICTIONARY = 4096
 
 
 def _compact(column: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -168,7 +167,7 @@ def _compact(column: pa.ChunkedArray | pa.Array) -> pa.Array:
             else column.combine_chunks()
     if not pa.types.is_dictionary(column.type):
         return column
-    if len(column.dictionary) <= SMALL_DICTIONARY:
+    if len(column.dictionary) <= encode.SMALL_DICTIONARY:
         return column  # a few values cost nothing to repeat in every row group
     valid = ~np.asarray(column.indices.is_null())
     indices = column.indices.fill_null(0).to_numpy(zero_copy_only=False)

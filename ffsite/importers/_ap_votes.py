@@ -19,6 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from ffsite.format._columns import codes_of
+
 VoteCode = Callable[[object, object], tuple[int, str | None]]
 
 
@@ -111,17 +113,12 @@ def _child(entry: pa.StructArray, name: str) -> pa.Array | None:
 
 
 def _encoded(arrays: list[pa.Array | None], length: int) -> tuple[np.ndarray, list]:
-    """Dictionary codes (-1 for null) of several string columns, one row each, over one
-    shared dictionary (encoded in one pass), and that dictionary's values."""
-    codes = np.full((len(arrays), length), -1, dtype=np.int32)
-    given = [i for i, array in enumerate(arrays) if array is not None]
-    if not given:
-        return codes, []
-    chunked = pa.chunked_array([arrays[i].cast(pa.string()) for i in given], pa.string())
-    encoded = chunked.dictionary_encode().unify_dictionaries()
-    for row, chunk in zip(given, encoded.chunks, strict=True):
-        codes[row] = chunk.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-    return codes, encoded.chunk(0).dictionary.to_pylist()
+    """Codes (-1 for null) of several string columns, one row each, into one shared
+    dictionary, and its values: the reader's `codes_of` over them as one chunked column."""
+    column = pa.chunked_array([pa.nulls(length, pa.string()) if array is None
+                               else array.cast(pa.string()) for array in arrays], pa.string())
+    codes, values = codes_of(column)
+    return codes.astype(np.int32).reshape(len(arrays), length), values
 
 
 def _decide(pair: np.ndarray, prefs: list, reasons: list, vote_code: VoteCode

@@ -16,7 +16,7 @@ from ffsite.site.pages import communication
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import NOT_ZERO, number
 from ffsite.site.views import (
-        Cell,
+    Cell,
     Column,
     Table,
     chart,
