@@ -160,9 +160,12 @@ class ColumnReader:
                 self._local.parquet = pq.ParquetFile(self.source)
             parquet = self._local.parquet
             # Row group by row group: reading them all at once costs several times more.
+            # Without Arrow's own threads: ours already keep both cores busy, and more
+            # threads than cores made a 4.1M-vote read 15 ms slower.
             column = pa.chunked_array(
                 [chunk for group in range(parquet.num_row_groups)
-                 for chunk in parquet.read_row_group(group, columns=[name]).column(0).chunks],
+                 for chunk in parquet.read_row_group(group, columns=[name],
+                                                     use_threads=False).column(0).chunks],
                 type=parquet.schema_arrow.field(name).type)
         except (pa.ArrowInvalid, OSError) as exc:
             reason = first_line(exc)
