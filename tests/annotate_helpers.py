@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from ffsite.base.alpaca_eval import prompt_id
 from ffsite.cli import cli
+from ffsite.format.read import vote_rows
 
 REFERENCE = "gpt4_1106_preview"
 KEY = "sk-test-7f3a9c-DO-NOT-LEAK"
@@ -57,7 +58,7 @@ def run_subprocess(args: list[str], env: dict[str, str], **kwargs) -> subprocess
 
 
 def read_rows(path: Path) -> list[dict]:
-    return pq.read_table(path).to_pandas().astype(object).to_dict("records")
+    return vote_rows(path).to_dict("records")
 
 
 def file_summary(path: Path) -> dict:

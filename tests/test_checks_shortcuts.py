@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import trait, write_test_votes
+from helpers import trait
 
 from ffsite.errors import FfsiteError
 from ffsite.format import _checks
@@ -26,12 +26,12 @@ def _file(tmp_path, wording_of_last=None):
             if wording_of_last and i == 29 and number == 1:
                 row["trait"] = wording_of_last
             votes.append(row)
-    return write_test_votes(tmp_path / "v.parquet", comparisons, votes) \
-        if wording_of_last is None else _unchecked(tmp_path, comparisons, votes)
+    return _unchecked(tmp_path, comparisons, votes)
 
 
 def _unchecked(tmp_path, comparisons, votes):
-    """Write without ffsite's writer (it would refuse the file)."""
+    """Write a version 1 file (the shortcut is version 1's) without ffsite's writer: it
+    writes version 2, and would refuse the file with a changed wording."""
     import json
 
     import pyarrow as pa

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
-from ffsite.format import _checked, schema
+from ffsite.format import _checked, _wide, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader, first_line, unreadable
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ffsite.format.encode import EncodedVotes
 
 __all__ = ["Annotations", "check_votes_table", "find_annotation_files", "first_line",
-           "read_annotations", "read_file_metadata", "read_votes_file"]
+           "read_annotations", "read_file_metadata", "read_votes_file", "vote_rows"]
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,10 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     except ValueError:
         raise FfsiteError(f"{path}: ffsite metadata is not valid JSON") from None
     version = str(metadata.get("format_version"))
-    if version != schema.FORMAT_VERSION:
+    if version not in schema.READABLE_VERSIONS:
         raise FfsiteError(f"{path}: format_version {version} is not supported (this ffsite "
-                          f"reads version {schema.FORMAT_VERSION}); upgrade ffsite or "
-                          "re-create the file")
+                          f"reads versions {' and '.join(schema.READABLE_VERSIONS)}); "
+                          "upgrade ffsite or re-create the file")
     return metadata
 
 
@@ -144,17 +144,79 @@ def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = N
     cached = _checked.load(file_digest, only)
     if cached is not None:
         return cached
+    if str(metadata.get("format_version")) == "1":
+        piece = _read_long(path, metadata, only)
+    else:
+        piece = _read_wide(path, metadata, only)
+    _checked.store(file_digest, only, piece, metadata)
+    return piece, metadata
+
+
+def _read_long(path: str | os.PathLike, metadata: dict[str, Any],
+               only: set[str] | None) -> dict[str, Any]:
+    """A version 1 file (one row per vote), column by column."""
     try:
         parquet = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
         raise unreadable(path, exc) from None
     reader = ColumnReader(str(path), parquet=parquet, only=only)
     try:
-        piece = check_votes(reader, metadata)
+        return check_votes(reader, metadata)
     finally:
         reader.close()
-    _checked.store(file_digest, only, piece, metadata)
-    return piece, metadata
+
+
+def _read_wide(path: str | os.PathLike, metadata: dict[str, Any],
+               only: set[str] | None) -> dict[str, Any]:
+    """A version 2 file (one row per comparison), in one read."""
+    try:
+        names = pq.read_schema(path).names
+        text = [name for name in names if not name.startswith(_wide.VOTE_PREFIX)]
+        read = [name for name in names if name.startswith(_wide.VOTE_PREFIX)
+                or name in ("dataset", "comparison_id")
+                or (not name.startswith(_wide.NOTE_PREFIX) and (only is None or name in only))]
+        parquet = pq.ParquetFile(path, read_dictionary=text)
+        table = parquet.read(columns=read, use_threads=True)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise unreadable(path, exc) from None
+    return _wide.unpack(table, metadata, str(path), wanted=only, names=names)
+
+
+def vote_rows(path: str | os.PathLike) -> pd.DataFrame:
+    """One row per vote with format 1's columns, from a file of either version, in the
+    file's order (comparisons, then annotators and seeds).  For looking inside a file:
+    it is read as stored, without the checks; `read_annotations` checks."""
+    metadata = read_file_metadata(path)
+    table = pq.read_table(path)
+    if str(metadata.get("format_version")) == "1":
+        return _nones(table.to_pandas())
+    entries = metadata.get("vote_columns") or []
+    compared = [n for n in table.column_names
+                if not n.startswith((_wide.VOTE_PREFIX, _wide.NOTE_PREFIX))]
+    votes = np.array([table.column(f"{_wide.VOTE_PREFIX}{n}").combine_chunks().to_numpy(
+        zero_copy_only=False) for n in range(len(entries))], dtype=object).reshape(
+        len(entries), -1)
+    notes = np.full(votes.shape, None, dtype=object)
+    for number in range(len(entries)):
+        name = f"{_wide.NOTE_PREFIX}{number}"
+        if name in table.column_names:
+            notes[number] = table.column(name).combine_chunks().to_numpy(
+                zero_copy_only=False)
+    comparison, column = np.nonzero(pd.notna(votes).T)  # comparison-major, like the file
+    frame = table.select(compared).take(pa.array(comparison)).to_pandas().astype(object)
+    for name in _wide.ENTRY_FIELDS:
+        frame[name] = [entries[c].get(name) for c in column.tolist()]
+    frame["vote"] = votes[column, comparison]
+    frame["note"] = notes[column, comparison]
+    meta = sorted(n for n in compared if n.startswith(schema.META_PREFIX))
+    return _nones(frame[schema.votes_schema(meta).names])
+
+
+def _nones(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every column as Python objects, None for missing."""
+    return pd.DataFrame({name: np.where(frame[name].isna(), None,
+                                        frame[name].astype(object).to_numpy())
+                         for name in frame.columns}, dtype=object)
 
 
 ALWAYS_READ = ("dataset", "comparison_id", "role", "judge", "trait_id", "trait", "trait_set",

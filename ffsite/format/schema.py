@@ -1,15 +1,17 @@
-"""The released annotation format, version 1 (documented in docs/format.md).
+"""The released annotation format (documented in docs/format.md).
 
-One Parquet file holds one row per vote.  The columns describing the comparison repeat
-on every vote row of that comparison; Parquet's dictionary encoding stores each distinct
-value once per row group, so the repetition costs almost nothing on disk.
+Version 2, which ffsite writes, holds one row per comparison and one vote column per
+annotator (`_wide.py`).  Version 1, still read, holds one row per vote: the columns that
+describe the comparison and the annotator repeat on every vote row.  Writers hand votes
+over in version 1's long shape (one row per vote, `votes_schema`) either way.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # what ffsite writes
+READABLE_VERSIONS = ("1", "2")
 METADATA_KEY = b"ffsite"
 
 KIND_VOTES = "votes"

@@ -16,7 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite._atomic import atomic_path
-from ffsite.format import _checked, encode, schema
+from ffsite.format import _checked, _wide, encode, schema
+from ffsite.format._checks import check_votes
+from ffsite.format._columns import ColumnReader
 from ffsite.format.encode import EncodedVotes
 
 SORT_KEYS = ("dataset", "comparison_id", "role", "judge", "trait_id", "seed")
@@ -71,14 +73,13 @@ def write_votes(frame: pd.DataFrame | pa.Table | EncodedVotes, path: str | os.Pa
                 default_preference: Mapping[str, str] | None = None,
                 annotators: Mapping[str, str] | None = None,
                 extra: Mapping[str, Any] | None = None) -> Written:
-    """Validate and write a votes file atomically.
+    """Validate votes given one per row (format 1's long shape) and write them as a
+    format 2 file, atomically.
 
     `default_preference` names, per dataset, the preference annotator pages compare with
     when a dataset has several; `annotators` maps preference-annotator ids to a
     description; `extra` is stored verbatim (e.g. the summary of an annotate run).
     """
-    from ffsite.format.read import check_votes_table  # the reader owns the rules
-
     table = votes_table(frame)
     metadata = file_metadata(
         schema.KIND_VOTES,
@@ -87,18 +88,18 @@ def write_votes(frame: pd.DataFrame | pa.Table | EncodedVotes, path: str | os.Pa
         annotators=dict(sorted(annotators.items())) if annotators else None,
         extra=dict(extra) if extra else None,
     )
-    # Check on a second thread while Arrow encodes (both release the GIL for the heavy
-    # parts); the file only replaces its target once the check has passed.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        checking = pool.submit(check_votes_table, table, metadata, str(path))
+    long = ColumnReader(str(path), table=table)
+    wide, entries = _wide.pack(long, check_votes(long, metadata))
+    metadata["vote_columns"] = entries
+    # What a read of the file will find, worked out by the reader's own code: the first
+    # read of these bytes need not check them again.
+    checked = _wide.unpack(wide, metadata, str(path))
 
-        def remember_checked(written: Path) -> None:
-            # These exact bytes were just checked: a first read need not check them again.
-            piece = checking.result()
-            _checked.store(_checked.digest(written), None, piece, metadata)
+    def remember_checked(written: Path) -> None:
+        _checked.store(_checked.digest(written), None, checked, metadata)
 
-        write_parquet(table, metadata, path, before_replace=remember_checked)
-        return Written(table.num_rows, checking.result()["n_comparisons"])
+    write_parquet(wide, metadata, path, before_replace=remember_checked)
+    return Written(len(checked["vote"]), checked["n_comparisons"])
 
 
 def write_response_metrics(frame: pd.DataFrame, path: str | os.PathLike, *,

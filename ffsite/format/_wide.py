@@ -1,0 +1,279 @@
+"""Format 2: one row per comparison, one vote column per annotator (and seed).
+
+Version 1 repeats the comparison's and the annotator's columns on every vote row, so a
+reader decodes eight columns of every vote to learn what format 2 says in its shape: a
+row is a comparison, a column `vote:<n>` holds the votes of the annotator described by
+entry n of the metadata's `vote_columns`.  Reading 4.1M votes this way decodes 41 small
+columns of 100k one-byte codes, and a repeated vote (same judge, trait and seed on one
+comparison) cannot be written at all.
+
+`pack` turns checked long votes into that table; `unpack` checks a wide table against
+the rules (docs/format.md) and returns the same coded pieces as the version 1 reader.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ffsite.errors import FfsiteError
+from ffsite.format import schema
+from ffsite.format._columns import ColumnReader, codes_of, decode, ranks
+
+VOTE_PREFIX = "vote:"
+NOTE_PREFIX = "note:"
+ENTRY_FIELDS = ("role", "judge", "trait_id", "trait", "trait_set", "seed")
+VOTE_TYPE = pa.dictionary(pa.int8(), pa.string())
+_VOTE_DICTIONARY = pa.array(schema.VOTE_VALUES, pa.string())
+
+
+def pack(long: ColumnReader, piece: dict[str, Any]) -> tuple[pa.Table, list[dict]]:
+    """The wide table and its `vote_columns` entries for long votes that passed the
+    version 1 checks (`piece` is what those checks made of them; `long` reads the
+    per-vote seeds and notes that the pieces leave out)."""
+    n_comparisons = piece["n_comparisons"]
+    seed_codes, seeds = long.codes("seed")
+    # Seed rank 0 is "no seed"; numbered seeds follow in ascending order.
+    seed_rank = np.where(seed_codes < 0, 0, ranks(seeds)[seed_codes + 1] + 1)
+    width = len(seeds) + 1
+    cell = piece["annotator"].astype(np.int64) * width + seed_rank
+    present = np.zeros(len(piece["annotators"]["role"]) * width, dtype=bool)
+    present[cell] = True
+    keys = np.flatnonzero(present)  # annotator-major, then seed: the columns' order
+    column_of = np.zeros(len(present), dtype=np.int32)
+    column_of[keys] = np.arange(len(keys), dtype=np.int32)
+    column = column_of[cell]
+    votes = np.zeros((len(keys), n_comparisons), dtype=np.int8)  # 0: no vote
+    votes[column, piece["comparison"]] = piece["vote"]
+
+    annotators = {name: [None if pd.isna(value) else value
+                         for value in piece["annotators"][name].astype(object)]
+                  for name in ENTRY_FIELDS[:-1]}
+    sorted_seeds = sorted(seeds)
+    entries = []
+    for key in keys.tolist():
+        annotator, rank = divmod(key, width)
+        entry = {name: values[annotator] for name, values in annotators.items()}
+        entry["seed"] = None if rank == 0 else int(sorted_seeds[rank - 1])
+        entries.append(entry)
+
+    arrays = {name: _strings(values) for name, values in piece["comparisons"].items()}
+    for number in range(len(keys)):
+        arrays[f"{VOTE_PREFIX}{number}"] = vote_array(votes[number])
+    note_codes, notes = long.codes("note")
+    if (note_codes >= 0).any():
+        written = np.full((len(keys), n_comparisons), -1, dtype=np.int32)
+        written[column, piece["comparison"]] = note_codes
+        for number in np.flatnonzero((written >= 0).any(axis=1)).tolist():
+            codes = written[number]
+            arrays[f"{NOTE_PREFIX}{number}"] = pa.DictionaryArray.from_arrays(
+                pa.array(codes, pa.int32(), mask=codes < 0), pa.array(notes, pa.string())
+            ).dictionary_decode()
+    return pa.table(arrays), entries
+
+
+def vote_array(codes: np.ndarray) -> pa.DictionaryArray:
+    """One vote column from vote codes (0: no vote, stored as null)."""
+    missing = codes == 0
+    if not missing.any():
+        return pa.DictionaryArray.from_arrays(pa.array(codes - 1, pa.int8()), _VOTE_DICTIONARY)
+    # Null slots point at entry 0, not -1: some readers look up indices before validity.
+    return pa.DictionaryArray.from_arrays(
+        pa.array(np.where(missing, 0, codes - 1), pa.int8(), mask=missing), _VOTE_DICTIONARY)
+
+
+def _strings(values) -> pa.Array:
+    """A comparison column as plain strings: Parquet finds repeats (prompt ids, models)
+    itself, and unique ids gain nothing from a dictionary."""
+    return pa.array(values.astype(object), pa.string(), from_pandas=True)
+
+
+def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
+           wanted: set[str] | None = None, names: list[str] | None = None) -> dict[str, Any]:
+    """Check a wide table (every rule of format 2) and return its coded pieces.
+
+    `wanted` limits the optional comparison columns, as the version 1 reader's `only`;
+    `names` are the file's columns when `table` holds only those read.
+    """
+    fail = _Failure(source)
+    entries = _entries(metadata.get("vote_columns"), fail)
+    names = table.column_names if names is None else names
+    for name in schema.COMPARISON_COLUMNS:
+        if name not in names:
+            fail.column(name, None, "missing; every votes file needs the columns "
+                        + ", ".join(schema.COMPARISON_COLUMNS) + " and its vote columns")
+    for name in names:
+        if name.startswith((VOTE_PREFIX, NOTE_PREFIX)):
+            number = name.partition(":")[2]
+            if not (number.isdigit() and int(number) < len(entries)
+                    and name == f"{name.partition(':')[0]}:{int(number)}"):
+                fail.column(name, None, f"not one of the {len(entries)} vote columns the "
+                            "metadata's vote_columns describes; describe it there or drop it")
+    for number in range(len(entries)):
+        if f"{VOTE_PREFIX}{number}" not in names:
+            fail.column(f"{VOTE_PREFIX}{number}", None, "missing; the metadata's "
+                        f"vote_columns[{number}] describes it; add it or drop that entry")
+
+    dataset_codes, datasets = _filled(table, "dataset", fail)
+    id_codes, ids = _filled(table, "comparison_id", fail)
+    _unique_comparisons(dataset_codes, datasets, id_codes, ids, fail)
+    meta_columns = sorted(n for n in names if n.startswith(schema.META_PREFIX))
+    comparisons = {"dataset": decode(dataset_codes, datasets),
+                   "comparison_id": decode(id_codes, ids)}
+    n_comparisons = table.num_rows
+    for name in [*schema.COMPARISON_COLUMNS[2:], *meta_columns]:
+        if wanted is not None and name not in wanted:
+            if name in schema.COMPARISON_COLUMNS:  # keep the standard columns, empty
+                comparisons[name] = decode(np.full(n_comparisons, -1, np.int8), [])
+            continue
+        comparisons[name] = decode(*_text_codes(table, name, fail))
+
+    annotator_of, annotators = _annotators(entries)
+    seed_rank = _seed_ranks(entries)
+    order = np.lexsort((seed_rank, annotator_of))  # columns in annotator, seed order
+    votes = np.zeros((n_comparisons, len(entries)), dtype=np.int8)
+    for place, number in enumerate(order.tolist()):
+        name = f"{VOTE_PREFIX}{number}"
+        codes, values = _text_codes(table, name, fail)
+        known = [schema.VOTE_CODES.get(value, -1) for value in values]
+        if -1 in known:
+            row = int(np.argmax(codes == known.index(-1)))
+            fail.column(name, row, f"'{values[known.index(-1)]}' is not a vote; allowed: "
+                        + ", ".join(schema.VOTE_VALUES) + " (or empty for no vote)")
+        lookup = np.array([*known, 0], dtype=np.int8)  # the last slot: null, no vote
+        votes[:, place] = lookup[codes]
+    has_vote = votes != 0
+    if has_vote.all():
+        comparison = np.repeat(np.arange(n_comparisons, dtype=np.int32), len(entries))
+        annotator = np.tile(annotator_of[order].astype(np.int32), n_comparisons)
+        vote = votes.reshape(-1)
+    else:
+        comparison, place = np.nonzero(has_vote)
+        comparison = comparison.astype(np.int32)
+        annotator = annotator_of[order][place].astype(np.int32)
+        vote = votes[has_vote]
+    return {"comparisons": comparisons, "annotators": annotators, "comparison": comparison,
+            "annotator": annotator, "vote": vote, "n_comparisons": n_comparisons}
+
+
+class _Failure:
+    """One-line errors naming the file and where in it."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def column(self, name: str, row: int | None, message: str) -> None:
+        where = f", row {row}" if row is not None else ""
+        raise FfsiteError(f"{self.source}: column '{name}'{where}: {message}")
+
+    def entry(self, number: int | None, message: str) -> None:
+        where = "" if number is None else f"[{number}]"
+        raise FfsiteError(f"{self.source}: metadata vote_columns{where}: {message}")
+
+
+def _entries(raw: Any, fail: _Failure) -> list[dict]:
+    """The metadata's vote_columns, each checked (rules 4, 5 and 7 of format 2)."""
+    if not isinstance(raw, list):
+        fail.entry(None, "missing or not a list; a version 2 votes file describes each "
+                   "vote column there")
+    seen: dict[tuple, int] = {}
+    wordings: dict[str, tuple[str, int]] = {}
+    for number, entry in enumerate(raw):
+        if not isinstance(entry, dict):
+            fail.entry(number, "not an object with role, judge, trait_id, trait, "
+                       "trait_set and seed")
+        extra = sorted(set(entry) - set(ENTRY_FIELDS))
+        if extra:
+            fail.entry(number, f"unknown key '{extra[0]}'; allowed: " + ", ".join(ENTRY_FIELDS))
+        role, judge = entry.get("role"), entry.get("judge")
+        if role not in schema.ROLES:
+            fail.entry(number, f"role {role!r} is not a role; allowed: "
+                       + ", ".join(schema.ROLES))
+        if not isinstance(judge, str) or not judge:
+            fail.entry(number, "judge is empty; name the annotator or judge")
+        for name in schema.TRAIT_COLUMNS:
+            value = entry.get(name)
+            if value is not None and not isinstance(value, str):
+                fail.entry(number, f"{name} is not text")
+            if role == schema.ROLE_TRAIT and not value:
+                fail.entry(number, f"{name} is empty on a trait column; a trait column "
+                           "records trait_id, trait (its wording) and trait_set")
+        seed = entry.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            fail.entry(number, f"seed {seed!r} is not a whole number or null")
+        key = (role, judge, entry.get("trait_id"), seed)
+        if key in seen:
+            fail.entry(number, f"repeats vote_columns[{seen[key]}] (same role, judge, trait "
+                       "and seed); give repeated votes distinct seeds")
+        seen[key] = number
+        trait_id, wording = entry.get("trait_id"), entry.get("trait")
+        if trait_id is not None and wording is not None:
+            first = wordings.setdefault(trait_id, (wording, number))
+            if first[0] != wording:
+                fail.entry(number, f"trait '{trait_id}' has two different wordings (also "
+                           f"vote_columns[{first[1]}]); give each wording its own trait_id")
+    return raw
+
+
+def _annotators(entries: list[dict]) -> tuple[np.ndarray, dict[str, Any]]:
+    """Each column's annotator number, and the annotators (distinct role, judge,
+    trait_id) in the version 1 reader's order, as categoricals."""
+    keys = sorted({(e["role"], e["judge"], e.get("trait_id")) for e in entries},
+                  key=lambda k: (k[0], k[1], (1, "") if k[2] is None else (0, k[2])))
+    number = {key: place for place, key in enumerate(keys)}
+    annotator_of = np.array([number[(e["role"], e["judge"], e.get("trait_id"))]
+                             for e in entries], dtype=np.int32)
+    first = {}
+    for entry in entries:
+        first.setdefault((entry["role"], entry["judge"], entry.get("trait_id")), entry)
+    columns = {}
+    for name in ENTRY_FIELDS[:-1]:
+        values = [first[key].get(name) for key in keys]
+        distinct = sorted({v for v in values if v is not None})
+        code = {value: place for place, value in enumerate(distinct)}
+        columns[name] = decode(np.array([code.get(v, -1) for v in values], dtype=np.int32),
+                               distinct)
+    return annotator_of, columns
+
+
+def _seed_ranks(entries: list[dict]) -> np.ndarray:
+    """Per column, 0 for no seed, else 1 + the seed's rank among the file's seeds."""
+    seeds = sorted({e["seed"] for e in entries if e.get("seed") is not None})
+    rank = {seed: place + 1 for place, seed in enumerate(seeds)}
+    return np.array([rank.get(e.get("seed"), 0) for e in entries], dtype=np.int64)
+
+
+def _text_codes(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray, list]:
+    column = table.column(name)
+    value_type = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type)
+            or pa.types.is_null(value_type)):
+        fail.column(name, None, f"holds {value_type}, not text; store it as strings")
+    return codes_of(column)
+
+
+def _filled(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray, list]:
+    codes, values = _text_codes(table, name, fail)
+    if (codes < 0).any():
+        fail.column(name, int(np.argmax(codes < 0)), "empty value; this column must be "
+                    "filled on every row")
+    return codes, values
+
+
+def _unique_comparisons(dataset_codes: np.ndarray, datasets: list, id_codes: np.ndarray,
+                        ids: list, fail: _Failure) -> None:
+    """Rule 6: a comparison id appears once per dataset."""
+    key = dataset_codes.astype(np.int64) * max(len(ids), 1) + id_codes
+    if len(key) < 2 or (np.diff(key) > 0).all():  # the writer's order: nothing repeats
+        return
+    order = np.argsort(key, kind="stable")
+    repeats = np.flatnonzero(np.diff(key[order]) == 0)
+    if len(repeats):
+        row = int(order[repeats + 1].min())
+        owner = int(order[np.searchsorted(key[order], key[row])])
+        fail.column("comparison_id", row, f"comparison '{ids[id_codes[row]]}' of dataset "
+                    f"'{datasets[dataset_codes[row]]}' appears twice (rows {owner} and "
+                    f"{row}); comparison ids must be unique within a dataset")
