@@ -35,19 +35,27 @@ def pack(long: ColumnReader, piece: dict[str, Any]) -> tuple[pa.Table, list[dict
     version 1 checks (`piece` is what those checks made of them; `long` reads the
     per-vote seeds and notes that the pieces leave out)."""
     n_comparisons = piece["n_comparisons"]
+    comparison, annotator, vote = piece["comparison"], piece["annotator"], piece["vote"]
     seed_codes, seeds = long.codes("seed")
-    # Seed rank 0 is "no seed"; numbered seeds follow in ascending order.
-    seed_rank = np.where(seed_codes < 0, 0, ranks(seeds)[seed_codes + 1] + 1)
     width = len(seeds) + 1
-    cell = piece["annotator"].astype(np.int64) * width + seed_rank
+    if seeds:  # a column per (annotator, seed): seed rank 0 is "no seed", then ascending
+        seed_rank = np.where(seed_codes < 0, 0, ranks(seeds)[seed_codes + 1] + 1)
+        cell = annotator.astype(np.int64) * width + seed_rank
+    else:
+        cell = annotator
     present = np.zeros(len(piece["annotators"]["role"]) * width, dtype=bool)
     present[cell] = True
     keys = np.flatnonzero(present)  # annotator-major, then seed: the columns' order
-    column_of = np.zeros(len(present), dtype=np.int32)
-    column_of[keys] = np.arange(len(keys), dtype=np.int32)
-    column = column_of[cell]
-    votes = np.zeros((len(keys), n_comparisons), dtype=np.int8)  # 0: no vote
-    votes[column, piece["comparison"]] = piece["vote"]
+    if len(vote) == n_comparisons * len(keys) and _is_grid(comparison, cell, keys):
+        # Every comparison has every column, in order (the usual file): a transpose.
+        column = np.tile(np.arange(len(keys), dtype=np.int32), n_comparisons)
+        votes = np.ascontiguousarray(vote.reshape(n_comparisons, len(keys)).T)
+    else:
+        column_of = np.zeros(len(present), dtype=np.int32)
+        column_of[keys] = np.arange(len(keys), dtype=np.int32)
+        column = column_of[cell]
+        votes = np.zeros((len(keys), n_comparisons), dtype=np.int8)  # 0: no vote
+        votes[column, comparison] = vote
 
     annotators = {name: [None if pd.isna(value) else value
                          for value in piece["annotators"][name].astype(object)]
@@ -60,19 +68,26 @@ def pack(long: ColumnReader, piece: dict[str, Any]) -> tuple[pa.Table, list[dict
         entry["seed"] = None if rank == 0 else int(sorted_seeds[rank - 1])
         entries.append(entry)
 
-    arrays = {name: _strings(values) for name, values in piece["comparisons"].items()}
+    arrays = {name: _dictionary(values) for name, values in piece["comparisons"].items()}
     for number in range(len(keys)):
         arrays[f"{VOTE_PREFIX}{number}"] = vote_array(votes[number])
     note_codes, notes = long.codes("note")
     if (note_codes >= 0).any():
         written = np.full((len(keys), n_comparisons), -1, dtype=np.int32)
-        written[column, piece["comparison"]] = note_codes
+        written[column, comparison] = note_codes
         for number in np.flatnonzero((written >= 0).any(axis=1)).tolist():
             codes = written[number]
             arrays[f"{NOTE_PREFIX}{number}"] = pa.DictionaryArray.from_arrays(
                 pa.array(codes, pa.int32(), mask=codes < 0), pa.array(notes, pa.string())
             ).dictionary_decode()
     return pa.table(arrays), entries
+
+
+def _is_grid(comparison: np.ndarray, cell: np.ndarray, keys: np.ndarray) -> bool:
+    """Whether vote i is comparison i // k's vote in column i % k (k columns)."""
+    grid = cell.reshape(-1, len(keys))
+    return bool((grid == keys).all() and (
+        comparison.reshape(-1, len(keys)) == np.arange(len(grid))[:, None]).all())
 
 
 def vote_array(codes: np.ndarray) -> pa.DictionaryArray:
@@ -85,10 +100,14 @@ def vote_array(codes: np.ndarray) -> pa.DictionaryArray:
         pa.array(np.where(missing, 0, codes - 1), pa.int8(), mask=missing), _VOTE_DICTIONARY)
 
 
-def _strings(values) -> pa.Array:
-    """A comparison column as plain strings: Parquet finds repeats (prompt ids, models)
-    itself, and unique ids gain nothing from a dictionary."""
-    return pa.array(values.astype(object), pa.string(), from_pandas=True)
+def _dictionary(values: pd.Categorical) -> pa.DictionaryArray:
+    """A comparison column from its categorical, without hashing a string again."""
+    codes = np.asarray(values.codes, dtype=np.int32)
+    missing = codes < 0
+    return pa.DictionaryArray.from_arrays(
+        pa.array(np.where(missing, 0, codes), pa.int32(),
+                 mask=missing if missing.any() else None),
+        pa.array(np.asarray(values.categories, dtype=object), pa.string()))
 
 
 def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
