@@ -1,4 +1,4 @@
-"""From prompts and judge answers to the rows of a votes file (format v1)."""
+"""From prompts and judge answers to votes, one row per vote (the shape the writer takes)."""
 
 from __future__ import annotations
 

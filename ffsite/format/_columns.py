@@ -60,6 +60,20 @@ def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
     return codes, dictionary.to_pylist()
 
 
+def dictionary_array(codes: np.ndarray, dictionary: pa.Array,
+                     index_type: pa.DataType | None = None) -> pa.DictionaryArray:
+    """The inverse of `codes_of`: codes (-1 for null) and values as an Arrow array.
+
+    Null slots point at entry 0, not -1: some readers look up indices before validity.
+    """
+    index_type = index_type or pa.int32()
+    missing = codes < 0
+    if missing.any():
+        return pa.DictionaryArray.from_arrays(
+            pa.array(np.where(missing, 0, codes), index_type, mask=missing), dictionary)
+    return pa.DictionaryArray.from_arrays(pa.array(codes, index_type), dictionary)
+
+
 def narrowest(count: int) -> type:
     """The smallest signed integer type holding codes -1 .. count - 1."""
     for dtype in (np.int8, np.int16, np.int32):

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format._columns import ColumnReader, codes_of, decode, ranks
+from ffsite.format._columns import ColumnReader, codes_of, decode, dictionary_array, ranks
 
 VOTE_PREFIX = "vote:"
 NOTE_PREFIX = "note:"
@@ -92,22 +92,13 @@ def _is_grid(comparison: np.ndarray, cell: np.ndarray, keys: np.ndarray) -> bool
 
 def vote_array(codes: np.ndarray) -> pa.DictionaryArray:
     """One vote column from vote codes (0: no vote, stored as null)."""
-    missing = codes == 0
-    if not missing.any():
-        return pa.DictionaryArray.from_arrays(pa.array(codes - 1, pa.int8()), _VOTE_DICTIONARY)
-    # Null slots point at entry 0, not -1: some readers look up indices before validity.
-    return pa.DictionaryArray.from_arrays(
-        pa.array(np.where(missing, 0, codes - 1), pa.int8(), mask=missing), _VOTE_DICTIONARY)
+    return dictionary_array(codes.astype(np.int8) - 1, _VOTE_DICTIONARY, pa.int8())
 
 
 def _dictionary(values: pd.Categorical) -> pa.DictionaryArray:
     """A comparison column from its categorical, without hashing a string again."""
-    codes = np.asarray(values.codes, dtype=np.int32)
-    missing = codes < 0
-    return pa.DictionaryArray.from_arrays(
-        pa.array(np.where(missing, 0, codes), pa.int32(),
-                 mask=missing if missing.any() else None),
-        pa.array(np.asarray(values.categories, dtype=object), pa.string()))
+    return dictionary_array(np.asarray(values.codes, dtype=np.int32),
+                            pa.array(np.asarray(values.categories, dtype=object), pa.string()))
 
 
 def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,

@@ -4,9 +4,8 @@ An importer knows its votes as a few tables: one row per comparison (dataset, id
 models, metadata), one row per annotator (role, judge, trait), and per vote a comparison,
 an annotator and a code.  `encode_votes` sorts that into the format's order and keeps it
 so: every column is a sorted dictionary of its distinct values plus a code per
-comparison or per annotator.  The writer spells out one row group at a time and the
-checks read per-vote codes, so the sixteen per-vote columns never sit in memory at once
-(allocating them is what used to cost most of an import's encoding time).
+comparison or per annotator.  The writer's checks read per-vote codes one column at a
+time, so the sixteen per-vote columns of the long shape never sit in memory at once.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ffsite.format import schema
-from ffsite.format._columns import codes_of, narrowest
+from ffsite.format._columns import codes_of, dictionary_array, narrowest
 
 ANNOTATOR_COLUMNS = ("role", "judge", "trait_id", "trait", "trait_set")
 
@@ -69,32 +68,28 @@ class EncodedVotes:
             return codes_of(self.note)
         return np.full(self.num_rows, -1, dtype=np.int8), []
 
-    def slice(self, offset: int, length: int) -> pa.Table:
-        """Rows offset .. offset + length as an Arrow table (like `pa.Table.slice`)."""
-        stop = min(offset + length, self.num_rows)
-        rows = slice(offset, stop)
+    def to_table(self) -> pa.Table:
+        """The votes spelled out, one row per vote (version 1's long shape)."""
         arrays = []
         for field in self.schema:
             name = field.name
             if name in self.columns:
                 column = self.columns[name]
-                arrays.append(_compact(column, self._owners(column)[rows]))
+                arrays.append(dictionary_array(column.codes[self._owners(column)],
+                                                column.dictionary))
             elif name == "vote":
                 arrays.append(pa.DictionaryArray.from_arrays(
-                    pa.array(self.vote[rows].astype(np.int32) - 1), pa.array(schema.VOTE_VALUES)))
+                    pa.array(self.vote.astype(np.int32) - 1), pa.array(schema.VOTE_VALUES)))
             elif name == "seed":
-                arrays.append(pa.nulls(stop - offset, pa.int64()) if self.seed is None else
-                              pa.array(self.seed[rows], pa.int64(), mask=self.seed[rows] < 0))
+                arrays.append(pa.nulls(self.num_rows, pa.int64()) if self.seed is None else
+                              pa.array(self.seed, pa.int64(), mask=self.seed < 0))
             else:  # note
-                notes = pa.nulls(stop - offset, pa.string()) if self.note is None else \
-                    self.note.slice(offset, stop - offset)
+                notes = pa.nulls(self.num_rows, pa.string()) if self.note is None else \
+                    self.note
                 arrays.append(notes.dictionary_encode())
         return pa.Table.from_arrays([a.cast(f.type) for a, f in zip(arrays, self.schema,
                                                                     strict=True)],
                                     schema=self.schema)
-
-    def to_table(self) -> pa.Table:
-        return self.slice(0, self.num_rows)
 
     def _owners(self, column: Column) -> np.ndarray:
         """Per vote, the position of the row that owns the column's value."""
@@ -192,33 +187,3 @@ def _sorted_dictionary(values: pd.Series) -> tuple[np.ndarray, pa.Array]:
     rank[-1] = -1  # null codes (-1) index the last slot
     return (rank[encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)],
             encoded.dictionary.take(pa.array(order)))
-
-
-SMALL_DICTIONARY = 4096  # larger dictionaries are cut to what each row group uses
-
-
-def _compact(column: Column, owners: np.ndarray) -> pa.DictionaryArray:
-    """The column's values for these owners, with a dictionary of just the values used.
-
-    A dictionary carried over whole (say 1M comparison ids) would be stored in full in
-    every row group, and readers would spend seconds re-hashing it.  The values used are
-    found through the owners present, so the work per vote is one scatter and one gather.
-    """
-    codes, dictionary = column.codes, column.dictionary
-    if len(dictionary) <= SMALL_DICTIONARY:  # a few values cost nothing to repeat
-        return _dictionary_array(codes[owners], dictionary)
-    present_owner = np.zeros(len(codes), dtype=bool)
-    present_owner[owners] = True
-    used = codes[present_owner]
-    present = np.zeros(len(dictionary), dtype=bool)
-    present[used[used >= 0]] = True
-    renumber = np.append(np.cumsum(present, dtype=np.int32) - 1, np.int32(-1))  # -1 -> -1
-    return _dictionary_array(renumber[codes][owners], dictionary.filter(pa.array(present)))
-
-
-def _dictionary_array(codes: np.ndarray, dictionary: pa.Array) -> pa.DictionaryArray:
-    missing = codes < 0
-    if missing.any():
-        return pa.DictionaryArray.from_arrays(
-            pa.array(np.where(missing, 0, codes), pa.int32(), mask=missing), dictionary)
-    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary)

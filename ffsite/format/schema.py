@@ -55,7 +55,8 @@ _DICT_STRING = pa.dictionary(pa.int32(), pa.string())
 
 
 def votes_schema(meta_columns: list[str]) -> pa.Schema:
-    """Arrow schema of a votes file with the given metadata columns (names with prefix)."""
+    """Arrow schema of votes in the long shape (a version 1 file), with the given metadata
+    columns (names with prefix)."""
     fields = [pa.field(name, _DICT_STRING, nullable=name not in NOT_NULL_COLUMNS)
               for name in COMPARISON_COLUMNS]
     for name in VOTE_COLUMNS:

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite._atomic import atomic_path
-from ffsite.format import _checked, _wide, encode, schema
+from ffsite.format import _checked, _wide, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader
 from ffsite.format.encode import EncodedVotes
@@ -121,7 +121,7 @@ def write_response_metrics(frame: pd.DataFrame, path: str | os.PathLike, *,
                                        extra=dict(extra) if extra else None), path)
 
 
-def write_parquet(table: pa.Table | EncodedVotes, metadata: dict[str, Any],
+def write_parquet(table: pa.Table, metadata: dict[str, Any],
                   path: str | os.PathLike, *,
                   before_replace: Callable[[Path], None] | None = None) -> None:
     """Write `table` with its `ffsite` metadata, atomically, one row group at a time.
@@ -139,9 +139,8 @@ def write_parquet(table: pa.Table | EncodedVotes, metadata: dict[str, Any],
 
     def row_group(start: int) -> pa.Table:
         part = table.slice(start, ROW_GROUP_ROWS)
-        columns = part.columns if isinstance(table, EncodedVotes) else [
-            _compact(column) for column in part.columns]  # encoded votes come compact
-        return pa.Table.from_arrays(columns, schema=target)
+        return pa.Table.from_arrays([_compact(column) for column in part.columns],
+                                    schema=target)
 
     # The next row group is spelled out on a second thread while Arrow encodes this one.
     with atomic_path(Path(path)) as tmp, ThreadPoolExecutor(max_workers=1) as pool:
@@ -157,7 +156,8 @@ def write_parquet(table: pa.Table | EncodedVotes, metadata: dict[str, Any],
             before_replace(tmp)
 
 
-ROW_GROUP_ROWS = 1 << 20
+ROW_GROUP_ROWS = 1 << 20  # comparisons (votes files) or responses per row group
+SMALL_DICTIONARY = 4096  # larger dictionaries are cut to what each row group uses
 
 
 def _compact(column: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -168,7 +168,7 @@ def _compact(column: pa.ChunkedArray | pa.Array) -> pa.Array:
             else column.combine_chunks()
     if not pa.types.is_dictionary(column.type):
         return column
-    if len(column.dictionary) <= encode.SMALL_DICTIONARY:
+    if len(column.dictionary) <= SMALL_DICTIONARY:
         return column  # a few values cost nothing to repeat in every row group
     valid = ~np.asarray(column.indices.is_null())
     indices = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
