@@ -26,7 +26,6 @@ from ffsite.format._columns import ColumnReader, codes_of, decode, dictionary_ar
 VOTE_PREFIX = "vote:"
 NOTE_PREFIX = "note:"
 ENTRY_FIELDS = ("role", "judge", "trait_id", "trait", "trait_set", "seed")
-VOTE_TYPE = pa.dictionary(pa.int8(), pa.string())
 _VOTE_DICTIONARY = pa.array(schema.VOTE_VALUES, pa.string())
 
 
@@ -46,7 +45,8 @@ def pack(long: ColumnReader, piece: dict[str, Any]) -> tuple[pa.Table, list[dict
     present = np.zeros(len(piece["annotators"]["role"]) * width, dtype=bool)
     present[cell] = True
     keys = np.flatnonzero(present)  # annotator-major, then seed: the columns' order
-    if len(vote) == n_comparisons * len(keys) and _is_grid(comparison, cell, keys):
+    if len(keys) and len(vote) == n_comparisons * len(keys) and _is_grid(comparison, cell,
+                                                                          keys):
         # Every comparison has every column, in order (the usual file): a transpose.
         column = np.tile(np.arange(len(keys), dtype=np.int32), n_comparisons)
         votes = np.ascontiguousarray(vote.reshape(n_comparisons, len(keys)).T)
@@ -63,8 +63,8 @@ def pack(long: ColumnReader, piece: dict[str, Any]) -> tuple[pa.Table, list[dict
     sorted_seeds = sorted(seeds)
     entries = []
     for key in keys.tolist():
-        annotator, rank = divmod(key, width)
-        entry = {name: values[annotator] for name, values in annotators.items()}
+        number, rank = divmod(key, width)
+        entry = {name: values[number] for name, values in annotators.items()}
         entry["seed"] = None if rank == 0 else int(sorted_seeds[rank - 1])
         entries.append(entry)
 
@@ -76,10 +76,8 @@ def pack(long: ColumnReader, piece: dict[str, Any]) -> tuple[pa.Table, list[dict
         written = np.full((len(keys), n_comparisons), -1, dtype=np.int32)
         written[column, comparison] = note_codes
         for number in np.flatnonzero((written >= 0).any(axis=1)).tolist():
-            codes = written[number]
-            arrays[f"{NOTE_PREFIX}{number}"] = pa.DictionaryArray.from_arrays(
-                pa.array(codes, pa.int32(), mask=codes < 0), pa.array(notes, pa.string())
-            ).dictionary_decode()
+            arrays[f"{NOTE_PREFIX}{number}"] = dictionary_array(
+                written[number], pa.array(notes, pa.string())).dictionary_decode()
     return pa.table(arrays), entries
 
 
