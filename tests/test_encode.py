@@ -1,5 +1,5 @@
-"""Encoded votes (ffsite.format.encode): what the checks read, what the writer writes and
-what the full table holds are the same votes, whatever the layout and slicing."""
+"""Encoded votes (ffsite.format.encode): the votes laid out as format 2 are exactly the
+votes given, each once, in the format's order; the file written holds them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from ffsite.errors import FfsiteError
 from ffsite.format import schema, write
 from ffsite.format.encode import encode_votes
 from ffsite.format.read import vote_rows
@@ -39,29 +40,58 @@ def _parts(n_comparisons: int = 60, seeds: bool = False):
         comparison = np.concatenate([comparison, extra])
         annotator = np.concatenate([annotator, np.full(len(extra), 2)])
         vote = np.concatenate([vote, np.full(len(extra), schema.TIE, np.int8)])
-        seed = np.where(np.arange(len(comparison)) >= 3 * n_comparisons, 1, -1)
-        seed[:3 * n_comparisons][annotator[:3 * n_comparisons] == 2] = 0
+        numbers = np.where(np.arange(len(comparison)) >= 3 * n_comparisons, 1, -1)
+        numbers[:3 * n_comparisons][annotator[:3 * n_comparisons] == 2] = 0
+        seed = [None if number < 0 else int(number) for number in numbers]
     notes = [f"note {i}" if i % 11 == 0 else None for i in range(len(vote))]
     return comparisons, annotators, comparison, annotator, vote, seed, notes
 
 
+def _expected_rows(comparisons, annotators, comparison, annotator, vote, seed, notes):
+    """The votes one per row, built with pandas from the parts, in the format's order."""
+    rows = pd.concat([comparisons.iloc[comparison].reset_index(drop=True),
+                      annotators.iloc[annotator].reset_index(drop=True)], axis=1)
+    rows["seed"] = seed if seed is not None else None
+    rows["vote"] = [schema.VOTE_VALUES[code - 1] for code in vote]
+    rows["note"] = notes
+    rows = rows.assign(_trait=rows["trait_id"].isna(), _seed=rows["seed"].isna())
+    rows = rows.sort_values(["dataset", "comparison_id", "role", "judge", "_trait",
+                             "trait_id", "_seed", "seed"], ascending=[
+                                 True, True, True, True, True, True, False, True],
+                            kind="stable")
+    rows = rows[schema.votes_schema(["meta.topic"]).names].reset_index(drop=True)
+    return rows.astype(object).where(rows.notna(), None)
+
+
 @pytest.mark.parametrize("seeds", [False, True])
-def test_codes_and_table_agree(seeds):
-    comparisons, annotators, comparison, annotator, vote, seed, notes = _parts(seeds=seeds)
-    encoded = encode_votes(comparisons, annotators, comparison, annotator, vote, seed=seed,
-                           note=notes)
-    table = encoded.to_table()
-    assert table.num_rows == len(vote) == encoded.num_rows
-    frame = table.to_pandas().astype(object)
-    keys = ["comparison_id", "role", "judge", "trait_id", "seed"]
-    ordered = frame.assign(trait_id=frame["trait_id"].fillna("~"),
-                           seed=frame["seed"].fillna(-1))[keys]
-    assert ordered.equals(ordered.sort_values(keys).reset_index(drop=True))  # format order
-    for name in table.column_names:
-        codes, values = encoded.codes(name)
-        lookup = np.array([*values, None], dtype=object)
-        expected = frame[name].where(frame[name].notna(), None).tolist()
-        assert lookup[codes].tolist() == expected, name
+def test_every_vote_once_in_the_format_order(seeds):
+    parts = _parts(seeds=seeds)
+    encoded = encode_votes(*parts[:5], seed=parts[5], note=parts[6])
+    assert encoded.num_rows == len(parts[4])
+    laid_out = encoded.to_table().to_pandas().astype(object)
+    assert laid_out.where(laid_out.notna(), None).equals(_expected_rows(*parts))
+    # Columns: preference first, then the trait judge's t1 (two seeds with seeds) and t2.
+    described = [(e["judge"], e["trait_id"], e["seed"]) for e in encoded.entries]
+    assert described == ([("pref", None, None), ("j", "t1", 0), ("j", "t1", 1), ("j", "t2", None)]
+                         if seeds else [("pref", None, None), ("j", "t1", None),
+                                        ("j", "t2", None)])
+    assert encoded.table.column("comparison_id").to_pylist() == [f"c{i:03d}" for i in range(60)]
+
+
+def test_comparisons_without_votes_are_left_out():
+    comparisons, annotators, comparison, annotator, vote, _, _ = _parts()
+    keep = comparison != 5
+    encoded = encode_votes(comparisons, annotators, comparison[keep], annotator[keep],
+                           vote[keep])
+    assert comparisons["comparison_id"][5] not in encoded.table.column("comparison_id").to_pylist()
+    assert encoded.table.num_rows == 59
+
+
+def test_two_votes_in_one_cell_are_refused():
+    comparisons, annotators, comparison, annotator, vote, _, _ = _parts()
+    with pytest.raises(FfsiteError, match="distinct seeds"):
+        encode_votes(comparisons, annotators, np.append(comparison, 0),
+                     np.append(annotator, annotator[0]), np.append(vote, schema.A))
 
 
 def test_the_file_written_holds_the_table(tmp_path, monkeypatch):
@@ -72,6 +102,16 @@ def test_the_file_written_holds_the_table(tmp_path, monkeypatch):
     written = write_votes(encoded, tmp_path / "v.parquet")
     assert (written.num_rows, written.num_comparisons) == (len(vote), 60)
     assert pq.ParquetFile(tmp_path / "v.parquet").metadata.num_row_groups > 2
-    expected = encoded.to_table().to_pandas().astype(object)
-    expected = expected.where(expected.notna(), None)
-    assert vote_rows(tmp_path / "v.parquet").equals(expected)
+    assert vote_rows(tmp_path / "v.parquet").equals(_expected_rows(
+        comparisons, annotators, comparison, annotator, vote, seed, notes))
+
+
+def test_a_repeated_comparison_id_is_refused_and_nothing_is_written(tmp_path):
+    comparisons, annotators, comparison, annotator, vote, _, _ = _parts()
+    comparisons.loc[7, "comparison_id"] = comparisons.loc[3, "comparison_id"]
+    target = tmp_path / "v.parquet"
+    target.write_bytes(b"the previous file")
+    with pytest.raises(FfsiteError, match="appears twice"):
+        write_votes(encode_votes(comparisons, annotators, comparison, annotator, vote), target)
+    assert target.read_bytes() == b"the previous file"
+    assert [p.name for p in tmp_path.iterdir()] == ["v.parquet"]  # no temporary left

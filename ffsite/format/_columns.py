@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,9 +17,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
-
-if TYPE_CHECKING:
-    from ffsite.format.encode import EncodedVotes
 
 
 def unreadable(path, exc: BaseException) -> FfsiteError:
@@ -121,7 +117,7 @@ class ColumnReader:
     restricts the columns read.
     """
 
-    def __init__(self, source: str, table: pa.Table | EncodedVotes | None = None,
+    def __init__(self, source: str, table: pa.Table | None = None,
                  parquet: pq.ParquetFile | None = None, only: Collection[str] | None = None):
         self.source = source
         self.table = table
@@ -150,9 +146,7 @@ class ColumnReader:
     def codes(self, name: str) -> tuple[np.ndarray, list]:
         """Codes of `name`; meanwhile start reading the next planned columns."""
         if self.table is not None:
-            if isinstance(self.table, pa.Table):
-                return codes_of(self.table.column(name))
-            return self.table.codes(name)  # encoded votes (format.encode) code themselves
+            return codes_of(self.table.column(name))
         plan = getattr(self, "_plan", [])
         if name in plan:
             for upcoming in plan[plan.index(name) + 1:plan.index(name) + 1 + AHEAD]:

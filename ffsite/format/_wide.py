@@ -7,8 +7,9 @@ entry n of the metadata's `vote_columns`.  Reading 4.1M votes this way decodes 4
 columns of 100k one-byte codes, and a repeated vote (same judge, trait and seed on one
 comparison) cannot be written at all.
 
-`pack` turns checked long votes into that table; `unpack` checks a wide table against
-the rules (docs/format.md) and returns the same coded pieces as the version 1 reader.
+`encode.encode_votes` lays votes out this way; `unpack` checks a wide table against the
+rules (docs/format.md) and returns the same coded pieces as the version 1 reader;
+`long_rows` spells a wide table out one row per vote, for people looking at a file.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pyarrow as pa
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format._columns import ColumnReader, codes_of, decode, dictionary_array, ranks
+from ffsite.format._columns import codes_of, decode, dictionary_array
 
 VOTE_PREFIX = "vote:"
 NOTE_PREFIX = "note:"
@@ -29,74 +30,9 @@ ENTRY_FIELDS = ("role", "judge", "trait_id", "trait", "trait_set", "seed")
 _VOTE_DICTIONARY = pa.array(schema.VOTE_VALUES, pa.string())
 
 
-def pack(long: ColumnReader, piece: dict[str, Any]) -> tuple[pa.Table, list[dict]]:
-    """The wide table and its `vote_columns` entries for long votes that passed the
-    version 1 checks (`piece` is what those checks made of them; `long` reads the
-    per-vote seeds and notes that the pieces leave out)."""
-    n_comparisons = piece["n_comparisons"]
-    comparison, annotator, vote = piece["comparison"], piece["annotator"], piece["vote"]
-    seed_codes, seeds = long.codes("seed")
-    width = len(seeds) + 1
-    if seeds:  # a column per (annotator, seed): seed rank 0 is "no seed", then ascending
-        seed_rank = np.where(seed_codes < 0, 0, ranks(seeds)[seed_codes + 1] + 1)
-        cell = annotator.astype(np.int64) * width + seed_rank
-    else:
-        cell = annotator
-    present = np.zeros(len(piece["annotators"]["role"]) * width, dtype=bool)
-    present[cell] = True
-    keys = np.flatnonzero(present)  # annotator-major, then seed: the columns' order
-    if len(keys) and len(vote) == n_comparisons * len(keys) and _is_grid(comparison, cell,
-                                                                          keys):
-        # Every comparison has every column, in order (the usual file): a transpose.
-        column = np.tile(np.arange(len(keys), dtype=np.int32), n_comparisons)
-        votes = np.ascontiguousarray(vote.reshape(n_comparisons, len(keys)).T)
-    else:
-        column_of = np.zeros(len(present), dtype=np.int32)
-        column_of[keys] = np.arange(len(keys), dtype=np.int32)
-        column = column_of[cell]
-        votes = np.zeros((len(keys), n_comparisons), dtype=np.int8)  # 0: no vote
-        votes[column, comparison] = vote
-
-    annotators = {name: [None if pd.isna(value) else value
-                         for value in piece["annotators"][name].astype(object)]
-                  for name in ENTRY_FIELDS[:-1]}
-    sorted_seeds = sorted(seeds)
-    entries = []
-    for key in keys.tolist():
-        number, rank = divmod(key, width)
-        entry = {name: values[number] for name, values in annotators.items()}
-        entry["seed"] = None if rank == 0 else int(sorted_seeds[rank - 1])
-        entries.append(entry)
-
-    arrays = {name: _dictionary(values) for name, values in piece["comparisons"].items()}
-    for number in range(len(keys)):
-        arrays[f"{VOTE_PREFIX}{number}"] = vote_array(votes[number])
-    note_codes, notes = long.codes("note")
-    if (note_codes >= 0).any():
-        written = np.full((len(keys), n_comparisons), -1, dtype=np.int32)
-        written[column, comparison] = note_codes
-        for number in np.flatnonzero((written >= 0).any(axis=1)).tolist():
-            arrays[f"{NOTE_PREFIX}{number}"] = dictionary_array(
-                written[number], pa.array(notes, pa.string())).dictionary_decode()
-    return pa.table(arrays), entries
-
-
-def _is_grid(comparison: np.ndarray, cell: np.ndarray, keys: np.ndarray) -> bool:
-    """Whether vote i is comparison i // k's vote in column i % k (k columns)."""
-    grid = cell.reshape(-1, len(keys))
-    return bool((grid == keys).all() and (
-        comparison.reshape(-1, len(keys)) == np.arange(len(grid))[:, None]).all())
-
-
 def vote_array(codes: np.ndarray) -> pa.DictionaryArray:
     """One vote column from vote codes (0: no vote, stored as null)."""
     return dictionary_array(codes.astype(np.int8) - 1, _VOTE_DICTIONARY, pa.int8())
-
-
-def _dictionary(values: pd.Categorical) -> pa.DictionaryArray:
-    """A comparison column from its categorical, without hashing a string again."""
-    return dictionary_array(np.asarray(values.codes, dtype=np.int32),
-                            pa.array(np.asarray(values.categories, dtype=object), pa.string()))
 
 
 def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
@@ -285,3 +221,32 @@ def _unique_comparisons(dataset_codes: np.ndarray, datasets: list, id_codes: np.
         fail.column("comparison_id", row, f"comparison '{ids[id_codes[row]]}' of dataset "
                     f"'{datasets[dataset_codes[row]]}' appears twice (rows {owner} and "
                     f"{row}); comparison ids must be unique within a dataset")
+
+
+def long_rows(table: pa.Table, entries: list[dict]) -> pd.DataFrame:
+    """One row per vote with format 1's columns (None for missing), comparison by
+    comparison and, within one, in the order of the vote columns."""
+    compared = [n for n in table.column_names if not n.startswith((VOTE_PREFIX, NOTE_PREFIX))]
+    votes = np.array([table.column(f"{VOTE_PREFIX}{n}").combine_chunks().to_numpy(
+        zero_copy_only=False) for n in range(len(entries))], dtype=object).reshape(
+        len(entries), -1)
+    notes = np.full(votes.shape, None, dtype=object)
+    for number in range(len(entries)):
+        name = f"{NOTE_PREFIX}{number}"
+        if name in table.column_names:
+            notes[number] = table.column(name).combine_chunks().to_numpy(zero_copy_only=False)
+    comparison, column = np.nonzero(pd.notna(votes).T)  # comparison-major
+    frame = table.select(compared).take(pa.array(comparison)).to_pandas()
+    for name in ENTRY_FIELDS:
+        frame[name] = [entries[c].get(name) for c in column.tolist()]
+    frame["vote"] = votes[column, comparison]
+    frame["note"] = notes[column, comparison]
+    meta = sorted(n for n in compared if n.startswith(schema.META_PREFIX))
+    return nones(frame[schema.votes_schema(meta).names])
+
+
+def nones(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every column as Python objects, None for missing."""
+    return pd.DataFrame({name: np.where(frame[name].isna(), None,
+                                        frame[name].astype(object).to_numpy())
+                         for name in frame.columns}, dtype=object)

@@ -1,11 +1,11 @@
-"""Votes held as their small parts, for writers that have millions of them.
+"""Votes from their small parts, laid out as format 2 in memory.
 
 An importer knows its votes as a few tables: one row per comparison (dataset, ids,
 models, metadata), one row per annotator (role, judge, trait), and per vote a comparison,
-an annotator and a code.  `encode_votes` sorts that into the format's order and keeps it
-so: every column is a sorted dictionary of its distinct values plus a code per
-comparison or per annotator.  The writer's checks read per-vote codes one column at a
-time, so the sixteen per-vote columns of the long shape never sit in memory at once.
+an annotator and a code.  `encode_votes` lays that out as the file will hold it — one row
+per comparison, one vote column per annotator and seed — sorting only the small tables,
+so an importer with millions of votes never sorts or hashes anything per vote.  The
+writer checks the result with the reader's own code (`_wide.unpack`) and writes it.
 """
 
 from __future__ import annotations
@@ -18,172 +18,160 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ffsite.format import schema
-from ffsite.format._columns import codes_of, dictionary_array, narrowest
+from ffsite.errors import FfsiteError
+from ffsite.format import _wide, schema
+from ffsite.format._columns import dictionary_array
 
 ANNOTATOR_COLUMNS = ("role", "judge", "trait_id", "trait", "trait_set")
 
 
 @dataclass(frozen=True)
-class Column:
-    """One column: a code per owner (comparison or annotator; -1 for null) into a sorted
-    dictionary."""
-
-    owner: str  # "comparison" or "annotator"
-    codes: np.ndarray
-    dictionary: pa.Array
-
-
-@dataclass(frozen=True)
 class EncodedVotes:
-    """A sorted votes table kept as its parts (see the module docstring)."""
+    """Votes in format 2's shape: the table to write and its `vote_columns` entries."""
 
-    schema: pa.Schema
-    columns: dict[str, Column]
-    comparison: np.ndarray  # per vote, in the file's order: its comparison's position
-    annotator: np.ndarray  # per vote: its annotator's position
-    vote: np.ndarray  # per vote: its code (schema.VOTE_CODES)
-    seed: np.ndarray | None  # per vote, -1 for none; None when no vote has a seed
-    note: pa.Array | None  # per vote; None when no vote has a note
+    table: pa.Table
+    entries: list[dict]
 
     @property
     def num_rows(self) -> int:
-        return len(self.vote)
-
-    @property
-    def column_names(self) -> list[str]:
-        return self.schema.names
-
-    def codes(self, name: str) -> tuple[np.ndarray, list]:
-        """Per-vote codes and distinct values of a column, as `_columns.codes_of` gives."""
-        if name in self.columns:
-            column = self.columns[name]
-            return (column.codes.astype(narrowest(len(column.dictionary)))[self._owners(column)],
-                    column.dictionary.to_pylist())
-        if name == "vote":
-            return (self.vote - 1).astype(np.int8), list(schema.VOTE_VALUES)
-        if name == "seed" and self.seed is not None:
-            return codes_of(pa.array(self.seed, pa.int64(), mask=self.seed < 0))
-        if name == "note" and self.note is not None:
-            return codes_of(self.note)
-        return np.full(self.num_rows, -1, dtype=np.int8), []
+        """The number of votes."""
+        return sum(self.table.num_rows - self.table.column(f"{_wide.VOTE_PREFIX}{n}").null_count
+                   for n in range(len(self.entries)))
 
     def to_table(self) -> pa.Table:
-        """The votes spelled out, one row per vote (version 1's long shape)."""
-        arrays = []
-        for field in self.schema:
-            name = field.name
-            if name in self.columns:
-                column = self.columns[name]
-                arrays.append(dictionary_array(column.codes[self._owners(column)],
-                                                column.dictionary))
-            elif name == "vote":
-                arrays.append(pa.DictionaryArray.from_arrays(
-                    pa.array(self.vote.astype(np.int32) - 1), pa.array(schema.VOTE_VALUES)))
-            elif name == "seed":
-                arrays.append(pa.nulls(self.num_rows, pa.int64()) if self.seed is None else
-                              pa.array(self.seed, pa.int64(), mask=self.seed < 0))
-            else:  # note
-                notes = pa.nulls(self.num_rows, pa.string()) if self.note is None else \
-                    self.note
-                arrays.append(notes.dictionary_encode())
-        return pa.Table.from_arrays([a.cast(f.type) for a, f in zip(arrays, self.schema,
-                                                                    strict=True)],
-                                    schema=self.schema)
-
-    def _owners(self, column: Column) -> np.ndarray:
-        """Per vote, the position of the row that owns the column's value."""
-        return self.comparison if column.owner == "comparison" else self.annotator
+        """The votes one per row, in format 1's columns (for looking at them)."""
+        frame = _wide.long_rows(self.table, self.entries)
+        return pa.Table.from_pandas(frame, preserve_index=False)
 
 
 def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
                  vote_comparison: np.ndarray, vote_annotator: np.ndarray, vote: np.ndarray,
-                 *, seed: np.ndarray | None = None, note: Sequence[str | None] | None = None
-                 ) -> EncodedVotes:
-    """Sort votes into the format's order without spelling out every row.
+                 *, seed: Sequence[int | None] | None = None,
+                 note: Sequence[str | None] | None = None) -> EncodedVotes:
+    """Lay votes out as format 2, sorted, without touching strings per vote.
 
     `comparisons` has one row per comparison (the comparison columns and any `meta.*`),
     `annotators` one row per annotator (role, judge, trait_id, trait, trait_set); each vote
     points into them by position, with a vote code from `schema.VOTE_CODES`, an optional
-    seed (-1 for none) and an optional note.  Sorting happens on those small tables, so an
-    importer with millions of votes never sorts strings per vote.
+    seed (None for none) and an optional note.  Comparisons without a vote are left out, as
+    a file one row per vote would leave them out.
     """
-    comparison_rank = _rank_rows(comparisons, ["dataset", "comparison_id"])
-    annotator_rank = _rank_rows(annotators, ["role", "judge", "trait_id"])
-    vote_comparison = np.asarray(vote_comparison)
-    vote_annotator = np.asarray(vote_annotator)
+    vote_comparison, vote_annotator = np.asarray(vote_comparison), np.asarray(vote_annotator)
     vote = np.asarray(vote, dtype=np.int8)
-    if seed is not None and (np.asarray(seed) < 0).all():
-        seed = None
-    order = None
-    grid = None if seed is not None else _grid(comparison_rank, annotator_rank,
-                                              vote_comparison, vote_annotator)
-    if grid is not None:
-        comparison_order, annotator_order, within = grid
-        width = len(within)
-        sorted_comparison = np.repeat(comparison_order.astype(np.int32), width)
-        sorted_annotator = np.tile(annotator_order.astype(np.int32), len(comparison_order))
-        vote = vote.reshape(-1, width)[comparison_order][:, within].reshape(-1)
-        if note is not None:
-            order = (comparison_order[:, None] * width + within[None, :]).reshape(-1)
-    else:
-        seeds = np.full(len(vote), -1, np.int64) if seed is None else np.asarray(seed, np.int64)
-        order = np.lexsort((seeds, annotator_rank[vote_annotator],
-                            comparison_rank[vote_comparison]))
-        sorted_comparison = vote_comparison[order].astype(np.int32)
-        sorted_annotator = vote_annotator[order].astype(np.int32)
-        vote = vote[order]
-        seed = None if seed is None else seeds[order]
+    if len(vote) and (vote.min() < 1 or vote.max() > len(schema.VOTE_VALUES)):
+        raise ValueError("vote codes must be 1 .. 6 (schema.VOTE_CODES)")
+
+    used = np.zeros(len(comparisons), dtype=bool)
+    used[vote_comparison] = True
+    positions = np.flatnonzero(used)
     meta_columns = sorted(c for c in comparisons.columns if c.startswith(schema.META_PREFIX))
-    columns = {name: Column("comparison", *_sorted_dictionary(comparisons[name]))
+    columns = {name: _sorted_codes(comparisons[name].iloc[positions])
                for name in (*schema.COMPARISON_COLUMNS, *meta_columns)}
-    columns.update({name: Column("annotator", *_sorted_dictionary(annotators[name]))
-                    for name in ANNOTATOR_COLUMNS})
-    notes = None if note is None else pa.array(list(note), pa.string()).take(pa.array(order))
-    return EncodedVotes(schema.votes_schema(meta_columns), columns, sorted_comparison,
-                        sorted_annotator, vote, seed, notes)
+    order = np.lexsort([_missing_last(columns[name][0]) for name in ("comparison_id",
+                                                                      "dataset")])
+    row_of = np.full(len(comparisons), -1, dtype=np.int32)
+    row_of[positions[order]] = np.arange(len(order), dtype=np.int32)
+
+    # A column per distinct (annotator, seed), in (role, judge, trait_id, seed) order;
+    # seed rank 0 is "no seed".
+    annotator_rank = np.empty(len(annotators), dtype=np.int32)
+    annotator_rank[_sorted_rows(annotators, ["role", "judge", "trait_id"])] = \
+        np.arange(len(annotators), dtype=np.int32)
+    seeds, seed_rank = _seed_ranks(seed)
+    cell = annotator_rank[vote_annotator]
+    if seeds:
+        cell = cell * (len(seeds) + 1) + seed_rank
+    present = np.zeros(len(annotators) * (len(seeds) + 1), dtype=bool)
+    present[cell] = True
+    keys = np.flatnonzero(present)  # the columns, in order
+    column_of = np.zeros(len(present), dtype=np.int32)
+    column_of[keys] = np.arange(len(keys), dtype=np.int32)
+    column = column_of[cell]
+    votes = _scatter(vote, column, row_of[vote_comparison], len(keys), len(order))
+
+    by_rank = np.argsort(annotator_rank)
+    entries = []
+    for key in keys.tolist():
+        rank, seed_number = divmod(key, len(seeds) + 1)
+        row = annotators.iloc[int(by_rank[rank])]
+        entry = {name: None if pd.isna(row[name]) else str(row[name])
+                 for name in ANNOTATOR_COLUMNS}
+        entry["seed"] = seeds[seed_number - 1] if seed_number else None
+        entries.append(entry)
+
+    arrays = {name: dictionary_array(codes[order], dictionary)
+              for name, (codes, dictionary) in columns.items()}
+    for number in range(len(keys)):
+        arrays[f"{_wide.VOTE_PREFIX}{number}"] = _wide.vote_array(votes[number])
+    if note is not None:
+        arrays.update(_note_columns(note, column, row_of[vote_comparison], votes.shape))
+    return EncodedVotes(pa.table(arrays), entries)
 
 
-def _grid(comparison_rank: np.ndarray, annotator_rank: np.ndarray,
-          vote_comparison: np.ndarray, vote_annotator: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """When every comparison carries the same annotators in the same order (the usual
-    importer output), sorting the comparisons and that one annotator sequence sorts every
-    vote: (comparisons in order, annotators in order, their places within a comparison's
-    votes).  None when the votes do not have that shape."""
-    n_comparisons = len(comparison_rank)
-    if n_comparisons == 0 or len(vote_comparison) == 0 or len(vote_comparison) % n_comparisons:
-        return None
-    width = len(vote_comparison) // n_comparisons
-    grid = vote_annotator.reshape(n_comparisons, width)
-    if not ((vote_comparison.reshape(n_comparisons, width)
-             == np.arange(n_comparisons)[:, None]).all() and (grid == grid[0]).all()):
-        return None
-    if len(np.unique(grid[0])) != width:
-        return None  # one annotator twice per comparison: leave it to the full sort
-    within = np.argsort(annotator_rank[grid[0]], kind="stable")
-    return np.argsort(comparison_rank, kind="stable"), grid[0][within], within
+def _seed_ranks(seed: Sequence[int | None] | None) -> tuple[list[int], np.ndarray | None]:
+    """The distinct seeds, sorted, and per vote 0 for no seed, else 1 + its seed's rank."""
+    if seed is None:
+        return [], None
+    values = pd.array(seed, dtype="Int64")
+    missing = np.asarray(values.isna())
+    numbers = values.to_numpy(dtype=np.int64, na_value=0)
+    seeds = sorted(set(numbers[~missing].tolist()))
+    rank = (np.searchsorted(np.array(seeds, dtype=np.int64), numbers) + 1).astype(np.int32)
+    rank[missing] = 0
+    return seeds, rank
 
 
-def _rank_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
-    """Each row's position when the frame is sorted by `keys` (missing values last)."""
-    order = frame.reset_index(drop=True).sort_values(keys, kind="stable",
-                                                     na_position="last").index.to_numpy()
-    rank = np.empty(len(frame), dtype=np.int64)
-    rank[order] = np.arange(len(frame))
-    return rank
+def _scatter(vote: np.ndarray, column: np.ndarray, row: np.ndarray, n_columns: int,
+             n_rows: int) -> np.ndarray:
+    """votes[column, row] = vote, refusing two votes in one cell."""
+    votes = np.zeros((n_columns, n_rows), dtype=np.int8)  # 0: no vote
+    if n_columns and len(vote) == n_columns * n_rows:
+        columns, rows = column.reshape(n_rows, n_columns), row.reshape(n_rows, n_columns)
+        if ((columns == columns[0]).all() and len(np.unique(columns[0])) == n_columns
+                and (rows == rows[:, :1]).all()):
+            # Comparison by comparison, the same columns in the same order (the usual
+            # import): each comparison is one group, so nothing can collide.
+            votes[np.ix_(columns[0], rows[:, 0])] = vote.reshape(n_rows, n_columns).T
+            return votes
+    votes[column, row] = vote
+    if np.count_nonzero(votes) != len(vote):
+        raise FfsiteError("two votes of one judge with one seed on the same comparison and "
+                          "trait; give repeated votes distinct seeds")
+    return votes
 
 
-def _sorted_dictionary(values: pd.Series) -> tuple[np.ndarray, pa.Array]:
-    """Codes (-1 for null) into the sorted distinct values.
+def _note_columns(note: Sequence[str | None], column: np.ndarray, row: np.ndarray,
+                  shape: tuple[int, int]) -> dict[str, pa.Array]:
+    """A `note:<n>` column for each vote column with a note."""
+    notes = pa.array(list(note), pa.string()).dictionary_encode()
+    codes = notes.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    written = np.full(shape, -1, dtype=np.int64)
+    written[column, row] = codes
+    return {f"{_wide.NOTE_PREFIX}{number}": dictionary_array(
+        written[number], notes.dictionary).dictionary_decode()
+        for number in np.flatnonzero((written >= 0).any(axis=1)).tolist()}
+
+
+def _sorted_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """Positions of the frame's rows sorted by `keys`, missing values last."""
+    return frame.reset_index(drop=True).sort_values(keys, kind="stable",
+                                                    na_position="last").index.to_numpy()
+
+
+def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, pa.Array]:
+    """Codes (-1 for missing) into the column's distinct values, sorted.
 
     Sorted, so the bytes written do not depend on the order in which the caller happened
-    to list comparisons or annotators.
+    to list comparisons.
     """
-    encoded = pa.array(values.astype(object), pa.string(), from_pandas=True).dictionary_encode()
+    encoded = pa.Array.from_pandas(values, type=pa.string()).dictionary_encode()
     order = pc.sort_indices(encoded.dictionary).to_numpy()
     rank = np.empty(len(order) + 1, dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     rank[-1] = -1  # null codes (-1) index the last slot
     return (rank[encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)],
             encoded.dictionary.take(pa.array(order)))
+
+
+def _missing_last(codes: np.ndarray) -> np.ndarray:
+    return np.where(codes < 0, np.iinfo(np.int32).max, codes)

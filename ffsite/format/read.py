@@ -14,7 +14,7 @@ import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,9 +25,6 @@ from ffsite.errors import FfsiteError
 from ffsite.format import _checked, _wide, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader, first_line, unreadable
-
-if TYPE_CHECKING:
-    from ffsite.format.encode import EncodedVotes
 
 __all__ = ["Annotations", "check_votes_table", "find_annotation_files", "first_line",
            "read_annotations", "read_file_metadata", "read_votes_file", "vote_rows"]
@@ -122,9 +119,9 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     return metadata
 
 
-def check_votes_table(table: pa.Table | EncodedVotes, metadata: dict[str, Any], source: str
+def check_votes_table(table: pa.Table, metadata: dict[str, Any], source: str
                       ) -> dict[str, Any]:
-    """Check an in-memory table or encoded votes (the writer does, before it writes)."""
+    """Check votes in the long shape, in memory (the writer does, before it writes)."""
     return check_votes(ColumnReader(source, table=table), metadata)
 
 
@@ -189,34 +186,8 @@ def vote_rows(path: str | os.PathLike) -> pd.DataFrame:
     metadata = read_file_metadata(path)
     table = pq.read_table(path)
     if str(metadata.get("format_version")) == "1":
-        return _nones(table.to_pandas())
-    entries = metadata.get("vote_columns") or []
-    compared = [n for n in table.column_names
-                if not n.startswith((_wide.VOTE_PREFIX, _wide.NOTE_PREFIX))]
-    votes = np.array([table.column(f"{_wide.VOTE_PREFIX}{n}").combine_chunks().to_numpy(
-        zero_copy_only=False) for n in range(len(entries))], dtype=object).reshape(
-        len(entries), -1)
-    notes = np.full(votes.shape, None, dtype=object)
-    for number in range(len(entries)):
-        name = f"{_wide.NOTE_PREFIX}{number}"
-        if name in table.column_names:
-            notes[number] = table.column(name).combine_chunks().to_numpy(
-                zero_copy_only=False)
-    comparison, column = np.nonzero(pd.notna(votes).T)  # comparison-major, like the file
-    frame = table.select(compared).take(pa.array(comparison)).to_pandas().astype(object)
-    for name in _wide.ENTRY_FIELDS:
-        frame[name] = [entries[c].get(name) for c in column.tolist()]
-    frame["vote"] = votes[column, comparison]
-    frame["note"] = notes[column, comparison]
-    meta = sorted(n for n in compared if n.startswith(schema.META_PREFIX))
-    return _nones(frame[schema.votes_schema(meta).names])
-
-
-def _nones(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every column as Python objects, None for missing."""
-    return pd.DataFrame({name: np.where(frame[name].isna(), None,
-                                        frame[name].astype(object).to_numpy())
-                         for name in frame.columns}, dtype=object)
+        return _wide.nones(table.to_pandas())
+    return _wide.long_rows(table, metadata.get("vote_columns") or [])
 
 
 ALWAYS_READ = ("dataset", "comparison_id", "role", "judge", "trait_id", "trait", "trait_set",

@@ -19,7 +19,7 @@ from ffsite._atomic import atomic_path
 from ffsite.format import _checked, _wide, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader
-from ffsite.format.encode import EncodedVotes
+from ffsite.format.encode import EncodedVotes, encode_votes
 
 SORT_KEYS = ("dataset", "comparison_id", "role", "judge", "trait_id", "seed")
 
@@ -30,14 +30,10 @@ def file_metadata(kind: str, **fields: Any) -> dict[str, Any]:
             **{key: value for key, value in sorted(fields.items()) if value is not None}}
 
 
-def votes_table(frame: pd.DataFrame | pa.Table | EncodedVotes) -> pa.Table | EncodedVotes:
-    """Turn a frame with the format's columns (plus `meta.*`) into a sorted Arrow table.
-
-    Encoded votes (`encode.encode_votes`) and a table that already has the exact schema
-    are taken as they are.
+def votes_table(frame: pd.DataFrame | pa.Table) -> pa.Table:
+    """Turn a frame with format 1's columns (plus `meta.*`), one row per vote, into a
+    sorted Arrow table; a table that already has the exact schema is taken as it is.
     """
-    if isinstance(frame, EncodedVotes):
-        return frame
     table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(
         frame, preserve_index=False)
     meta = [name for name in table.column_names if name.startswith(schema.META_PREFIX)]
@@ -73,14 +69,14 @@ def write_votes(frame: pd.DataFrame | pa.Table | EncodedVotes, path: str | os.Pa
                 default_preference: Mapping[str, str] | None = None,
                 annotators: Mapping[str, str] | None = None,
                 extra: Mapping[str, Any] | None = None) -> Written:
-    """Validate votes given one per row (format 1's long shape) and write them as a
-    format 2 file, atomically.
+    """Validate votes and write them as a format 2 file, atomically.
 
+    Votes come one per row (format 1's long shape, as a DataFrame or Arrow table: checked
+    row by row first, so an error names the row) or laid out by `encode.encode_votes`.
     `default_preference` names, per dataset, the preference annotator pages compare with
     when a dataset has several; `annotators` maps preference-annotator ids to a
     description; `extra` is stored verbatim (e.g. the summary of an annotate run).
     """
-    table = votes_table(frame)
     metadata = file_metadata(
         schema.KIND_VOTES,
         default_preference=dict(sorted(default_preference.items())) if default_preference
@@ -88,18 +84,38 @@ def write_votes(frame: pd.DataFrame | pa.Table | EncodedVotes, path: str | os.Pa
         annotators=dict(sorted(annotators.items())) if annotators else None,
         extra=dict(extra) if extra else None,
     )
-    long = ColumnReader(str(path), table=table)
-    wide, entries = _wide.pack(long, check_votes(long, metadata))
-    metadata["vote_columns"] = entries
-    # What a read of the file will find, worked out by the reader's own code: the first
-    # read of these bytes need not check them again.
-    checked = _wide.unpack(wide, metadata, str(path))
+    encoded = frame if isinstance(frame, EncodedVotes) else _encoded_rows(frame, metadata,
+                                                                          str(path))
+    metadata["vote_columns"] = encoded.entries
+    # Every rule is checked by the reader's own code, on a second thread while Arrow
+    # encodes; the file replaces its target only once the check has passed.  The result
+    # is what a read of the file will find, so the first read need not check again.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        checking = pool.submit(_wide.unpack, encoded.table, metadata, str(path))
 
-    def remember_checked(written: Path) -> None:
-        _checked.store(_checked.digest(written), None, checked, metadata)
+        def remember_checked(written: Path) -> None:
+            _checked.store(_checked.digest(written), None, checking.result(), metadata)
 
-    write_parquet(wide, metadata, path, before_replace=remember_checked)
+        write_parquet(encoded.table, metadata, path, before_replace=remember_checked)
+        checked = checking.result()
     return Written(len(checked["vote"]), checked["n_comparisons"])
+
+
+def _encoded_rows(frame: pd.DataFrame | pa.Table, metadata: dict[str, Any], source: str
+                  ) -> EncodedVotes:
+    """Votes one per row, checked by format 1's rules, then laid out as format 2."""
+    rows = ColumnReader(source, table=votes_table(frame))
+    piece = check_votes(rows, metadata)
+    seed_codes, seeds = rows.codes("seed")
+    note_codes, notes = rows.codes("note")
+    return encode_votes(
+        pd.DataFrame({name: np.asarray(values, dtype=object)
+                      for name, values in piece["comparisons"].items()}),
+        pd.DataFrame({name: np.asarray(values, dtype=object)
+                      for name, values in piece["annotators"].items()}),
+        piece["comparison"], piece["annotator"], piece["vote"],
+        seed=np.array([*seeds, None], dtype=object)[seed_codes] if seeds else None,
+        note=np.array([*notes, None], dtype=object)[note_codes] if notes else None)
 
 
 def write_response_metrics(frame: pd.DataFrame, path: str | os.PathLike, *,
@@ -144,7 +160,9 @@ def write_parquet(table: pa.Table, metadata: dict[str, Any],
 
     # The next row group is spelled out on a second thread while Arrow encodes this one.
     with atomic_path(Path(path)) as tmp, ThreadPoolExecutor(max_workers=1) as pool:
-        with pq.ParquetWriter(tmp, target, compression="zstd", compression_level=9,
+        # zstd level 1: a 4.1M-vote file writes in 0.10 s instead of 0.23 s at level 9 and
+        # comes out smaller; the default annotations come out 7% larger.
+        with pq.ParquetWriter(tmp, target, compression="zstd", compression_level=1,
                               use_dictionary=True, write_statistics=False) as writer:
             upcoming = pool.submit(row_group, starts[0])
             for number in range(len(starts)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from operator import methodcaller
 
 import msgspec
@@ -35,7 +36,7 @@ def read_votes(raws: Sequence[msgspec.Raw], annotator_index: dict[str, int],
     annotations = _annotations(raws)
     entries, fields = [], []
     for name in annotations.column_names:
-        entry = annotations.column(name).combine_chunks()
+        entry = annotations.column(name)  # chunked: Arrow's reader parses blocks in parallel
         if name not in annotator_index or pa.types.is_null(entry.type):
             continue
         if not pa.types.is_struct(entry.type):
@@ -101,7 +102,7 @@ def _one_per_line(lines: bytes, count: int) -> pa.Table:
     return table
 
 
-def _child(entry: pa.StructArray, name: str) -> pa.Array | None:
+def _child(entry: pa.ChunkedArray, name: str) -> pa.ChunkedArray | None:
     if entry.type.get_field_index(name) < 0:
         return None
     child = pc.struct_field(entry, name)
@@ -112,12 +113,16 @@ def _child(entry: pa.StructArray, name: str) -> pa.Array | None:
     return child
 
 
-def _encoded(arrays: list[pa.Array | None], length: int) -> tuple[np.ndarray, list]:
+def _encoded(arrays: list[pa.ChunkedArray | None], length: int) -> tuple[np.ndarray, list]:
     """Codes (-1 for null) of several string columns, one row each, into one shared
-    dictionary, and its values: the reader's `codes_of` over them as one chunked column."""
-    column = pa.chunked_array([pa.nulls(length, pa.string()) if array is None
-                               else array.cast(pa.string()) for array in arrays], pa.string())
-    codes, values = codes_of(column)
+    dictionary, and its values.  Each column is hashed on its own, on both cores (Arrow
+    releases the GIL), and the small dictionaries are unified after."""
+    strings = [pa.nulls(length, pa.string()) if array is None else array.cast(pa.string())
+               for array in arrays]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        encoded = list(pool.map(pc.dictionary_encode, strings))
+    chunks = [chunk for column in encoded for chunk in getattr(column, "chunks", [column])]
+    codes, values = codes_of(pa.chunked_array(chunks, pa.dictionary(pa.int32(), pa.string())))
     return codes.astype(np.int32).reshape(len(arrays), length), values
 
 
