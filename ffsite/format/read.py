@@ -26,7 +26,7 @@ from ffsite.format import _checked, _wide, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader, first_line, unreadable
 
-__all__ = ["Annotations", "check_votes_table", "find_annotation_files", "first_line",
+__all__ = ["Annotations", "find_annotation_files", "first_line",
            "read_annotations", "read_file_metadata", "read_votes_file", "vote_rows"]
 
 
@@ -117,12 +117,6 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
                           f"reads versions {' and '.join(schema.READABLE_VERSIONS)}); "
                           "upgrade ffsite or re-create the file")
     return metadata
-
-
-def check_votes_table(table: pa.Table, metadata: dict[str, Any], source: str
-                      ) -> dict[str, Any]:
-    """Check votes in the long shape, in memory (the writer does, before it writes)."""
-    return check_votes(ColumnReader(source, table=table), metadata)
 
 
 def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = None, *,

@@ -3,7 +3,8 @@
 Version 2, which ffsite writes, holds one row per comparison and one vote column per
 annotator (`_wide.py`).  Version 1, still read, holds one row per vote: the columns that
 describe the comparison and the annotator repeat on every vote row.  Writers hand votes
-over in version 1's long shape (one row per vote, `votes_schema`) either way.
+over either in that long shape (`votes_schema`; checked by version 1's rules) or laid out
+by `encode.encode_votes`.
 """
 
 from __future__ import annotations
