@@ -58,7 +58,7 @@ def run_subprocess(args: list[str], env: dict[str, str], **kwargs) -> subprocess
 
 
 def read_rows(path: Path) -> list[dict]:
-    return vote_rows(path).to_dict("records")
+    return vote_rows(path).to_pylist()
 
 
 def file_summary(path: Path) -> dict:

@@ -68,8 +68,7 @@ def test_every_vote_once_in_the_format_order(seeds):
     parts = _parts(seeds=seeds)
     encoded = encode_votes(*parts[:5], seed=parts[5], note=parts[6])
     assert encoded.num_rows == len(parts[4])
-    laid_out = encoded.to_table().to_pandas().astype(object)
-    assert laid_out.where(laid_out.notna(), None).equals(_expected_rows(*parts))
+    assert encoded.to_table().to_pylist() == _expected_rows(*parts).to_dict("records")
     # Columns: preference first, then the trait judge's t1 (two seeds with seeds) and t2.
     described = [(e["judge"], e["trait_id"], e["seed"]) for e in encoded.entries]
     assert described == ([("pref", None, None), ("j", "t1", 0), ("j", "t1", 1), ("j", "t2", None)]
@@ -102,8 +101,8 @@ def test_the_file_written_holds_the_table(tmp_path, monkeypatch):
     written = write_votes(encoded, tmp_path / "v.parquet")
     assert (written.num_rows, written.num_comparisons) == (len(vote), 60)
     assert pq.ParquetFile(tmp_path / "v.parquet").metadata.num_row_groups > 2
-    assert vote_rows(tmp_path / "v.parquet").equals(_expected_rows(
-        comparisons, annotators, comparison, annotator, vote, seed, notes))
+    assert vote_rows(tmp_path / "v.parquet").to_pylist() == _expected_rows(
+        comparisons, annotators, comparison, annotator, vote, seed, notes).to_dict("records")
 
 
 def test_a_repeated_comparison_id_is_refused_and_nothing_is_written(tmp_path):

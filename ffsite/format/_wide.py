@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ffsite.errors import FfsiteError
@@ -223,30 +222,49 @@ def _unique_comparisons(dataset_codes: np.ndarray, datasets: list, id_codes: np.
                     f"{row}); comparison ids must be unique within a dataset")
 
 
-def long_rows(table: pa.Table, entries: list[dict]) -> pd.DataFrame:
-    """One row per vote with format 1's columns (None for missing), comparison by
-    comparison and, within one, in the order of the vote columns."""
-    compared = [n for n in table.column_names if not n.startswith((VOTE_PREFIX, NOTE_PREFIX))]
-    votes = np.array([table.column(f"{VOTE_PREFIX}{n}").combine_chunks().to_numpy(
-        zero_copy_only=False) for n in range(len(entries))], dtype=object).reshape(
-        len(entries), -1)
-    notes = np.full(votes.shape, None, dtype=object)
+def long_rows(table: pa.Table, entries: list[dict]) -> pa.Table:
+    """One row per vote with format 1's columns as plain strings (seed: int64), comparison
+    by comparison and, within one, in the order of the vote columns."""
+    n_rows = table.num_rows
+    votes = np.zeros((len(entries), n_rows), dtype=np.int8)  # 0: no vote
     for number in range(len(entries)):
-        name = f"{NOTE_PREFIX}{number}"
-        if name in table.column_names:
-            notes[number] = table.column(name).combine_chunks().to_numpy(zero_copy_only=False)
-    comparison, column = np.nonzero(pd.notna(votes).T)  # comparison-major
-    frame = table.select(compared).take(pa.array(comparison)).to_pandas()
+        codes, values = codes_of(table.column(f"{VOTE_PREFIX}{number}"))
+        votes[number] = np.array([schema.VOTE_CODES.get(v, 0) for v in values] + [0],
+                                 dtype=np.int8)[codes]
+    comparison, column = np.nonzero(votes.T)  # comparison-major
+    compared = [n for n in table.column_names if not n.startswith((VOTE_PREFIX, NOTE_PREFIX))]
+    rows = table.select(compared).take(pa.array(comparison))
+    columns = {name: _plain(rows.column(name)) for name in compared}
     for name in ENTRY_FIELDS:
-        frame[name] = [entries[c].get(name) for c in column.tolist()]
-    frame["vote"] = votes[column, comparison]
-    frame["note"] = notes[column, comparison]
+        values = pa.array([entry.get(name) for entry in entries],
+                          pa.int64() if name == "seed" else pa.string())
+        columns[name] = values.take(pa.array(column))
+    columns["vote"] = dictionary_array(votes[column, comparison].astype(np.int32) - 1,
+                                       _VOTE_DICTIONARY).dictionary_decode()
+    columns["note"] = _notes(table, len(entries), comparison, column)
     meta = sorted(n for n in compared if n.startswith(schema.META_PREFIX))
-    return nones(frame[schema.votes_schema(meta).names])
+    return pa.table({name: columns[name] for name in schema.votes_schema(meta).names})
 
 
-def nones(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every column as Python objects, None for missing."""
-    return pd.DataFrame({name: np.where(frame[name].isna(), None,
-                                        frame[name].astype(object).to_numpy())
-                         for name in frame.columns}, dtype=object)
+def _notes(table: pa.Table, n_columns: int, comparison: np.ndarray, column: np.ndarray
+           ) -> pa.Array:
+    """Each vote's note, from the `note:<n>` columns there are."""
+    notes = np.full((n_columns, table.num_rows), None, dtype=object)
+    present = [n for n in range(n_columns) if f"{NOTE_PREFIX}{n}" in table.column_names]
+    if not present:
+        return pa.nulls(len(comparison), pa.string())
+    for number in present:
+        notes[number] = table.column(f"{NOTE_PREFIX}{number}").to_pylist()
+    return pa.array(notes[column, comparison], pa.string())
+
+
+def plain_long(table: pa.Table) -> pa.Table:
+    """A version 1 table (one row per vote) with plain string columns, as `long_rows`."""
+    return pa.table({name: _plain(table.column(name)) for name in table.column_names})
+
+
+def _plain(column: pa.ChunkedArray) -> pa.Array:
+    column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    return column if column.type == pa.int64() else column.cast(pa.string())

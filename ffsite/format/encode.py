@@ -40,8 +40,7 @@ class EncodedVotes:
 
     def to_table(self) -> pa.Table:
         """The votes one per row, in format 1's columns (for looking at them)."""
-        frame = _wide.long_rows(self.table, self.entries)
-        return pa.Table.from_pandas(frame, preserve_index=False)
+        return _wide.long_rows(self.table, self.entries)
 
 
 def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,

@@ -173,14 +173,15 @@ def _read_wide(path: str | os.PathLike, metadata: dict[str, Any],
     return _wide.unpack(table, metadata, str(path), wanted=only, names=names)
 
 
-def vote_rows(path: str | os.PathLike) -> pd.DataFrame:
-    """One row per vote with format 1's columns, from a file of either version, in the
-    file's order (comparisons, then annotators and seeds).  For looking inside a file:
-    it is read as stored, without the checks; `read_annotations` checks."""
+def vote_rows(path: str | os.PathLike) -> pa.Table:
+    """One row per vote with format 1's columns (plain strings; seed int64), from a file
+    of either version, in the file's order (comparisons, then annotators and seeds).  For
+    looking inside a file: it is read as stored, without the checks (`read_annotations`
+    checks)."""
     metadata = read_file_metadata(path)
     table = pq.read_table(path)
     if str(metadata.get("format_version")) == "1":
-        return _wide.nones(table.to_pandas())
+        return _wide.plain_long(table)
     return _wide.long_rows(table, metadata.get("vote_columns") or [])
 
 

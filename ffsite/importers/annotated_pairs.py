@@ -457,8 +457,3 @@ def to_annotated_pairs(annotations: Annotations, *, texts: dict[str, tuple[dict,
         "annotators": ap_annotators,
         "comparisons": per_comparison,
     }
-
-
-def records_frame(result: ImportResult) -> pd.DataFrame:
-    """The imported votes as a pandas frame (handy in tests and notebooks)."""
-    return result.table.to_table().to_pandas()
