@@ -11,7 +11,7 @@ import pytest
 from ffsite.errors import FfsiteError
 from ffsite.format import schema, write
 from ffsite.format.encode import encode_votes
-from ffsite.format.read import vote_rows
+from ffsite.format.read import read_annotations, vote_rows
 from ffsite.format.write import write_votes
 
 
@@ -103,6 +103,15 @@ def test_the_file_written_holds_the_table(tmp_path, monkeypatch):
     assert pq.ParquetFile(tmp_path / "v.parquet").metadata.num_row_groups > 2
     assert vote_rows(tmp_path / "v.parquet").to_pylist() == _expected_rows(
         comparisons, annotators, comparison, annotator, vote, seed, notes).to_dict("records")
+    # Read back through the checks, row group by row group, it is the one-group file.
+    monkeypatch.setenv("FFSITE_NO_CACHE", "1")
+    monkeypatch.setattr(write, "ROW_GROUP_ROWS", 1 << 20)
+    write_votes(encoded, tmp_path / "one.parquet")
+    split, whole = read_annotations([tmp_path / "v.parquet"]), read_annotations(
+        [tmp_path / "one.parquet"])
+    assert split.votes.equals(whole.votes) and len(whole.votes) == len(vote)
+    for name in ("comparisons", "annotators"):
+        assert getattr(split, name).astype(object).equals(getattr(whole, name).astype(object))
 
 
 def test_a_repeated_comparison_id_is_refused_and_nothing_is_written(tmp_path):
