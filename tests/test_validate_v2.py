@@ -255,3 +255,13 @@ def test_null_votes_point_at_a_real_dictionary_entry(tmp_path):
             indices = pq.read_table(path, columns=[name]).column(0).combine_chunks().indices
             raw = np.frombuffer(indices.buffers()[1], dtype=np.int8)  # validity ignored
             assert raw[indices.offset:indices.offset + len(indices)].min() >= 0, name
+
+
+def test_an_unused_dictionary_value_is_not_a_vote_cast(tmp_path, monkeypatch):
+    monkeypatch.setenv("FFSITE_NO_CACHE", "1")
+    spare = pa.DictionaryArray.from_arrays(pa.array([0, 2], pa.int8()),
+                                           pa.array(["A", "C", "tie"]))
+    path = _broken(tmp_path, lambda table, metadata: _replace(table, "vote:1", spare))
+    result = run_cli("validate", str(path))
+    assert result.returncode == 0, result.stderr
+    assert read_annotations([path]).votes["vote"].tolist() == [1, 1, 2, 3]

@@ -81,13 +81,15 @@ def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
     for place, number in enumerate(order.tolist()):
         name = f"{VOTE_PREFIX}{number}"
         codes, values = _text_codes(table, name, fail)
-        known = [schema.VOTE_CODES.get(value, -1) for value in values]
-        if -1 in known:
-            row = int(np.argmax(codes == known.index(-1)))
-            fail.column(name, row, f"'{values[known.index(-1)]}' is not a vote; allowed: "
+        # -1: not a vote; the last slot is for nulls (code -1): no vote.
+        lookup = np.array([schema.VOTE_CODES.get(value, -1) for value in values] + [0],
+                          dtype=np.int8)
+        column = lookup[codes]
+        if (column < 0).any():  # only values in use count: a dictionary may hold others
+            row = int(np.argmax(column < 0))
+            fail.column(name, row, f"'{values[codes[row]]}' is not a vote; allowed: "
                         + ", ".join(schema.VOTE_VALUES) + " (or empty for no vote)")
-        lookup = np.array([*known, 0], dtype=np.int8)  # the last slot: null, no vote
-        votes[:, place] = lookup[codes]
+        votes[:, place] = column
     has_vote = votes != 0
     if has_vote.all():
         comparison = np.repeat(np.arange(n_comparisons, dtype=np.int32), len(entries))
