@@ -1,7 +1,8 @@
-"""The format's rules, checked on a coded votes file (docs/format.md, "Rules").
+"""The rules for votes one per row — a version 1 file, or the long frames writers hand
+over — checked on their coded columns (docs/format.md; version 2 files: `_wide.py`).
 
-Files written by ffsite are sorted, so each comparison's rows are one run and a repeated
-vote sits next to the original: the checks compare neighbouring rows.  Any other order is
+Version 1 files written by ffsite are sorted, so each comparison's rows are one run and a
+repeated vote sits next to the original: the checks compare neighbouring rows.  Any other order is
 still read correctly, through slower hashing and sorting.  Rules about annotators are
 checked on the small table of distinct annotators, not per row.
 """

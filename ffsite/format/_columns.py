@@ -1,4 +1,6 @@
-"""Columns of a votes file as integer codes: the reader's raw material.
+"""Columns of votes one per row (a version 1 file, or a writer's long frame) as integer
+codes: the version 1 reader's raw material; `codes_of` and `dictionary_array` serve both
+versions.
 
 Every string column becomes codes into its distinct values (dictionary encoding), in the
 narrowest integer type that fits.  `ColumnReader` hands out one column at a time while

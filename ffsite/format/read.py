@@ -2,8 +2,9 @@
 
 `read_annotations` turns any number of votes files into one `Annotations` value: a table
 of comparisons, a table of annotators and integer-coded votes.  Every rule of the format
-is checked here, file by file, and a broken file stops the read with one line naming
-the file, the column and the first offending row (0-based, as pandas counts them).
+is checked here, file by file (version 2 by `_wide.unpack`, version 1 by `_checks`), and
+a broken file stops the read with one line naming the file, the column and the first
+offending row (0-based, as pandas counts them).
 """
 
 from __future__ import annotations
