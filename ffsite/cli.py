@@ -18,6 +18,7 @@ COMMANDS = {
     "build": "ffsite.commands.build:build",
     "serve": "ffsite.commands.serve:serve",
     "validate": "ffsite.commands.validate:validate",
+    "upgrade": "ffsite.commands.upgrade:upgrade",
     "metrics": "ffsite.commands.metrics:metrics",
     "ratings": "ffsite.commands.ratings:ratings",
     "annotate": "ffsite.commands.annotate:annotate",

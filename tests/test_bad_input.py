@@ -34,7 +34,7 @@ from browser import PagesServer
 from site_fixture import REPO, write_content, write_tiny, write_tiny_texts
 
 from ffsite.base.texts import read_texts
-from ffsite.format.read import read_annotations
+from ffsite.format.read import read_annotations, vote_rows
 from ffsite.importers.annotated_pairs import to_annotated_pairs
 from ffsite.site.build import build_site
 
@@ -84,6 +84,12 @@ CASES = [
     Case("validate-truncated", "validate truncated", ("truncated/tiny.parquet",)),
     Case("validate-version", "validate v99", ("format_version 99", "upgrade ffsite")),
     Case("validate-empty", "validate empty", ("no annotation files", "give")),
+    # upgrade: a file it cannot rewrite stays as it was.
+    Case("upgrade-corrupt", "upgrade corrupt", ("corrupt/bad.parquet", "re-export")),
+    Case("upgrade-truncated", "upgrade truncated", ("truncated/tiny.parquet",)),
+    Case("upgrade-version", "upgrade v99", ("format_version 99", "upgrade ffsite")),
+    Case("upgrade-empty", "upgrade empty", ("no annotation files", "give")),
+    Case("upgrade-full-disk", "upgrade v1", (*FULL, "v1/tiny.parquet"), fsize=512),
     Case("metrics-corrupt", "metrics corrupt", ("corrupt/bad.parquet", "re-export")),
     Case("metrics-version", "metrics v99", ("format_version 99", "upgrade ffsite")),
     Case("metrics-empty", "metrics empty", ("no annotation files", "empty", "give")),
@@ -191,6 +197,10 @@ def write_workspace(root: Path, url: str) -> None:
     document = json.loads(metadata[b"ffsite"])
     metadata[b"ffsite"] = json.dumps({**document, "format_version": "99"}).encode()
     pq.write_table(table.replace_schema_metadata(metadata), root / "v99" / "tiny.parquet")
+    (root / "v1").mkdir()  # the same votes as older ffsite wrote them: one row per vote
+    old = {key: value for key, value in document.items() if key != "vote_columns"}
+    pq.write_table(vote_rows(tiny).replace_schema_metadata(
+        {b"ffsite": json.dumps({**old, "format_version": "1"})}), root / "v1" / "tiny.parquet")
     (root / "empty").mkdir()
 
     write_content(root / "content")
@@ -303,6 +313,6 @@ def test_the_simulated_full_disk_is_a_real_write_error(tmp_path):
 def test_every_command_has_a_case():
     commands = {case.args.split()[0] for case in CASES}
     imports = {case.args.split()[1] for case in CASES if case.args.startswith("import ")}
-    assert commands == {"build", "serve", "validate", "metrics", "ratings", "import", "export",
-                        "annotate", "fetch", "default-annotations"}
+    assert commands == {"build", "serve", "validate", "upgrade", "metrics", "ratings", "import",
+                        "export", "annotate", "fetch", "default-annotations"}
     assert imports == {"annotated-pairs", "icai-csv", "alpaca-eval", "hh-rlhf"}
