@@ -46,6 +46,8 @@ def test_a_version_1_file_becomes_version_2_with_every_vote(tmp_path, monkeypatc
     monkeypatch.setenv("FFSITE_NO_CACHE", "1")
     path = _version_1(tmp_path / "v.parquet")
     before_rows, before = file_rows(path).to_pylist(), read_annotations([path])
+    checked = run_cli("validate", str(path))
+    assert checked.returncode == 0 and "`ffsite upgrade` rewrites it" in checked.stdout
     result = run_cli("upgrade", str(path))
     assert result.returncode == 0, result.stderr
     assert f"upgraded {path}: 6 votes on 3 comparisons" in result.stdout
@@ -62,6 +64,7 @@ def test_a_version_1_file_becomes_version_2_with_every_vote(tmp_path, monkeypatc
     again = run_cli("upgrade", str(tmp_path))
     assert again.returncode == 0 and "already version 2" in again.stdout
     assert path.read_bytes() == upgraded
+    assert "upgrade" not in run_cli("validate", str(path)).stdout
 
 
 def test_a_broken_version_1_file_is_reported_and_left_alone(tmp_path):
