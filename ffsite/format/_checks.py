@@ -101,9 +101,9 @@ class _Annotators:
         role, rest = np.divmod(keys, sizes[1] * sizes[2])
         judge, trait = np.divmod(rest, sizes[2])
         role, judge, trait = role, judge - 1, trait - 1
-        order = sorted(range(len(keys)), key=lambda i: (
+        order = sorted(range(len(keys)), key=lambda i: schema.annotator_order(
             self.roles[role[i]], self.judges[judge[i]],
-            (1, "") if trait[i] < 0 else (0, self.trait_ids[trait[i]])))
+            None if trait[i] < 0 else self.trait_ids[trait[i]]))
         lookup = np.zeros(len(present), dtype=np.int32)
         lookup[keys[order]] = np.arange(len(keys), dtype=np.int32)
         self.number = lookup[raw]

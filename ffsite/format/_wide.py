@@ -167,7 +167,7 @@ def _annotators(entries: list[dict]) -> tuple[np.ndarray, dict[str, Any]]:
     """Each column's annotator number, and the annotators (distinct role, judge,
     trait_id) in the version 1 reader's order, as categoricals."""
     keys = sorted({(e["role"], e["judge"], e.get("trait_id")) for e in entries},
-                  key=lambda k: (k[0], k[1], (1, "") if k[2] is None else (0, k[2])))
+                  key=lambda key: schema.annotator_order(*key))
     number = {key: place for place, key in enumerate(keys)}
     annotator_of = np.array([number[(e["role"], e["judge"], e.get("trait_id"))]
                              for e in entries], dtype=np.int32)

@@ -73,9 +73,12 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
 
     # A column per distinct (annotator, seed), in (role, judge, trait_id, seed) order;
     # seed rank 0 is "no seed".
+    described = [[None if pd.isna(value) else value for value in annotators[name]]
+                 for name in ("role", "judge", "trait_id")]
+    ranked = sorted(range(len(annotators)),
+                    key=lambda i: schema.annotator_order(*(column[i] for column in described)))
     annotator_rank = np.empty(len(annotators), dtype=np.int32)
-    annotator_rank[_sorted_rows(annotators, ["role", "judge", "trait_id"])] = \
-        np.arange(len(annotators), dtype=np.int32)
+    annotator_rank[ranked] = np.arange(len(annotators), dtype=np.int32)
     seeds, seed_rank = _seed_ranks(seed)
     cell = annotator_rank[vote_annotator]
     if seeds:
@@ -149,12 +152,6 @@ def _note_columns(note: Sequence[str | None], column: np.ndarray, row: np.ndarra
     return {f"{_wide.NOTE_PREFIX}{number}": dictionary_array(
         written[number], notes.dictionary).dictionary_decode()
         for number in np.flatnonzero((written >= 0).any(axis=1)).tolist()}
-
-
-def _sorted_rows(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
-    """Positions of the frame's rows sorted by `keys`, missing values last."""
-    return frame.reset_index(drop=True).sort_values(keys, kind="stable",
-                                                    na_position="last").index.to_numpy()
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, pa.Array]:

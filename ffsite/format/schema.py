@@ -55,6 +55,12 @@ TRAIT_COLUMNS = ("trait_id", "trait", "trait_set")
 _DICT_STRING = pa.dictionary(pa.int32(), pa.string())
 
 
+def annotator_order(role: str | None, judge: str | None, trait_id: str | None) -> tuple:
+    """Sort key of an annotator: role, judge, trait id, missing values last.  Readers of
+    both versions and the writer number annotators in this order, so their pieces agree."""
+    return tuple((1, "") if value is None else (0, value) for value in (role, judge, trait_id))
+
+
 def votes_schema(meta_columns: list[str]) -> pa.Schema:
     """Arrow schema of votes in the long shape (a version 1 file), with the given metadata
     columns (names with prefix)."""
