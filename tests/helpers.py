@@ -55,3 +55,27 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None):
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "ffsite", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=600)
+
+
+def two_comparisons() -> tuple[list[dict], list[dict]]:
+    """A small good file's rows: two comparisons, a preference and a trait vote on each."""
+    verbose = trait("is more verbose")
+    comparisons = [{"comparison_id": "c0", "model_a": "m1", "model_b": "m2"},
+                   {"comparison_id": "c1", "model_a": "m2", "model_b": "m1"}]
+    votes = [{"comparison_id": "c0", "role": "preference", "judge": "h", "vote": "A"},
+             {"comparison_id": "c1", "role": "preference", "judge": "h", "vote": "B"},
+             {"comparison_id": "c0", **verbose, "judge": "j", "vote": "A"},
+             {"comparison_id": "c1", **verbose, "judge": "j", "vote": "tie"}]
+    return comparisons, votes
+
+
+def expect_validate_error(path: Path, *needles: str) -> str:
+    """`ffsite validate PATH` fails with one error line holding every needle."""
+    result = run_cli("validate", str(path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    message = result.stderr.strip()
+    assert message.startswith("error: ") and "\n" not in message, message
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in message, message
+    return message

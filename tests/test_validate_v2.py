@@ -10,7 +10,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import run_cli, trait, vote_rows, write_test_votes
+from helpers import (
+    expect_validate_error,
+    run_cli,
+    trait,
+    two_comparisons,
+    vote_rows,
+    write_test_votes,
+)
 
 from ffsite.format.read import read_annotations, read_votes_file
 from ffsite.format.read import vote_rows as file_rows
@@ -20,19 +27,9 @@ VERBOSE = trait("is more verbose")
 FRIENDLY = trait("is friendlier")
 
 
-def _good_rows():
-    comparisons = [{"comparison_id": "c0", "model_a": "m1", "model_b": "m2"},
-                   {"comparison_id": "c1", "model_a": "m2", "model_b": "m1"}]
-    votes = [{"comparison_id": "c0", "role": "preference", "judge": "h", "vote": "A"},
-             {"comparison_id": "c1", "role": "preference", "judge": "h", "vote": "B"},
-             {"comparison_id": "c0", **VERBOSE, "judge": "j", "vote": "A"},
-             {"comparison_id": "c1", **VERBOSE, "judge": "j", "vote": "tie"}]
-    return comparisons, votes
-
-
 def _broken(tmp_path, change):
     """The good file, rewritten by plain pyarrow after `change(table, metadata)`."""
-    good = write_test_votes(tmp_path / "good.parquet", *_good_rows())
+    good = write_test_votes(tmp_path / "good.parquet", *two_comparisons())
     table = pq.read_table(good)
     metadata = json.loads(table.schema.metadata[b"ffsite"])
     table = change(table.replace_schema_metadata(None), metadata) or table
@@ -45,19 +42,8 @@ def _replace(table: pa.Table, name: str, array) -> pa.Table:
     return table.set_column(table.column_names.index(name), name, array)
 
 
-def _expect_error(path, *needles):
-    result = run_cli("validate", str(path))
-    assert result.returncode == 1, result.stdout + result.stderr
-    message = result.stderr.strip()
-    assert message.startswith("error: ") and "\n" not in message, message
-    assert "Traceback" not in result.stderr
-    for needle in needles:
-        assert needle in message, message
-    return message
-
-
 def test_the_writer_writes_version_2_with_a_column_per_annotator(tmp_path):
-    path = write_test_votes(tmp_path / "good.parquet", *_good_rows())
+    path = write_test_votes(tmp_path / "good.parquet", *two_comparisons())
     table = pq.read_table(path)
     metadata = json.loads(table.schema.metadata[b"ffsite"])
     assert metadata["format_version"] == "2"
@@ -73,7 +59,7 @@ def test_the_writer_writes_version_2_with_a_column_per_annotator(tmp_path):
 
 def test_without_vote_columns_in_the_metadata(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: metadata.pop("vote_columns") and None)
-    _expect_error(path, "metadata vote_columns", "missing or not a list")
+    expect_validate_error(path, "metadata vote_columns", "missing or not a list")
 
 
 @pytest.mark.parametrize(("field", "value", "needles"), [
@@ -85,20 +71,20 @@ def test_without_vote_columns_in_the_metadata(tmp_path):
 def test_a_bad_preference_entry(tmp_path, field, value, needles):
     path = _broken(tmp_path, lambda table, metadata: metadata["vote_columns"][0].update(
         {field: value}))
-    _expect_error(path, *needles)
+    expect_validate_error(path, *needles)
 
 
 def test_a_trait_column_without_its_trait_set(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: metadata["vote_columns"][1].update(
         trait_set=None))
-    _expect_error(path, "vote_columns[1]", "trait_set is empty on a trait column")
+    expect_validate_error(path, "vote_columns[1]", "trait_set is empty on a trait column")
 
 
 def test_two_columns_for_the_same_judge_trait_and_seed(tmp_path):
     def repeat(table, metadata):
         metadata["vote_columns"].append(dict(metadata["vote_columns"][1]))
         return table.append_column("vote:2", table.column("vote:1"))
-    _expect_error(_broken(tmp_path, repeat), "vote_columns[2]", "repeats vote_columns[1]",
+    expect_validate_error(_broken(tmp_path, repeat), "vote_columns[2]", "repeats vote_columns[1]",
                   "distinct seeds")
 
 
@@ -107,47 +93,47 @@ def test_one_trait_id_with_two_wordings(tmp_path):
         metadata["vote_columns"].append({**metadata["vote_columns"][1], "judge": "k",
                                          "trait": "Select the response that is longer"})
         return table.append_column("vote:2", table.column("vote:1"))
-    _expect_error(_broken(tmp_path, reword), "vote_columns[2]", "two different wordings")
+    expect_validate_error(_broken(tmp_path, reword), "vote_columns[2]", "two different wordings")
 
 
 def test_a_missing_comparison_column(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: table.drop_columns(["model_a"]))
-    _expect_error(path, "column 'model_a'", "missing")
+    expect_validate_error(path, "column 'model_a'", "missing")
 
 
 def test_a_vote_column_the_metadata_does_not_describe(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: table.append_column(
         "vote:2", table.column("vote:1")))
-    _expect_error(path, "column 'vote:2'", "not one of the 2 vote columns")
+    expect_validate_error(path, "column 'vote:2'", "not one of the 2 vote columns")
 
 
 def test_a_described_vote_column_that_is_missing(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: table.drop_columns(["vote:1"]))
-    _expect_error(path, "column 'vote:1'", "missing", "vote_columns[1]")
+    expect_validate_error(path, "column 'vote:1'", "missing", "vote_columns[1]")
 
 
 def test_a_vote_outside_the_allowed_values(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: _replace(
         table, "vote:1", pa.array(["A", "C"])))
-    _expect_error(path, "column 'vote:1'", "row 1", "'C' is not a vote")
+    expect_validate_error(path, "column 'vote:1'", "row 1", "'C' is not a vote")
 
 
 def test_a_vote_column_of_numbers(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: _replace(
         table, "vote:0", pa.array([1, 2])))
-    _expect_error(path, "column 'vote:0'", "int64, not text")
+    expect_validate_error(path, "column 'vote:0'", "int64, not text")
 
 
 def test_an_empty_comparison_id(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: _replace(
         table, "comparison_id", pa.array(["c0", None])))
-    _expect_error(path, "column 'comparison_id'", "row 1", "empty value")
+    expect_validate_error(path, "column 'comparison_id'", "row 1", "empty value")
 
 
 def test_a_repeated_comparison_id(tmp_path):
     path = _broken(tmp_path, lambda table, metadata: _replace(
         table, "comparison_id", pa.array(["c1", "c1"])))
-    _expect_error(path, "column 'comparison_id'", "row 1", "'c1'", "rows 0 and 1",
+    expect_validate_error(path, "column 'comparison_id'", "row 1", "'c1'", "rows 0 and 1",
                   "unique within a dataset")
 
 
@@ -226,7 +212,7 @@ def test_the_wide_file_keeps_gaps_seeds_and_notes_in_its_columns(tmp_path):
 
 
 def test_a_comparison_in_a_version_1_and_a_version_2_file_merges(tmp_path):
-    comparisons, votes = _good_rows()
+    comparisons, votes = two_comparisons()
     write_test_votes(tmp_path / "prefs.parquet", comparisons, votes[:2])
     _long_file(tmp_path / "traits.parquet", vote_rows(comparisons, votes[2:]))
     merged = read_annotations([tmp_path])
