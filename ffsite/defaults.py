@@ -30,8 +30,8 @@ from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.write import write_response_metrics, write_votes
 from ffsite.importers.alpaca_eval import model_pairs, preference_votes
-from ffsite.importers.annotated_pairs import ImportResult
 from ffsite.importers.hh_rlhf import import_hh_rlhf
+from ffsite.importers.result import ImportResult
 from ffsite.judges.apply import communication_rows, dataset_responses, measure, rule_votes
 from ffsite.judges.rules import RULES_VERSION
 

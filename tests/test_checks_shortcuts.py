@@ -55,10 +55,10 @@ def test_same_pieces_with_and_without_the_shortcut(tmp_path, monkeypatch):
     monkeypatch.setattr(_checks._Runs, "width", lambda self: None)
     general, _ = read_votes_file(path, use_cache=False)
     for name in ("comparison", "annotator", "vote"):
-        assert np.array_equal(fast[name], general[name]), name
+        assert np.array_equal(getattr(fast, name), getattr(general, name)), name
     for table in ("comparisons", "annotators"):
-        for name, column in fast[table].items():
-            assert list(column.astype(object)) == list(general[table][name].astype(object))
+        for name, column in getattr(fast, table).items():
+            assert list(column.astype(object)) == list(getattr(general, table)[name].astype(object))
 
 
 @pytest.mark.parametrize("shortcut", [True, False])

@@ -224,13 +224,13 @@ def test_a_comparison_in_a_version_1_and_a_version_2_file_merges(tmp_path):
 def test_metrics_read_only_the_columns_they_need(tmp_path, monkeypatch):
     monkeypatch.setenv("FFSITE_NO_CACHE", "1")
     path = write_test_votes(tmp_path / "v.parquet", *_cross_annotated())
-    piece, _ = read_votes_file(path, columns=[])
-    comparisons = piece["comparisons"]
+    some, _ = read_votes_file(path, columns=[])
+    comparisons = some.comparisons
     assert pd.isna(np.asarray(comparisons["model_a"], dtype=object)).all()  # not read
     assert "meta.topic" not in comparisons
     whole, _ = read_votes_file(path)
-    assert list(np.asarray(whole["comparisons"]["model_a"], dtype=object)) == ["m1"] * 3
-    assert np.array_equal(whole["vote"], piece["vote"])
+    assert list(np.asarray(whole.comparisons["model_a"], dtype=object)) == ["m1"] * 3
+    assert np.array_equal(whole.vote, some.vote)
 
 
 def test_null_votes_point_at_a_real_dictionary_entry(tmp_path):

@@ -13,12 +13,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
-from ffsite.format import schema
-from ffsite.format.read import (
+from ffsite.format import (
     find_annotation_files,
     read_annotations,
     read_file_metadata,
     read_votes_file,
+    schema,
 )
 
 MAX_BYTES = 1_000_000  # a full 805-prompt run with 40 traits and 3 votes is ~0.2 MB
@@ -32,13 +32,13 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     if size > max_bytes:
         raise FfsiteError(f"{path}: {size} bytes, over the {max_bytes}-byte cap for a "
                           "contributed file; annotate fewer votes per comparison")
-    piece, metadata = read_votes_file(path)
+    votes, metadata = read_votes_file(path)
     summary = metadata.get("extra") or {}
     model = summary.get("model")
     if not model or summary.get("tool") != "ffsite annotate":
         raise FfsiteError(f"{path}: no run summary naming the model; create contributed files "
                           "with ffsite annotate")
-    annotators = pd.DataFrame(piece["annotators"])
+    annotators = pd.DataFrame(votes.annotators)
     traits = annotators[annotators["role"] == schema.ROLE_TRAIT]
     if traits.empty:
         raise FfsiteError(f"{path}: no trait votes; a contribution holds the judge's trait votes")
@@ -49,7 +49,7 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     if not replace and ((on_site["model_a"] == model) | (on_site["model_b"] == model)).any():
         raise FfsiteError(f"{path}: model '{model}' is already on the site; pick a new --model "
                           "name, or pass --replace to replace its earlier contribution")
-    comparisons = pd.DataFrame(piece["comparisons"])
+    comparisons = pd.DataFrame(votes.comparisons)
     coverage = []
     for dataset, rows in comparisons.groupby("dataset", sort=True):
         site_prompts = set(on_site.loc[on_site["dataset"] == dataset, "prompt_id"].dropna())

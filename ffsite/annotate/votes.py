@@ -9,14 +9,14 @@ import pandas as pd
 
 from ffsite.base import alpaca_eval
 from ffsite.format import schema
-from ffsite.importers.sides import assign_sides, swapped
+from ffsite.sides import assign_sides, swapped
 from ffsite.traits import Trait
 
 
 def comparisons(prompts: pd.DataFrame, model: str, reference: str, seed: int) -> pd.DataFrame:
     """One comparison per prompt: `model` against `reference`, sides by a seeded coin flip.
 
-    The flip is the one every ffsite importer uses (`ffsite.importers.sides`), so the
+    The flip is the one every ffsite importer uses (`ffsite.sides`), so the
     comparison of a model that is already on the site gets the sides it has there.
     Column `model_on_b` remembers the flip for the caller.
     """

@@ -8,9 +8,10 @@ from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.base.texts import write_texts
 from ffsite.format.write import write_votes
 from ffsite.importers.alpaca_eval import import_alpaca_eval
-from ffsite.importers.annotated_pairs import ImportResult, read_annotated_pairs
+from ffsite.importers.annotated_pairs import read_annotated_pairs
 from ffsite.importers.hh_rlhf import import_hh_rlhf
 from ffsite.importers.icai_csv import read_icai_csv
+from ffsite.importers.result import ImportResult
 
 
 @click.group(name="import")

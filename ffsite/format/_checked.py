@@ -29,8 +29,9 @@ from ffsite._atomic import atomic_path
 from ffsite._cache import cache_root
 from ffsite.format import schema
 from ffsite.format._columns import narrowest
+from ffsite.format.coded import CodedVotes
 
-VERSION = "3"  # bump when the stored pieces change shape
+VERSION = "4"  # bump when what is stored changes shape
 KEEP = 32  # entries kept, newest first ...
 KEEP_BYTES = 1 << 30  # ... and at most this much in all
 
@@ -47,8 +48,8 @@ def digest(path: str | os.PathLike) -> str | None:
 
 
 def load(file_digest: str | None, columns: Collection[str] | None
-         ) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """(coded pieces, file metadata) of a file read with `columns` (None: all), or None.
+         ) -> tuple[CodedVotes, dict[str, Any]] | None:
+    """(votes, file metadata) of a file read with `columns` (None: all), or None.
 
     An entry for exactly those columns answers, else the whole file's entry cut down.
     """
@@ -60,20 +61,20 @@ def load(file_digest: str | None, columns: Collection[str] | None
     return found
 
 
-def store(file_digest: str | None, columns: Collection[str] | None, piece: dict[str, Any],
+def store(file_digest: str | None, columns: Collection[str] | None, votes: CodedVotes,
           metadata: dict[str, Any]) -> None:
-    """Keep a checked file's pieces; a cache that cannot be written is skipped."""
+    """Keep a checked file's votes; a cache that cannot be written is skipped."""
     if file_digest is None:
         return
-    comparison, runs = _compress(piece["comparison"])
-    annotator = piece["annotator"]
-    arrays = {"comparison": comparison, "vote": piece["vote"],
+    comparison, runs = _compress(votes.comparison)
+    annotator = votes.annotator
+    arrays = {"comparison": comparison, "vote": votes.vote,
               "annotator": annotator.astype(narrowest(int(annotator.max(initial=0)) + 1))}
-    header: dict[str, Any] = {"metadata": metadata, "n_comparisons": piece["n_comparisons"],
-                              "comparison_runs": runs, "annotator_dtype": str(annotator.dtype)}
-    for table in ("comparisons", "annotators"):
-        header[table] = list(piece[table])
-        for name, column in piece[table].items():
+    header: dict[str, Any] = {"metadata": metadata, "comparison_runs": runs,
+                              "annotator_dtype": str(annotator.dtype)}
+    for table, coded in (("comparisons", votes.comparisons), ("annotators", votes.annotators)):
+        header[table] = list(coded)
+        for name, column in coded.items():
             arrays[f"{table}.{name}"] = column.codes
             arrays[f"{table}.{name}.values"] = _json_bytes(list(column.categories))
     arrays["header"] = _json_bytes(header)
@@ -96,23 +97,26 @@ def _folder() -> Path:
 
 
 def _load(cache_key: str, columns: Collection[str] | None
-          ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+          ) -> tuple[CodedVotes, dict[str, Any]] | None:
     path = _folder() / f"{cache_key}.npz"
     try:
         with np.load(path, allow_pickle=False) as stored:
             header = _from_json(stored["header"])
-            piece: dict[str, Any] = {
-                "comparison": _expand(stored["comparison"], header["comparison_runs"]),
-                "annotator": stored["annotator"].astype(header["annotator_dtype"]),
-                "vote": stored["vote"], "n_comparisons": header["n_comparisons"]}
-            for table in ("comparisons", "annotators"):
-                piece[table] = {name: _column(stored, f"{table}.{name}",
-                                              _wanted(table, name, columns))
-                                for name in header[table]
-                                if _wanted(table, name, columns) is not None}
+            votes = CodedVotes(
+                comparisons=_table(stored, header, "comparisons", columns),
+                annotators=_table(stored, header, "annotators", columns),
+                comparison=_expand(stored["comparison"], header["comparison_runs"]),
+                annotator=stored["annotator"].astype(header["annotator_dtype"]),
+                vote=stored["vote"])
     except (OSError, KeyError, ValueError):
         return None
-    return piece, header["metadata"]
+    return votes, header["metadata"]
+
+
+def _table(stored, header: dict[str, Any], table: str, columns: Collection[str] | None
+           ) -> dict[str, pd.Categorical]:
+    return {name: _column(stored, f"{table}.{name}", _wanted(table, name, columns))
+            for name in header[table] if _wanted(table, name, columns) is not None}
 
 
 def _wanted(table: str, name: str, columns: Collection[str] | None) -> bool | None:

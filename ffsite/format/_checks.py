@@ -17,11 +17,11 @@ import pandas as pd
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format._columns import ColumnReader, decode, first_rows, ranks
+from ffsite.format.coded import CodedVotes
 
 
-def check_votes(check: ColumnReader, metadata: dict[str, Any]) -> dict[str, Any]:
-    """Check every rule; return the coded pieces: comparisons, annotators and, per vote,
-    its comparison number, annotator number and vote code."""
+def check_votes(check: ColumnReader, metadata: dict[str, Any]) -> CodedVotes:
+    """Check every rule; return the votes, coded."""
     if metadata.get("kind", schema.KIND_VOTES) != schema.KIND_VOTES:
         raise FfsiteError(f"{check.source}: holds '{metadata.get('kind')}', not votes")
     for name in schema.REQUIRED_COLUMNS:
@@ -30,8 +30,8 @@ def check_votes(check: ColumnReader, metadata: dict[str, Any]) -> dict[str, Any]
                        + ", ".join(schema.REQUIRED_COLUMNS))
     meta_columns = sorted(c for c in check.names if c.startswith(schema.META_PREFIX))
     per_comparison_columns = [*schema.COMPARISON_COLUMNS[2:], *meta_columns]
-    check.plan(["vote", "dataset", "comparison_id", *per_comparison_columns, "role",
-                "judge", "trait_id", "trait", "trait_set", "seed"])
+    check.plan(["vote", "dataset", "comparison_id", *per_comparison_columns,
+                *schema.ANNOTATOR_COLUMNS, "seed"])
     votes = _vote_codes(check)
 
     runs = _comparison_runs(check)
@@ -62,10 +62,10 @@ def check_votes(check: ColumnReader, metadata: dict[str, Any]) -> dict[str, Any]
         check.fail("seed", row, f"comparison '{runs.id_of(row)}' has two votes from judge "
                    f"'{annotators.judge_of(row)}' with the same seed; give repeated votes "
                    "distinct seeds")
-    return {"comparisons": {name: decode(*pair) for name, pair in per_comparison.items()},
-            "annotators": {name: decode(*pair) for name, pair in annotators.columns.items()},
-            "comparison": runs.comparison, "annotator": annotators.number, "vote": votes,
-            "n_comparisons": len(runs.first)}
+    return CodedVotes(
+        comparisons={name: decode(*pair) for name, pair in per_comparison.items()},
+        annotators={name: decode(*pair) for name, pair in annotators.columns.items()},
+        comparison=runs.comparison, annotator=annotators.number, vote=votes)
 
 
 class _Annotators:

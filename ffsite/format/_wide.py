@@ -8,7 +8,7 @@ columns of 100k one-byte codes, and a repeated vote (same judge, trait and seed 
 comparison) cannot be written at all.
 
 `encode.encode_votes` lays votes out this way; `unpack` checks a wide table against the
-rules (docs/format.md) and returns the same coded pieces as the version 1 reader;
+rules (docs/format.md) and returns the same `CodedVotes` as the version 1 reader;
 `long_rows` spells a wide table out one row per vote, for people looking at a file.
 """
 
@@ -17,15 +17,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format._columns import codes_of, decode, dictionary_array
+from ffsite.format.coded import CodedVotes
 
 VOTE_PREFIX = "vote:"
 NOTE_PREFIX = "note:"
-ENTRY_FIELDS = ("role", "judge", "trait_id", "trait", "trait_set", "seed")
+ENTRY_FIELDS = (*schema.ANNOTATOR_COLUMNS, "seed")
 _VOTE_DICTIONARY = pa.array(schema.VOTE_VALUES, pa.string())
 
 
@@ -35,8 +37,8 @@ def vote_array(codes: np.ndarray) -> pa.DictionaryArray:
 
 
 def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
-           wanted: set[str] | None = None, names: list[str] | None = None) -> dict[str, Any]:
-    """Check a wide table (every rule of format 2) and return its coded pieces.
+           wanted: set[str] | None = None, names: list[str] | None = None) -> CodedVotes:
+    """Check a wide table (every rule of format 2) and return its votes, coded.
 
     `wanted` limits the optional comparison columns, as the version 1 reader's `only`;
     `names` are the file's columns when `table` holds only those read.
@@ -100,8 +102,8 @@ def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
         comparison = comparison.astype(np.int32)
         annotator = annotator_of[order][place].astype(np.int32)
         vote = votes[has_vote]
-    return {"comparisons": comparisons, "annotators": annotators, "comparison": comparison,
-            "annotator": annotator, "vote": vote, "n_comparisons": n_comparisons}
+    return CodedVotes(comparisons=comparisons, annotators=annotators, comparison=comparison,
+                      annotator=annotator, vote=vote)
 
 
 class _Failure:
@@ -163,7 +165,7 @@ def _entries(raw: Any, fail: _Failure) -> list[dict]:
     return raw
 
 
-def _annotators(entries: list[dict]) -> tuple[np.ndarray, dict[str, Any]]:
+def _annotators(entries: list[dict]) -> tuple[np.ndarray, dict[str, pd.Categorical]]:
     """Each column's annotator number, and the annotators (distinct role, judge,
     trait_id) in the version 1 reader's order, as categoricals."""
     keys = sorted({(e["role"], e["judge"], e.get("trait_id")) for e in entries},
@@ -175,7 +177,7 @@ def _annotators(entries: list[dict]) -> tuple[np.ndarray, dict[str, Any]]:
     for entry in entries:
         first.setdefault((entry["role"], entry["judge"], entry.get("trait_id")), entry)
     columns = {}
-    for name in ENTRY_FIELDS[:-1]:
+    for name in schema.ANNOTATOR_COLUMNS:
         values = [first[key].get(name) for key in keys]
         distinct = sorted({v for v in values if v is not None})
         code = {value: place for place, value in enumerate(distinct)}

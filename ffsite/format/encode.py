@@ -22,8 +22,6 @@ from ffsite.errors import FfsiteError
 from ffsite.format import _wide, schema
 from ffsite.format._columns import dictionary_array
 
-ANNOTATOR_COLUMNS = ("role", "judge", "trait_id", "trait", "trait_set")
-
 
 @dataclass(frozen=True)
 class EncodedVotes:
@@ -97,7 +95,7 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
         rank, seed_number = divmod(key, len(seeds) + 1)
         row = annotators.iloc[int(by_rank[rank])]
         entry = {name: None if pd.isna(row[name]) else str(row[name])
-                 for name in ANNOTATOR_COLUMNS}
+                 for name in schema.ANNOTATOR_COLUMNS}
         entry["seed"] = seeds[seed_number - 1] if seed_number else None
         entries.append(entry)
 

@@ -1,8 +1,9 @@
 """Read and check annotation files.
 
 `read_annotations` turns any number of votes files into one `Annotations` value: a table
-of comparisons, a table of annotators and integer-coded votes.  Every rule of the format
-is checked here, file by file (version 2 by `_wide.unpack`, version 1 by `_checks`), and
+of comparisons, a table of annotators and integer-coded votes (`read_votes_file` reads one
+file as `CodedVotes`).  Every rule of the format is checked here, file by file (version 2
+by `_wide.unpack`, version 1 by `_checks`), and
 a broken file stops the read with one line naming the file, the column and the first
 offending row (0-based, as pandas counts them).
 """
@@ -26,9 +27,10 @@ from ffsite.errors import FfsiteError
 from ffsite.format import _checked, _wide, schema
 from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader, first_line, unreadable
+from ffsite.format.coded import CodedVotes
 
-__all__ = ["Annotations", "find_annotation_files", "first_line",
-           "read_annotations", "read_file_metadata", "read_votes_file", "vote_rows"]
+__all__ = ["Annotations", "find_annotation_files", "read_annotations", "read_file_metadata",
+           "read_votes_file", "vote_rows"]
 
 
 @dataclass(frozen=True)
@@ -121,8 +123,8 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = None, *,
-                    use_cache: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Read and check one votes file; return (coded pieces, file metadata).
+                    use_cache: bool = True) -> tuple[CodedVotes, dict[str, Any]]:
+    """Read and check one votes file; return (its votes, coded; the file's metadata).
 
     With `columns`, only those columns (plus the ones every read needs) are read and
     checked — what `ffsite metrics` does; `ffsite validate` and `build` read them all.
@@ -137,15 +139,15 @@ def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = N
     if cached is not None:
         return cached
     if str(metadata.get("format_version")) == "1":
-        piece = _read_long(path, metadata, only)
+        votes = _read_long(path, metadata, only)
     else:
-        piece = _read_wide(path, metadata, only)
-    _checked.store(file_digest, only, piece, metadata)
-    return piece, metadata
+        votes = _read_wide(path, metadata, only)
+    _checked.store(file_digest, only, votes, metadata)
+    return votes, metadata
 
 
 def _read_long(path: str | os.PathLike, metadata: dict[str, Any],
-               only: set[str] | None) -> dict[str, Any]:
+               only: set[str] | None) -> CodedVotes:
     """A version 1 file (one row per vote), column by column."""
     try:
         parquet = pq.ParquetFile(path)
@@ -159,7 +161,7 @@ def _read_long(path: str | os.PathLike, metadata: dict[str, Any],
 
 
 def _read_wide(path: str | os.PathLike, metadata: dict[str, Any],
-               only: set[str] | None) -> dict[str, Any]:
+               only: set[str] | None) -> CodedVotes:
     """A version 2 file (one row per comparison), in one read."""
     try:
         names = pq.read_schema(path).names
@@ -201,31 +203,31 @@ def read_annotations(paths: Iterable[str | os.PathLike],
     if not files:  # an empty folder is a mistake, not a data set without votes
         raise FfsiteError("no annotation files (.parquet) in " + ", ".join(map(str, paths))
                           + "; give annotation files or a folder that holds them")
-    pieces, sources = [], []
+    per_file: list[CodedVotes] = []
+    sources: list[str] = []
     default_preference: dict[str, str] = {}
     descriptions: dict[str, str] = {}
     summaries: dict[str, dict] = {}
     for path in files:
         if read_file_metadata(path).get("kind") != schema.KIND_VOTES:
             continue
-        piece, metadata = read_votes_file(path, columns)
-        pieces.append(piece)
+        coded, metadata = read_votes_file(path, columns)
+        per_file.append(coded)
         sources.append(str(path))
         default_preference.update(metadata.get("default_preference") or {})
         descriptions.update(metadata.get("annotators") or {})
         if metadata.get("extra"):
             summaries[str(path)] = metadata["extra"]
-    if not pieces:
+    if not per_file:
         return _empty_annotations()
-    if len(pieces) == 1:
-        piece = pieces[0]
-        comparisons = pd.DataFrame(piece["comparisons"])
-        annotators = _plain(pd.DataFrame(piece["annotators"]))
-        votes = pd.DataFrame({"comparison": piece["comparison"],
-                              "annotator": piece["annotator"], "vote": piece["vote"]},
-                             copy=False)
+    if len(per_file) == 1:
+        coded = per_file[0]
+        comparisons = pd.DataFrame(coded.comparisons)
+        annotators = _plain(pd.DataFrame(coded.annotators))
+        votes = pd.DataFrame({"comparison": coded.comparison, "annotator": coded.annotator,
+                              "vote": coded.vote}, copy=False)
     else:
-        comparisons, annotators, votes = _merge(pieces, sources)
+        comparisons, annotators, votes = _merge(per_file, sources)
     return Annotations(comparisons=comparisons, annotators=annotators, votes=votes,
                        default_preference=default_preference,
                        preference_descriptions=descriptions, run_summaries=summaries,
@@ -238,12 +240,12 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
         frame[name].notna(), None), dtype=object) for name in frame.columns})
 
 
-def _merge(pieces: list[dict], sources: list[str]
+def _merge(per_file: list[CodedVotes], sources: list[str]
            ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Merge several files: a comparison in two files must be identical in both."""
     frames = []
-    for piece, source in zip(pieces, sources, strict=True):
-        frame = _plain(pd.DataFrame(piece["comparisons"]))
+    for coded, source in zip(per_file, sources, strict=True):
+        frame = _plain(pd.DataFrame(coded.comparisons))
         frame["_source"] = source
         frames.append(frame)
     comparisons = pd.concat(frames, ignore_index=True)
@@ -267,7 +269,7 @@ def _merge(pieces: list[dict], sources: list[str]
     for name in merged.columns:
         merged[name] = merged[name].astype("category")
 
-    annotators = pd.concat([_plain(pd.DataFrame(p["annotators"])) for p in pieces],
+    annotators = pd.concat([_plain(pd.DataFrame(coded.annotators)) for coded in per_file],
                            ignore_index=True)
     annotator_key = (annotators["role"] + "\x00" + annotators["judge"] + "\x00"
                      + annotators["trait_id"].fillna(""))
@@ -283,15 +285,15 @@ def _merge(pieces: list[dict], sources: list[str]
 
     votes, offset_c, offset_a = [], 0, 0
     owners = []
-    for number, piece in enumerate(pieces):
-        n_c, n_a = len(piece["comparisons"]["dataset"]), len(piece["annotators"]["role"])
+    for number, coded in enumerate(per_file):
+        n_c, n_a = coded.n_comparisons, coded.n_annotators
         c_map = global_comparison[offset_c:offset_c + n_c].astype(np.int32)
         a_map = global_annotator[offset_a:offset_a + n_a].astype(np.int32)
         offset_c, offset_a = offset_c + n_c, offset_a + n_a
-        votes.append(pd.DataFrame({"comparison": c_map[piece["comparison"]],
-                                   "annotator": a_map[piece["annotator"]],
-                                   "vote": piece["vote"]}))
-        owners.append(np.full(len(piece["vote"]), number, dtype=np.int16))
+        votes.append(pd.DataFrame({"comparison": c_map[coded.comparison],
+                                   "annotator": a_map[coded.annotator],
+                                   "vote": coded.vote}))
+        owners.append(np.full(coded.n_votes, number, dtype=np.int16))
     all_votes = pd.concat(votes, ignore_index=True)
     # The same judge voting on the same comparison and trait from two files is a repeat.
     pair = (all_votes["comparison"].to_numpy(np.int64) * len(merged_annotators)
@@ -313,7 +315,7 @@ def _empty_annotations() -> Annotations:
     comparisons = pd.DataFrame({name: pd.Series(dtype="category")
                                 for name in schema.COMPARISON_COLUMNS})
     annotators = pd.DataFrame({name: pd.Series(dtype=object)
-                               for name in ("role", "judge", "trait_id", "trait", "trait_set")})
+                               for name in schema.ANNOTATOR_COLUMNS})
     votes = pd.DataFrame({"comparison": np.zeros(0, np.int32),
                           "annotator": np.zeros(0, np.int32),
                           "vote": np.zeros(0, np.int8)})

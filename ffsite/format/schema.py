@@ -51,13 +51,16 @@ REQUIRED_COLUMNS = COMPARISON_COLUMNS + VOTE_COLUMNS
 NOT_NULL_COLUMNS = ("dataset", "comparison_id", "role", "judge", "vote")
 # Columns a trait vote must fill in (a preference vote leaves them empty).
 TRAIT_COLUMNS = ("trait_id", "trait", "trait_set")
+# The vote columns that describe who voted: an annotator is a distinct (role, judge,
+# trait_id); trait and trait_set are the trait's wording and list.
+ANNOTATOR_COLUMNS = ("role", "judge", *TRAIT_COLUMNS)
 
 _DICT_STRING = pa.dictionary(pa.int32(), pa.string())
 
 
 def annotator_order(role: str | None, judge: str | None, trait_id: str | None) -> tuple:
     """Sort key of an annotator: role, judge, trait id, missing values last.  Readers of
-    both versions and the writer number annotators in this order, so their pieces agree."""
+    both versions and the writer number annotators in this order, so what they code agrees."""
     return tuple((1, "") if value is None else (0, value) for value in (role, judge, trait_id))
 
 

@@ -25,10 +25,10 @@ def validate_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
     for path in files:
         metadata = read_file_metadata(path)
         if metadata.get("kind") == schema.KIND_VOTES:
-            piece, _ = read_votes_file(path, use_cache=False)
+            votes, _ = read_votes_file(path, use_cache=False)
             old = str(metadata.get("format_version")) != schema.FORMAT_VERSION
-            lines.append(f"ok {path}: {len(piece['vote'])} votes on "
-                         f"{len(piece['comparisons']['dataset'])} comparisons"
+            lines.append(f"ok {path}: {votes.n_votes} votes on {votes.n_comparisons} "
+                         "comparisons"
                          + (" (format version 1: `ffsite upgrade` rewrites it as version "
                             f"{schema.FORMAT_VERSION}, faster to read)" if old else ""))
         elif metadata.get("kind") == schema.KIND_RESPONSE_METRICS:

@@ -98,22 +98,22 @@ def write_votes(frame: pd.DataFrame | pa.Table | EncodedVotes, path: str | os.Pa
 
         write_parquet(encoded.table, metadata, path, before_replace=remember_checked)
         checked = checking.result()
-    return Written(len(checked["vote"]), checked["n_comparisons"])
+    return Written(checked.n_votes, checked.n_comparisons)
 
 
 def _encoded_rows(frame: pd.DataFrame | pa.Table, metadata: dict[str, Any], source: str
                   ) -> EncodedVotes:
     """Votes one per row, checked by format 1's rules, then laid out as format 2."""
     rows = ColumnReader(source, table=votes_table(frame))
-    piece = check_votes(rows, metadata)
+    votes = check_votes(rows, metadata)
     seed_codes, seeds = rows.codes("seed")
     note_codes, notes = rows.codes("note")
     return encode_votes(
         pd.DataFrame({name: np.asarray(values, dtype=object)
-                      for name, values in piece["comparisons"].items()}),
+                      for name, values in votes.comparisons.items()}),
         pd.DataFrame({name: np.asarray(values, dtype=object)
-                      for name, values in piece["annotators"].items()}),
-        piece["comparison"], piece["annotator"], piece["vote"],
+                      for name, values in votes.annotators.items()}),
+        votes.comparison, votes.annotator, votes.vote,
         seed=np.array([*seeds, None], dtype=object)[seed_codes] if seeds else None,
         note=np.array([*notes, None], dtype=object)[note_codes] if notes else None)
 

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from ffsite.format._columns import codes_of
+from ffsite.format import codes_of
 
 VoteCode = Callable[[object, object], tuple[int, str | None]]
 

@@ -1,7 +1,7 @@
 """AlpacaEval 2.0 to a votes file: every model against the reference model.
 
 One comparison per (model, instruction) that both the model and the reference answered.
-Which side is A is a seeded coin flip per comparison (`ffsite.importers.sides`).  The
+Which side is A is a seeded coin flip per comparison (`ffsite.sides`).  The
 AlpacaEval judge's preference becomes a preference vote: below 1.5 the reference, above
 1.5 the model, exactly 1.5 a tie.  A comparison the judge never saw (AlpacaEval judged
 only some models) still needs a row, since a votes file holds comparisons through their
@@ -19,8 +19,8 @@ import pandas as pd
 from ffsite.base import alpaca_eval
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.importers.annotated_pairs import ImportResult
-from ffsite.importers.sides import assign_sides, swapped
+from ffsite.importers.result import ImportResult
+from ffsite.sides import assign_sides, swapped
 
 DEFAULT_JUDGE = "weighted_alpaca_eval_gpt4_turbo"  # AlpacaEval 2.0's default annotator
 JUDGE_DESCRIPTIONS = {DEFAULT_JUDGE: "AlpacaEval 2.0 judge (GPT-4 Turbo), AI feedback"}

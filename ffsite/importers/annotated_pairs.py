@@ -17,7 +17,7 @@ import json
 import mmap
 import operator
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from itertools import chain, repeat
 from operator import attrgetter, methodcaller
@@ -27,40 +27,22 @@ from typing import Any
 import msgspec
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from ffsite.base.texts import text_ids
 from ffsite.errors import FfsiteError
-from ffsite.format import schema
-from ffsite.format.encode import EncodedVotes, encode_votes
-from ffsite.format.read import Annotations
+from ffsite.format import Annotations, encode_votes, schema
 from ffsite.importers._ap_votes import Unsupported, read_votes
+from ffsite.importers.result import ImportResult
 from ffsite.traits import trait_set_of
 
+# The preference annotator when a file names none (in ICAI CSV: the `preferred_text`
+# column), and the id feedback-forensics gives it: the first 8 hex digits of the MD5 of
+# its description, as it names traits (`ffsite.traits.trait_id`).
 DEFAULT_ANNOTATOR_DESCRIPTION = (
     "Default annotator from original dataset (from column `preferred_text`)")
+DEFAULT_ANNOTATOR = hashlib.md5(DEFAULT_ANNOTATOR_DESCRIPTION.encode("utf-8")).hexdigest()[:8]
 TRAIT_SET_IMPORTED = "annotated-pairs"
 JUDGE_UNKNOWN = "unknown"
-
-ANNOTATOR_COLUMNS = ("role", "judge", "trait_id", "trait", "trait_set")
-
-
-@dataclass
-class ImportResult:
-    """What an importer produced: the votes (in any form `write_votes` takes) plus what
-    goes in the file metadata."""
-
-    table: pd.DataFrame | pa.Table | EncodedVotes
-    default_preference: dict[str, str]
-    annotators: dict[str, str] = field(default_factory=dict)
-    prompts: dict[str, str] = field(default_factory=dict)
-    responses: dict[str, str] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-    dataset: str = ""
-
-
-def _short_hash(text: str) -> str:
-    return hashlib.md5(text.encode("utf-8")).hexdigest()[:8]
 
 
 class _Vote(msgspec.Struct, gc=False):
@@ -218,7 +200,7 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None, *,
     default = metadata.get("default_annotator")
     if default not in annotators:
         named = [a for a, info in annotators.items() if info.get("name") == "preferred_text"]
-        default = named[0] if named else _short_hash(DEFAULT_ANNOTATOR_DESCRIPTION)
+        default = named[0] if named else DEFAULT_ANNOTATOR
 
     kept: dict[str, tuple[str, str, str | None, str | None, str | None]] = {}
     descriptions: dict[str, str] = {}
@@ -254,7 +236,7 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None, *,
     comparisons["response_b_id"] = response_ids[1::2]
     notes = parsed.notes
     table = encode_votes(
-        comparisons, pd.DataFrame(list(kept.values()), columns=list(ANNOTATOR_COLUMNS)),
+        comparisons, pd.DataFrame(list(kept.values()), columns=list(schema.ANNOTATOR_COLUMNS)),
         parsed.vote_comparison, parsed.vote_annotator, parsed.vote_code,
         note=[notes.get(i) for i in range(len(parsed.vote_code))] if notes else None)
     return ImportResult(table=table, default_preference={dataset: default},

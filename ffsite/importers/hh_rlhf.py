@@ -14,8 +14,8 @@ import pandas as pd
 
 from ffsite.base import hh_rlhf
 from ffsite.format import schema
-from ffsite.importers.annotated_pairs import ImportResult
-from ffsite.importers.sides import assign_sides, swapped
+from ffsite.importers.result import ImportResult
+from ffsite.sides import assign_sides, swapped
 
 JUDGE = "hh_rlhf_crowdworkers"
 JUDGE_DESCRIPTION = ("HH-RLHF crowdworkers (picked the more harmless reply), human feedback")

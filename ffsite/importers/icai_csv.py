@@ -11,14 +11,9 @@ import pandas as pd
 
 from ffsite.base.texts import text_id
 from ffsite.errors import FfsiteError
-from ffsite.format import schema
-from ffsite.format.encode import encode_votes
-from ffsite.importers.annotated_pairs import (
-    ANNOTATOR_COLUMNS,
-    DEFAULT_ANNOTATOR_DESCRIPTION,
-    ImportResult,
-    _short_hash,
-)
+from ffsite.format import encode_votes, schema
+from ffsite.importers.annotated_pairs import DEFAULT_ANNOTATOR, DEFAULT_ANNOTATOR_DESCRIPTION
+from ffsite.importers.result import ImportResult
 
 REQUIRED = ("text_a", "text_b", "preferred_text")
 
@@ -42,7 +37,7 @@ def read_icai_csv(path: str | os.PathLike, dataset: str | None = None) -> Import
             raise FfsiteError(f"{path}: column '{column}' is missing; an ICAI CSV needs "
                               + ", ".join(REQUIRED))
     dataset = dataset or path.stem
-    judge = _short_hash(DEFAULT_ANNOTATOR_DESCRIPTION)
+    judge = DEFAULT_ANNOTATOR
     prompt_column = next((c for c in ("prompt", "input") if c in frame.columns), None)
     id_column = "index" if "index" in frame.columns else None
     meta_columns = [c for c in frame.columns
@@ -90,7 +85,7 @@ def read_icai_csv(path: str | os.PathLike, dataset: str | None = None) -> Import
             comparisons[schema.META_PREFIX + column] = pd.Series(values, dtype=object).reindex(
                 range(len(comparisons)))
     annotators = pd.DataFrame([(schema.ROLE_PREFERENCE, judge, None, None, None)],
-                              columns=list(ANNOTATOR_COLUMNS))
+                              columns=list(schema.ANNOTATOR_COLUMNS))
     table = encode_votes(comparisons, annotators, np.arange(len(votes)),
                          np.zeros(len(votes), np.int64), np.asarray(votes, np.int8))
     return ImportResult(table=table, default_preference={dataset: judge},
