@@ -27,8 +27,7 @@ import pandas as pd
 
 from ffsite.base import alpaca_eval, hh_rlhf, registry
 from ffsite.errors import FfsiteError
-from ffsite.format import schema
-from ffsite.format.write import write_response_metrics, write_votes
+from ffsite.format import schema, write_response_metrics, write_votes
 from ffsite.importers.alpaca_eval import model_pairs, preference_votes
 from ffsite.importers.hh_rlhf import import_hh_rlhf
 from ffsite.importers.result import ImportResult

@@ -1,5 +1,5 @@
 """The checks' shortcut for files where every comparison lists the same annotators in the
-same order gives the same pieces and the same first offending row as the general path."""
+same order gives the same coded votes and the same first offending row as the general path."""
 
 from __future__ import annotations
 

@@ -4,13 +4,17 @@ importing it costs nothing until a name is used."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from helpers import two_comparisons, write_test_votes
 
 import ffsite.format
+from ffsite.format import CodedVotes, read_votes_file, schema
 
 REPO = Path(__file__).resolve().parents[1]
 FORMAT = REPO / "ffsite" / "format"
@@ -75,6 +79,22 @@ def test_the_names_checkers_see_are_the_public_ones():
     imported = {alias.asname or alias.name for node in ast.walk(guarded)
                 if isinstance(node, ast.ImportFrom) for alias in node.names}
     assert imported == set(ffsite.format.__all__) == set(ffsite.format._HOME)
+
+
+def test_one_file_reads_as_coded_votes(tmp_path, monkeypatch):
+    path = write_test_votes(tmp_path / "v.parquet", *two_comparisons())
+    for cache in ("", "1"):  # from the writer's cache entry, then checked from scratch
+        monkeypatch.setenv("FFSITE_NO_CACHE", cache)
+        votes, metadata = read_votes_file(path)
+        assert isinstance(votes, CodedVotes) and metadata["kind"] == schema.KIND_VOTES
+        assert (votes.n_comparisons, votes.n_votes) == (2, 4)
+        assert votes.n_annotators == 2  # the preference judge, the trait judge
+        assert set(votes.annotators) == set(schema.ANNOTATOR_COLUMNS)
+        assert votes.comparison.max() < votes.n_comparisons
+        assert votes.annotator.max() < votes.n_annotators
+        assert np.isin(votes.vote, list(schema.VOTE_CODES.values())).all()
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            votes.vote = votes.vote[:1]
 
 
 def _loaded_after(statement: str) -> set[str]:

@@ -6,7 +6,7 @@ import click
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.base.texts import write_texts
-from ffsite.format.write import write_votes
+from ffsite.format import write_votes
 from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.importers.annotated_pairs import read_annotated_pairs
 from ffsite.importers.hh_rlhf import import_hh_rlhf
