@@ -50,7 +50,9 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except FfsiteError as exc:
-        click.echo(f"error: {exc}", err=True)
+        from ffsite.commands.options import error_line  # here: it imports pandas
+
+        click.echo(f"error: {error_line(exc)}", err=True)
         sys.exit(1)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from ffsite.base import alpaca_eval, hh_rlhf, registry
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import schema, write_response_metrics, write_votes
 from ffsite.importers.alpaca_eval import model_pairs, preference_votes
 from ffsite.importers.hh_rlhf import import_hh_rlhf
@@ -47,8 +47,8 @@ def default_annotations(base_dir: str | os.PathLike | None, out: str | os.PathLi
     """Write the default annotation files for every base dataset that is available."""
     folder = registry.base_dir(base_dir)
     if folder is None:
-        raise FfsiteError(f"no base data: pass --base-data DIR or set {registry.ENV} "
-                          "(ffsite fetch downloads it)")
+        raise ParameterError(f"no base data: pass {{base_dir}} DIR or set {registry.ENV} "
+                             "(ffsite fetch downloads it)", "base_dir")
     out = Path(out)
     builders = {alpaca_eval.NAME: lambda root, target: _alpaca_eval(
                     root, target, seed=seed, pair_prompts=pair_prompts, say=say),

@@ -52,6 +52,7 @@ class Case:
     args: str  # split on spaces after {placeholders} are filled in
     needles: tuple[str, ...]  # the error line must contain each
     fsize: int | None = None  # bytes: the simulated full disk
+    env: tuple[tuple[str, str], ...] = ()  # variables set for the command
 
 
 CASES = [
@@ -69,6 +70,9 @@ CASES = [
              "site.toml", "nobody")),
     Case("build-missing-base-data", "build --annotations annotations {site} --base-data "
          "nowhere", ("base data nowhere", "no such folder", "--base-data")),
+    Case("build-missing-base-data-env", "build --annotations annotations {site}", (
+        "base data nowhere", "no such folder", "from FFSITE_BASE_DATA"),
+         env=(("FFSITE_BASE_DATA", "nowhere"),)),
     Case("build-full-disk", "build --annotations annotations {site}", (*FULL, "site"),
          fsize=64_000),
     # serve builds first: the same failures, and the port.
@@ -79,6 +83,9 @@ CASES = [
         "corrupt/bad.parquet", "not a readable Parquet file")),
     Case("serve-full-disk", "serve --port 0 --no-watch --annotations annotations "
          "{site_options}", FULL, fsize=64_000),
+    Case("serve-missing-base-data", "serve --port 0 --no-watch --annotations annotations "
+         "--base-data nowhere {site_options}", ("base data nowhere", "no such folder",
+                                                "--base-data")),
     # validate, metrics, ratings, export read annotations.
     Case("validate-corrupt", "validate corrupt", ("corrupt/bad.parquet", "re-export")),
     Case("validate-truncated", "validate truncated", ("truncated/tiny.parquet",)),
@@ -112,6 +119,12 @@ CASES = [
         "no annotation files",)),
     Case("export-full-disk", "export annotated-pairs annotations --out out/previous.json",
          (*FULL, "out/previous.json"), fsize=512),
+    Case("export-missing-base-data", "export annotated-pairs annotations --out "
+         "out/previous.json --base-data nowhere", ("base data nowhere", "no such folder",
+                                                   "--base-data")),
+    Case("export-missing-base-data-env", "export annotated-pairs annotations --out "
+         "out/previous.json", ("base data nowhere", "no such folder", "from FFSITE_BASE_DATA"),
+         env=(("FFSITE_BASE_DATA", "nowhere"),)),
     # import, each kind: a broken input, and a full disk while writing --out.
     Case("import-pairs-truncated", "import annotated-pairs inputs/truncated.json "
          "--out out/previous.parquet", ("inputs/truncated.json", "not valid JSON")),
@@ -154,6 +167,13 @@ CASES = [
              "dataset 'nobody'", "import it first")),
     Case("annotate-rules-no-base-data", "annotate --judge rules --dataset d --annotations "
          "annotations --out out/previous.parquet", ("base dataset d", "ffsite fetch")),
+    Case("annotate-rules-missing-base-data", "annotate --judge rules --dataset d --annotations "
+         "annotations --base-data nowhere --out out/previous.parquet", (
+             "base data nowhere", "no such folder", "--base-data")),
+    Case("annotate-missing-base-data-env", "annotate --model new --judge j --dry-run "
+         "--out out/previous.parquet", ("base data nowhere", "no such folder",
+                                        "from FFSITE_BASE_DATA"),
+         env=(("FFSITE_BASE_DATA", "nowhere"),)),
     Case("annotate-rules-full-disk", "annotate --judge rules --dataset d --annotations "
          "annotations --base-data base --out out/previous.parquet", FULL, fsize=512),
     # fetch: cache/x/f.bin holds an old copy that must stay as it is.
@@ -169,11 +189,15 @@ CASES = [
         "'nobody' is not declared", "x")),
     Case("fetch-no-declaration", "fetch --sources nowhere.toml --cache-dir cache", (
         "nowhere.toml", "not found", "--sources")),
+    Case("fetch-no-default-declaration", "fetch --cache-dir cache", (
+        "content/base-data.toml", "not found in the working folder", "--sources FILE")),
     # default-annotations: defaults/ holds the previous files.
     Case("defaults-no-base-data", "default-annotations --out defaults", (
         "no base data", "--base-data")),
     Case("defaults-missing-base-data", "default-annotations --base-data nowhere "
-         "--out defaults", ("nowhere", "none of the base datasets", "ffsite fetch")),
+         "--out defaults", ("base data nowhere", "no such folder", "--base-data")),
+    Case("defaults-empty-base-data", "default-annotations --base-data empty "
+         "--out defaults", ("empty", "none of the base datasets", "ffsite fetch")),
     Case("defaults-corrupt-base-data", "default-annotations --base-data tb-bad "
          "--out defaults", ("wordy.json", "not valid JSON", "fetch it again")),
     Case("defaults-full-disk", "default-annotations --base-data tb --out defaults",
@@ -266,10 +290,11 @@ def workspace(tmp_path_factory):
     server.close()
 
 
-def run(args: list[str], cwd: Path, home: Path, fsize: int | None
-        ) -> subprocess.CompletedProcess:
+def run(args: list[str], cwd: Path, home: Path, fsize: int | None,
+        variables: tuple[tuple[str, str], ...] = ()) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items()
            if key not in ("FFSITE_BASE_DATA", "SOURCE_DATE_EPOCH")}
+    env.update(variables)
     # No bytecode or caches written by the command itself (they would count as changes).
     env.update(PYTHONDONTWRITEBYTECODE="1", XDG_CACHE_HOME=str(home), HOME=str(home))
     command = [sys.executable, "-c", LIMITED, str(fsize)] if fsize else [
@@ -288,7 +313,7 @@ def test_bad_input_fails_cleanly(case, workspace, tmp_path):
             "site_options": "--prefix /ffsite/ " + site}
     args = case.args.format(**fill).split()
     before = snapshot(root)
-    done = run(args, root, tmp_path / "home", case.fsize)
+    done = run(args, root, tmp_path / "home", case.fsize, case.env)
     lines = done.stderr.strip().splitlines()
     errors = [line for line in lines if line.startswith("error: ")]
     assert done.returncode == 1, done.stderr

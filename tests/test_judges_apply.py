@@ -85,8 +85,12 @@ def test_rules_file_lines_up_with_the_preferences(judged):
 
 def test_missing_base_data_says_what_to_do(judged):
     tmp_path, _ = judged
+    (tmp_path / "no-texts").mkdir(exist_ok=True)  # (a folder that does not exist is a typo)
     with pytest.raises(FfsiteError, match="base dataset alpaca_eval not available in .*"
                        "run ffsite fetch alpaca_eval"):
+        annotate_dataset([tmp_path / "ann"], dataset="alpaca_eval",
+                         base_dir=tmp_path / "no-texts", out=tmp_path / "x.parquet")
+    with pytest.raises(FfsiteError, match="base data .*nowhere: no such folder"):
         annotate_dataset([tmp_path / "ann"], dataset="alpaca_eval",
                          base_dir=tmp_path / "nowhere", out=tmp_path / "x.parquet")
     with pytest.raises(FfsiteError, match="dataset 'hh_rlhf' has no comparisons"):

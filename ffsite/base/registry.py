@@ -8,15 +8,39 @@ from pathlib import Path
 
 from ffsite._names import safe_name
 from ffsite.base import alpaca_eval, hh_rlhf, texts
+from ffsite.errors import FfsiteError, ParameterError
 
 ENV = "FFSITE_BASE_DATA"
 _LOADERS = {alpaca_eval.NAME: alpaca_eval.load_texts, hh_rlhf.NAME: hh_rlhf.load_texts}
 
 
+FETCH_HINT = "run ffsite fetch to download the base datasets"
+
+
 def base_dir(option: str | os.PathLike | None = None) -> Path | None:
-    """The base-data folder: the option, else $FFSITE_BASE_DATA, else None."""
-    chosen = option or os.environ.get(ENV)
-    return Path(chosen) if chosen else None
+    """The base-data folder: `option`, else $FFSITE_BASE_DATA, else None.
+
+    A folder that does not exist is an error, not "no base data": it is far more often a
+    typo than a wish to go without texts, and a command that went on without them would
+    quietly publish or write less.
+    """
+    if option:
+        return existing_base_dir(option)
+    from_env = os.environ.get(ENV)
+    if not from_env:
+        return None
+    if not Path(from_env).is_dir():
+        raise FfsiteError(f"base data {from_env}: no such folder (from {ENV}); fix or unset "
+                          f"{ENV}, or {FETCH_HINT}")
+    return Path(from_env)
+
+
+def existing_base_dir(folder: str | os.PathLike) -> Path:
+    """`folder` as a Path, checked to be a folder; the error names the `base_data` parameter."""
+    if not Path(folder).is_dir():
+        raise ParameterError(f"base data {folder}: no such folder (from {{base_data}}); fix "
+                             f"the path, or {FETCH_HINT}", "base_data")
+    return Path(folder)
 
 
 def load_texts(folder: Path | None, dataset: str

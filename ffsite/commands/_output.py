@@ -1,4 +1,4 @@
-"""Printing tables in the formats every command offers: csv, json, table."""
+"""Printing tables in the formats of --format: csv, json, table."""
 
 from __future__ import annotations
 
@@ -7,10 +7,6 @@ import math
 
 import click
 import pandas as pd
-
-FORMATS = ("csv", "json", "table")
-format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
-                             show_default=True, help="Output format.")
 
 
 def _clean(value):

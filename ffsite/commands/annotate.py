@@ -15,7 +15,7 @@ from ffsite.annotate.cost import load_prices
 from ffsite.annotate.plan import RULES_JUDGE, Settings
 from ffsite.annotate.run import annotate_model
 from ffsite.base import alpaca_eval
-from ffsite.base.registry import base_dir
+from ffsite.commands.options import annotations_option, base_data_option, out_option
 from ffsite.errors import FfsiteError
 from ffsite.metrics.combine import RULES as COMBINE_RULES
 
@@ -52,8 +52,7 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
 @click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and cost; send nothing.")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
               help="Where answered calls are kept (default: ~/.cache/ffsite/annotate).")
-@click.option("--out", type=click.Path(dir_okay=False),
-              help="The votes file (default: annotations/contrib/<model>.parquet).")
+@out_option("The votes file (default: annotations/contrib/<model>.parquet).")
 @click.option("--responses-out", type=click.Path(dir_okay=False),
               help="Where generated answers go (default: beside --out, .responses.json).")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=2048, show_default=True,
@@ -68,19 +67,17 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
               help="Attempts per call before its votes become invalid.")
 @click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="Seconds before the first retry; doubles per attempt (with jitter).")
-@click.option("--base-data", type=click.Path(file_okay=False),
-              help="Base-data folder (default: $FFSITE_BASE_DATA).")
+@base_data_option()
 @click.option("--dataset", "rules_dataset",
               help="With --judge rules and no --model: judge every comparison of this "
               "dataset in --annotations.")
-@click.option("--annotations", "annotation_paths", default="annotations", show_default=True,
-              type=click.Path(), help="With --dataset: where its comparisons are.")
+@annotations_option("With --dataset: where its comparisons are.", folder=False)
 @click.option("--log", "log_file", type=click.Path(dir_okay=False),
               help="Append retries and failures to this file.")
 def annotate(model, responses, dataset, limit, reference, judge, traits_option, votes,
              combine, seed, concurrency, max_cost, prices, dry_run, cache_dir, out,
              responses_out, max_tokens, judge_max_tokens, temperature, timeout, max_attempts,
-             backoff, base_data, rules_dataset, annotation_paths, log_file) -> None:
+             backoff, base_data, rules_dataset, annotations, log_file) -> None:
     """Add a model: its answers, judged trait by trait against the reference's answers."""
     if rules_dataset is not None:
         if judge != RULES_JUDGE or model is not None:
@@ -88,8 +85,8 @@ def annotate(model, responses, dataset, limit, reference, judge, traits_option, 
         from ffsite.judges.apply import annotate_dataset  # the rules path's own module
 
         target = out or str(Path("annotations") / safe_name(rules_dataset) / "rules.parquet")
-        click.echo(annotate_dataset([annotation_paths], dataset=rules_dataset,
-                                    base_dir=base_dir(base_data), out=target))
+        click.echo(annotate_dataset([annotations], dataset=rules_dataset,
+                                    base_dir=base_data, out=target))
         return
     if model is None:
         raise FfsiteError("--model is required (or --judge rules --dataset NAME)")
@@ -99,7 +96,7 @@ def annotate(model, responses, dataset, limit, reference, judge, traits_option, 
     settings = Settings(
         model=model, judge=judge, out=out_path,
         cache_dir=Path(cache_dir) if cache_dir else default_cache_dir(),
-        base_dir=base_dir(base_data), dataset=dataset, reference=reference,
+        base_dir=base_data, dataset=dataset, reference=reference,
         responses=Path(responses) if responses else None,
         responses_out=Path(responses_out) if responses_out else out_path.with_name(
             out_path.name.removesuffix(".parquet") + ".responses.json"),

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from ffsite.commands.options import ANNOTATIONS, base_data_option, out_option
 from ffsite.defaults import PAIR_PROMPTS, SEED
 
 
 @click.command(name="default-annotations")
-@click.option("--base-data", type=click.Path(file_okay=False), envvar="FFSITE_BASE_DATA",
-              help="Base-data folder (default: $FFSITE_BASE_DATA).")
-@click.option("--out", default="annotations", show_default=True,
-              type=click.Path(file_okay=False), help="Folder to write the files into.")
+@base_data_option()
+@out_option("Folder to write the files into.", default=ANNOTATIONS, folder=True)
 @click.option("--seed", type=int, default=SEED, show_default=True,
               help="Seed for the side coin flips and the sampled model pairs.")
 @click.option("--pair-prompts", type=click.IntRange(min=0), default=PAIR_PROMPTS,
               show_default=True,
               help="Instructions on which non-reference models are paired with each other.")
-def default_annotations(base_data: str | None, out: str, seed: int, pair_prompts: int) -> None:
+def default_annotations(base_data: Path | None, out: str, seed: int, pair_prompts: int) -> None:
     """Import AlpacaEval and HH-RLHF, run the rules judge and the communication traits."""
     from ffsite.defaults import default_annotations as build
 

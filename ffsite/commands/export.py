@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
+from pathlib import Path
 
 import click
 
 from ffsite._atomic import write_text
 from ffsite.base.texts import read_texts
+from ffsite.commands.options import annotation_paths, base_data_option, out_option
 from ffsite.format.read import read_annotations
 from ffsite.importers.annotated_pairs import to_annotated_pairs
 
@@ -19,15 +20,14 @@ def export_group() -> None:
 
 
 @export_group.command("annotated-pairs")
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--out", required=True, type=click.Path(dir_okay=False))
-@click.option("--base-data", type=click.Path(file_okay=False), envvar="FFSITE_BASE_DATA",
-              help="Base-data folder to take texts from (default: $FFSITE_BASE_DATA).")
-def annotated_pairs(paths: tuple[str, ...], out: str, base_data: str | None) -> None:
+@annotation_paths
+@out_option("The AnnotatedPairs JSON file to write.", required=True)
+@base_data_option("Base-data folder to take texts from.")
+def annotated_pairs(paths: tuple[str, ...], out: str, base_data: Path | None) -> None:
     """Write AnnotatedPairs v2 JSON that feedback-forensics can open."""
-    annotations = read_annotations(paths or ("annotations",))
+    annotations = read_annotations(paths)
     texts = {}
-    if base_data and os.path.isdir(base_data):
+    if base_data is not None:
         for dataset in annotations.datasets:
             found = read_texts(base_data, dataset)
             if found:

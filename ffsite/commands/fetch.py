@@ -9,15 +9,19 @@ import click
 
 from ffsite.base import fetch as base_fetch
 from ffsite.base.registry import ENV
+from ffsite.errors import FfsiteError
 
 DECLARATION = Path("content") / "base-data.toml"
 
 
 def default_declaration() -> Path:
-    """content/base-data.toml in the working folder, else the one of this checkout."""
-    if DECLARATION.is_file():
-        return DECLARATION
-    return Path(__file__).resolve().parents[2] / DECLARATION
+    """content/base-data.toml in the working folder: the declaration is the site's, so an
+    installed ffsite has none of its own to fall back on."""
+    if not DECLARATION.is_file():
+        raise FfsiteError(f"{DECLARATION}: not found in the working folder ({Path.cwd()}); "
+                          "run ffsite fetch from the site's folder or give the declaration "
+                          "of the base datasets with --sources FILE")
+    return DECLARATION
 
 
 class _Progress:

@@ -6,6 +6,7 @@ import click
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.base.texts import write_texts
+from ffsite.commands.options import out_option
 from ffsite.format import write_votes
 from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.importers.annotated_pairs import read_annotated_pairs
@@ -33,8 +34,7 @@ def _finish(result: ImportResult, out: str, base_out: str | None) -> None:
                    f"{len(result.responses)} responses")
 
 
-_out = click.option("--out", required=True, type=click.Path(dir_okay=False),
-                    help="The annotation file to write (.parquet).")
+_out = out_option("The annotation file to write (.parquet).", required=True)
 _dataset = click.option("--dataset", help="Dataset name (default: from the file).")
 _base_out = click.option("--base-out", type=click.Path(file_okay=False),
                          help="Also write the texts to this base-data folder.")

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import click
 
-from ffsite.commands._output import emit, format_option
+from ffsite.commands._output import emit
+from ffsite.commands.options import annotation_paths, format_option
 from ffsite.format.read import read_annotations
 from ffsite.metrics.combine import RULES
 from ffsite.metrics.strength import metrics_table
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+@annotation_paths
 @click.option("--against", default="preference", show_default=True,
               help="'preference', 'preference:JUDGE' or 'model:NAME'.")
 @click.option("--reference-models", default="",
@@ -29,7 +30,7 @@ def metrics(paths: tuple[str, ...], against: str, reference_models: str, dataset
     needed = ["model_a", "model_b"] if against.startswith("model:") else []
     if split_by:
         needed += [split_by, "meta." + split_by]
-    annotations = read_annotations(paths or ("annotations",), columns=needed)
+    annotations = read_annotations(paths, columns=needed)
     references = [m.strip() for m in reference_models.split(",") if m.strip()]
     table = metrics_table(annotations, against=against, reference_models=references,
                           dataset=dataset, split_by=split_by, rule=rule, judges=judges)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
-from ffsite.commands._output import emit, format_option
+from ffsite.commands._output import emit
+from ffsite.commands.options import annotation_paths, format_option
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.indices import indices_table
@@ -13,7 +14,7 @@ from ffsite.metrics.ratings import ratings_table
 
 
 @click.command(name="ratings")
-@click.argument("paths", nargs=-1, type=click.Path())
+@annotation_paths
 @click.option("--anchor", default=REFERENCE_MODEL, show_default=True,
               help="Model fixed at Elo 1000 on every trait.")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
@@ -25,7 +26,7 @@ from ffsite.metrics.ratings import ratings_table
 def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
             show_indices: bool, fmt: str) -> None:
     """Bradley-Terry ratings (Firth, Elo scale) per trait and model, with 95% intervals."""
-    annotations = read_annotations(paths or ("annotations",))
+    annotations = read_annotations(paths)
     table = ratings_table(annotations, anchor=anchor, n_bootstrap=n_bootstrap, seed=seed)
     if table.empty:
         raise FfsiteError(f"no trait could be rated: no trait votes link two different models "

@@ -8,12 +8,11 @@ from urllib.parse import urlsplit
 
 import click
 
-from ffsite.commands.build import (
+from ffsite.commands.build import examples_base_data_option, run_build, site_out_option
+from ffsite.commands.options import (
     annotations_option,
-    base_data_option,
     content_option,
-    out_option,
-    run_build,
+    error_line,
     templates_option,
 )
 from ffsite.errors import FfsiteError
@@ -28,13 +27,13 @@ from ffsite.site.config import load_config
               "(default: the path of base_url in site.toml, else /).")
 @click.option("--watch/--no-watch", default=True, show_default=True,
               help="Rebuild when annotations, content or templates change.")
-@annotations_option
-@base_data_option
+@annotations_option()
+@examples_base_data_option
 @content_option
 @templates_option
-@out_option
+@site_out_option
 def serve(port: int, prefix: str | None, watch: bool, annotations: str,
-          base_data: str | None, content: str, templates: str, out: str) -> None:
+          base_data: Path | None, content: str, templates: str, out: str) -> None:
     """Build the site and serve it for preview on 127.0.0.1."""
     if prefix is None:  # where the site will live, so the 404 page's links work too
         base_url = load_config(content).base_url
@@ -46,7 +45,7 @@ def serve(port: int, prefix: str | None, watch: bool, annotations: str,
             run_build(annotations, base_data, content, templates, out, quiet=True)
             click.echo("rebuilt", err=True)
         except FfsiteError as exc:
-            click.echo(f"error: {exc} (still serving the previous site)", err=True)
+            click.echo(f"error: {error_line(exc)} (still serving the previous site)", err=True)
 
     stop = threading.Event()
     try:

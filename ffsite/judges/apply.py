@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ffsite.base import registry
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import schema
 from ffsite.format.encode import encode_votes
 from ffsite.format.read import find_annotation_files, read_annotations, read_file_metadata
@@ -92,8 +92,9 @@ def _texts(base_dir: str | os.PathLike | None, dataset: str) -> Mapping[str, str
     found = registry.load_texts(folder, dataset)
     if found is None:
         where = f"in {folder}" if folder else "(no base-data folder given)"
-        raise FfsiteError(f"base dataset {dataset} not available {where}; run ffsite fetch "
-                          f"{dataset}, or pass --base-data DIR / set {registry.ENV}")
+        raise ParameterError(f"base dataset {dataset} not available {where}; run ffsite fetch "
+                             f"{dataset}, or pass {{base_dir}} DIR / set {registry.ENV}",
+                             "base_dir")
     return found[1]
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.metrics.combine import combine
@@ -335,8 +335,8 @@ def resolve_split_column(annotations: Annotations, column: str) -> str:
         if name in comparisons.columns:
             return name
     available = ["dataset", *[c[len(schema.META_PREFIX):] for c in annotations.meta_columns]]
-    raise FfsiteError(f"--split-by {column}: no such column; available: "
-                      + ", ".join(available))
+    raise ParameterError(f"{{split_by}} {column}: no such column; available: "
+                         + ", ".join(available), "split_by")
 
 
 def dataset_mask(annotations: Annotations, dataset: str | None) -> np.ndarray | None:
@@ -362,8 +362,8 @@ def metrics_table(annotations: Annotations, *, against: str = "preference",
     group_codes, groups = group_by_column(annotations, split_by, mask)
     if against == "preference" or against.startswith("preference:"):
         if reference_models:  # silently ignoring them would answer another question
-            raise FfsiteError("--reference-models only applies with --against model:NAME; "
-                              "drop it or compare with a model")
+            raise ParameterError("{reference_models} only applies with {against} model:NAME; "
+                                 "drop it or compare with a model", "reference_models", "against")
         judge = against.partition(":")[2] or None
         reference = preference_reference(annotations, group_codes, groups, judge=judge,
                                          rule=rule)
@@ -376,8 +376,8 @@ def metrics_table(annotations: Annotations, *, against: str = "preference",
                               group_codes[by_model.comparison[keep]],
                               by_model.side[keep], groups)
     else:
-        raise FfsiteError(f"--against {against}: use 'preference', 'preference:JUDGE' or "
-                          "'model:NAME'")
+        raise ParameterError(f"{{against}} {against}: use 'preference', 'preference:JUDGE' or "
+                             "'model:NAME'", "against")
     frame = metric_frame(votes, reference, group_name="split")
     if split_by is None:
         frame = frame.drop(columns="split")

@@ -16,7 +16,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ffsite.errors import FfsiteError
+from ffsite.base.registry import existing_base_dir
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format.read import find_annotation_files, read_annotations
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
@@ -47,15 +48,13 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     progress = progress or Progress(quiet=True)
     out = Path(out)
     check_target(out)
-    if base_data is not None and not Path(base_data).is_dir():  # a typo, most likely
-        raise FfsiteError(f"base data {base_data}: no such folder (from --base-data or "
-                          "FFSITE_BASE_DATA); fix it, or unset both to build without examples")
+    base_dir = existing_base_dir(base_data) if base_data else None
     config = load_config(content)
     env = environment(Path(templates))
     files = find_annotation_files([annotations])
     if not files:
-        raise FfsiteError(f"{annotations}: no annotation files (.parquet) found; add some or "
-                          "pass --annotations DIR")
+        raise ParameterError(f"{annotations}: no annotation files (.parquet) found; add some "
+                             "or pass {annotations} DIR", "annotations")
     progress.step(f"reading {len(files)} annotation files")
     annotation_data = read_annotations(files)
     assets = collect_assets(Path(templates))
@@ -71,7 +70,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                   "last_updated": last_updated(files)}
         writer = SiteWriter(staging, env, common)
         ctx = SiteContext.create(config, annotation_data, writer, progress,
-                                 Path(base_data) if base_data else None, files)
+                                 base_dir, files)
         for builder in PAGE_BUILDERS:
             builder(ctx)
         for path, data in assets.values():
@@ -82,8 +81,9 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              sum(p.stat().st_size for p in written), ctx.notes)
         swap_in(staging, out)
     except OSError as exc:
-        raise FfsiteError(f"{out}: writing the site failed ({exc.strerror}); the previous "
-                          "site is unchanged; free some space or pick another --out") from None
+        raise ParameterError(f"{out}: writing the site failed ({exc.strerror}); the previous "
+                             "site is unchanged; free some space or pick another {out}",
+                             "out") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return result
@@ -94,11 +94,12 @@ def check_target(out: Path) -> None:
     if not out.exists():
         return
     if not out.is_dir():
-        raise FfsiteError(f"--out {out}: exists and is not a folder; pick another --out")
+        raise ParameterError(f"{{out}} {out}: exists and is not a folder; pick another {{out}}",
+                             "out")
     if (out / MARKER).is_file() or not any(out.iterdir()):
         return
-    raise FfsiteError(f"--out {out}: folder exists and was not built by ffsite; remove it "
-                      "or pick another --out")
+    raise ParameterError(f"{{out}} {out}: folder exists and was not built by ffsite; remove "
+                         "it or pick another {out}", "out")
 
 
 def swap_in(staging: Path, out: Path) -> None:

@@ -1,14 +1,22 @@
-"""The site's settings: `content/site.toml`, read with tomllib and checked key by key."""
+"""The site's settings: `content/site.toml`, read with tomllib and checked key by key.
+
+The keys, their types and defaults are the fields of `SiteConfig`: a new setting is one
+field there.
+"""
 
 from __future__ import annotations
 
+import os
 import tomllib
-from dataclasses import dataclass
+import types
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import get_args, get_type_hints
 
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 
 CONFIG_FILE = "site.toml"
+AT_LEAST_ONE = {"min": 1}  # field metadata: the smallest value the key may take
 
 
 @dataclass(frozen=True)
@@ -21,30 +29,48 @@ class SiteConfig:
     # model with all others.
     reference_model: str | None = None
     # A cell with fewer valid (A/B) votes than this is shown, but not coloured as a finding.
-    min_valid_votes: int = 10
+    min_valid_votes: int = field(default=10, metadata=AT_LEAST_ONE)
     # Where the site lives (e.g. "/ffsite/" or "https://x.github.io/ffsite/").  The 404 page
     # is served at any depth, so only it needs an absolute base for its links.
     base_url: str | None = None
     # Show example pairs on model pages when the base-data texts are available.
     examples: bool = True
     # Bootstrap resamples behind each Elo rating's 95% interval (issue 6: 1,000).
-    rating_resamples: int = 1000
+    rating_resamples: int = field(default=1000, metadata=AT_LEAST_ONE)
 
     def markdown_file(self, name: str) -> Path:
         return self.content_dir / name
 
 
-_TYPES = {"title": str, "reference_model": str, "min_valid_votes": int, "base_url": str,
-          "examples": bool, "rating_resamples": int}
+@dataclass(frozen=True)
+class _Key:
+    """One key of site.toml, as its SiteConfig field declares it."""
+
+    type: type  # the TOML value's type
+    optional: bool  # may be unset (None); an empty string unsets it, as TOML has no null
+    least: int | None  # the smallest value allowed, if any
 
 
-def load_config(content_dir: str | Path) -> SiteConfig:
-    """Read `<content_dir>/site.toml`; raise FfsiteError naming the key on any mistake."""
-    content_dir = Path(content_dir)
+def _keys() -> dict[str, _Key]:
+    hints = get_type_hints(SiteConfig)
+    keys = {}
+    for config_field in fields(SiteConfig):
+        if config_field.name == "content_dir":  # where the file is, not a setting in it
+            continue
+        hint = hints[config_field.name]
+        optional = isinstance(hint, types.UnionType) and type(None) in get_args(hint)
+        value_type = next(t for t in get_args(hint) if t is not type(None)) if optional else hint
+        keys[config_field.name] = _Key(value_type, optional, config_field.metadata.get("min"))
+    return keys
+
+
+def load_config(content: str | os.PathLike) -> SiteConfig:
+    """Read `<content>/site.toml`; raise FfsiteError naming the key on any mistake."""
+    content_dir = Path(content)
     path = content_dir / CONFIG_FILE
     if not content_dir.is_dir():
-        raise FfsiteError(f"{content_dir}: no such content folder; run from the repository "
-                          "root or pass --content DIR")
+        raise ParameterError(f"{content_dir}: no such content folder; run from the repository "
+                             "root or pass {content} DIR", "content")
     if not path.is_file():
         raise FfsiteError(f"{path}: missing; the content folder needs a site.toml "
                           "(title, reference_model, min_valid_votes)")
@@ -52,23 +78,22 @@ def load_config(content_dir: str | Path) -> SiteConfig:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise FfsiteError(f"{path}: not valid TOML ({exc}); fix the file") from None
-    for key, value in raw.items():
-        expected = _TYPES.get(key)
-        if expected is None:
-            raise FfsiteError(f"{path}: unknown key '{key}'; allowed: " + ", ".join(_TYPES))
+    keys = _keys()
+    for name, value in raw.items():
+        if name not in keys:
+            raise FfsiteError(f"{path}: unknown key '{name}'; allowed: " + ", ".join(keys))
+        expected = keys[name].type
         if type(value) is not expected:
-            raise FfsiteError(f"{path}: key '{key}' must be a {expected.__name__}, "
+            raise FfsiteError(f"{path}: key '{name}' must be a {expected.__name__}, "
                               f"not {type(value).__name__}")
-    for key in ("min_valid_votes", "rating_resamples"):
-        if raw.get(key, 1) < 1:
-            raise FfsiteError(f"{path}: key '{key}' must be at least 1")
-    base_url = raw.get("base_url") or None
+    for name, key in keys.items():
+        if key.least is not None and raw.get(name, key.least) < key.least:
+            raise FfsiteError(f"{path}: key '{name}' must be at least {key.least}")
+    settings = {name: (value or None) if keys[name].optional else value
+                for name, value in raw.items()}
+    base_url = settings.get("base_url")
     if base_url is not None:
         if not base_url.startswith(("/", "https://", "http://")):
             raise FfsiteError(f"{path}: key 'base_url' must start with '/' or 'https://'")
-        base_url = base_url.rstrip("/") + "/"
-    return SiteConfig(content_dir=content_dir, title=raw.get("title", "ffsite"),
-                      reference_model=raw.get("reference_model") or None,
-                      min_valid_votes=raw.get("min_valid_votes", 10), base_url=base_url,
-                      examples=raw.get("examples", True),
-                      rating_resamples=raw.get("rating_resamples", 1000))
+        settings["base_url"] = base_url.rstrip("/") + "/"
+    return SiteConfig(content_dir=content_dir, **settings)

@@ -17,7 +17,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 
 # Thresholds on |strength| for the colour steps of heat cells (5 steps per side).
 HEAT_STEPS = (0.05, 0.15, 0.3, 0.5)
@@ -31,8 +31,8 @@ _RESPONSE_MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strik
 
 def environment(templates_dir: Path) -> jinja2.Environment:
     if not templates_dir.is_dir():
-        raise FfsiteError(f"{templates_dir}: no such templates folder; run from the repository "
-                          "root or pass --templates DIR")
+        raise ParameterError(f"{templates_dir}: no such templates folder; run from the "
+                             "repository root or pass {templates} DIR", "templates")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
@@ -46,8 +46,8 @@ def render(env: jinja2.Environment, template: str, context: dict[str, Any]) -> s
     try:
         return env.get_template(template).render(**context)
     except jinja2.TemplateNotFound as exc:
-        raise FfsiteError(f"template '{exc.name}' not found in the templates folder; restore "
-                          "it or pass --templates DIR") from None
+        raise ParameterError(f"template '{exc.name}' not found in the templates folder; "
+                             "restore it or pass {templates} DIR", "templates") from None
     except jinja2.TemplateSyntaxError as exc:
         raise FfsiteError(f"{exc.filename or exc.name}: line {exc.lineno}: {exc.message}; "
                           "fix the template") from None

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ffsite.errors import FfsiteError
+from ffsite.errors import ParameterError
 
 HOST = "127.0.0.1"
 
@@ -57,10 +57,10 @@ def make_server(site: str | Path, port: int = 8000, prefix: str = "/",
             (HOST, port), partial(handler, directory=str(Path(site).resolve())))
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise FfsiteError(f"port {port} on {HOST} is already in use; stop the other "
-                              "server or pick another with --port N") from None
-        raise FfsiteError(f"cannot listen on {HOST}:{port} ({exc.strerror}); pick another "
-                          "--port") from None
+            raise ParameterError(f"port {port} on {HOST} is already in use; stop the other "
+                                 "server or pick another with {port} N", "port") from None
+        raise ParameterError(f"cannot listen on {HOST}:{port} ({exc.strerror}); pick another "
+                             "{port}", "port") from None
     server.verbose = verbose  # type: ignore[attr-defined]
     server.daemon_threads = True
     return server
