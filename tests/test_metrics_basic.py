@@ -9,7 +9,7 @@ import pytest
 from helpers import trait, write_test_votes
 
 from ffsite.format.read import read_annotations
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 
 VERBOSE = trait("is more verbose")
 CONCISE = trait("is more concise")
