@@ -29,7 +29,7 @@ from ffsite.format.read import Annotations
 from ffsite.format.response_metrics import ID_COLUMNS, read_response_metrics
 from ffsite.metrics.agreement import trait_agreement
 from ffsite.metrics.combine import combine
-from ffsite.metrics.indices import DEFAULT_INDICES, INDEX_COLUMNS, indices_table
+from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
 from ffsite.metrics.intervals import metric_frame_with_intervals
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import (
@@ -47,7 +47,7 @@ from ffsite.metrics.strength import (
 )
 
 __all__ = [
-    "DEFAULT_INDICES", "INDEX_COLUMNS", "METRICS", "RATING_COLUMNS", "DatasetDetails",
+    "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails",
     "ModelResults", "Reference", "TraitVotes", "communication_averages",
     "dataset_details", "dataset_results", "dataset_summary", "default_preference_judge",
     "indices_table", "metrics_table", "model_dataset_counts", "model_results",

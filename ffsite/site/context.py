@@ -3,7 +3,7 @@ names for things: each trait's label and each page's slug.
 
 The numbers come from ffsite.metrics.results; here its tables get the trait labels
 pages show (a `trait` column after `trait_id`).  Tables that several pages show are
-computed once, when the context is created; the others on first use.
+computed once, when the context is created; the others when a page asks for them.
 """
 
 from __future__ import annotations
