@@ -52,7 +52,7 @@ import json, os, sys, time
 from ffsite.format.read import read_annotations
 from ffsite.format.write import write_votes
 from ffsite.importers.annotated_pairs import read_annotated_pairs
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 source, out = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 result = read_annotated_pairs(source)

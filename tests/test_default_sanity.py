@@ -18,7 +18,7 @@ from ffsite.format.read import read_annotations
 from ffsite.format.write import write_votes
 from ffsite.importers.alpaca_eval import preference_votes
 from ffsite.judges.apply import measure, rule_votes
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 from ffsite.traits import PREFIX
 
 FAMILIES = ("Mixtral-8x7B-Instruct-v0.1", "alpaca-7b", "claude-2.1", "gpt-3.5-turbo-1106",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ffsite.format.read import read_annotations
-from ffsite.site.tables import win_rates
+from ffsite.metrics.results import win_rates
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ import pytest
 from ffsite.format.read import read_annotations
 from ffsite.format.write import write_votes
 from ffsite.importers.annotated_pairs import read_annotated_pairs
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 from ffsite.traits import short_wording
 
 DATA = Path(__file__).parent / "data" / "ff_parity"

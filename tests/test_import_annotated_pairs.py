@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from ffsite.cli import cli
 from ffsite.format.read import read_annotations
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 
 
 @pytest.mark.parametrize("name", ["annotated_pairs.json", "070_annotations_train_ap.json"])

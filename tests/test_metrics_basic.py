@@ -9,7 +9,7 @@ import pytest
 from helpers import trait, write_test_votes
 
 from ffsite.format.read import read_annotations
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 
 VERBOSE = trait("is more verbose")
 CONCISE = trait("is more concise")
@@ -125,3 +125,33 @@ def test_split_by_metadata_and_max_diff(tmp_path):
     assert list(table["split"]) == ["x", "y"]
     assert np.allclose(table["strength"], [1.0, -0.5])
     assert max_diff(table).iloc[0] == pytest.approx(1.5)
+
+
+def test_strength_interval_follows_strength(six_comparisons):
+    table = metrics_table(read_annotations([six_comparisons]))
+    columns = list(table.columns)
+    assert columns[columns.index("strength"):columns.index("strength") + 3] == [
+        "strength", "ci_low", "ci_high"]
+    assert (table["ci_low"] <= table["strength"]).all()
+    assert (table["strength"] <= table["ci_high"]).all()
+    verbose = table.set_index("trait_id").loc[VERBOSE["trait_id"]]
+    # 3 agreed, 1 disagreed of 5: a wide interval, inside [-1, 1], not at the edges.
+    assert -1 < verbose.ci_low < 0.4 < verbose.ci_high < 1
+    assert metrics_table(read_annotations([six_comparisons])).equals(table)  # seeded
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_every_format_prints_the_interval_after_strength(six_comparisons, fmt):
+    import json
+
+    from click.testing import CliRunner
+
+    from ffsite.cli import cli
+
+    result = CliRunner().invoke(cli, ["metrics", str(six_comparisons), "--format", fmt])
+    assert result.exit_code == 0, result.output
+    if fmt == "json":
+        header = list(json.loads(result.output)[0])
+    else:
+        header = result.output.splitlines()[0].replace(",", " ").split()
+    assert header[header.index("strength"):][:3] == ["strength", "ci_low", "ci_high"]

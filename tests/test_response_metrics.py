@@ -7,11 +7,12 @@ import pytest
 from tiny_base import INSTRUCTIONS, OUTPUTS, REFERENCE, write_alpaca_eval
 
 from ffsite.errors import FfsiteError
-from ffsite.format.response_metrics import model_averages, read_response_metrics
+from ffsite.format.response_metrics import read_response_metrics
 from ffsite.format.write import write_response_metrics, write_votes
 from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.judges.apply import measure_dataset
 from ffsite.judges.communication import COMMUNICATION_TRAITS
+from ffsite.metrics.results import communication_averages
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def test_one_row_per_response_numbers_only(measured):
 
 
 def test_model_averages_by_hand(measured):
-    averages = model_averages(read_response_metrics([measured])).set_index("model")
+    averages = communication_averages([measured]).set_index("model")
     assert list(averages.index) == sorted(OUTPUTS)
     assert list(averages.columns) == list(COMMUNICATION_TRAITS)
     # terse: "Red", "Condensation.", "Apple, pear, plum", "Hi" -> 1, 1, 3, 1 words.

@@ -51,3 +51,43 @@ def test_last_updated_comes_from_git_history(tmp_path, monkeypatch):
         subprocess.run(["git", *command], cwd=tmp_path, check=True, env=env)
     build_site(annotations, tmp_path / "site", content=content, templates=REPO / "templates")
     assert b"Last updated 2024-02-03." in (tmp_path / "site" / "index.html").read_bytes()
+
+
+def test_page_builders_run_in_any_order(tmp_path, monkeypatch):
+    """Builders only compute; pages are rendered once all have run, so the downloads page
+    lists every table even when its builder runs first."""
+    from ffsite.site import build as build_module
+    from ffsite.site.pages import PAGE_BUILDERS
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    in_order = tree(build_tiny(tmp_path / "in-order"))
+    monkeypatch.setattr(build_module, "PAGE_BUILDERS", PAGE_BUILDERS[::-1])
+    reversed_ = tree(build_tiny(tmp_path / "reversed"))
+    assert reversed_.keys() == in_order.keys()
+    assert [name for name in in_order if in_order[name] != reversed_[name]] == []
+
+
+def test_a_rebuild_in_one_process_reuses_the_ratings(tmp_path, monkeypatch):
+    """`ffsite serve` rebuilds in one process: unchanged files are not rated again."""
+    from ffsite.metrics import results
+    from ffsite.site import context
+
+    calls = []
+    rate = results.ratings_table
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs["anchor"])
+        return rate(*args, **kwargs)
+
+    monkeypatch.setattr(results, "ratings_table", counting)
+    monkeypatch.setattr(context, "_LAST_RATINGS", {})
+    first = tree(build_tiny(tmp_path / "one"))
+    root = tmp_path / "one"
+    build_site(root / "annotations", tmp_path / "two", content=root / "content",
+               templates=REPO / "templates", base_data=root / "base")
+    assert calls == ["R"]
+    assert tree(tmp_path / "two")["data/ratings.csv"] == first["data/ratings.csv"]
+    os.utime(root / "annotations" / "tiny.parquet", ns=(1, 1))  # changed: rated again
+    build_site(root / "annotations", tmp_path / "three", content=root / "content",
+               templates=REPO / "templates", base_data=root / "base")
+    assert calls == ["R", "R"]

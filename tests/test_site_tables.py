@@ -122,3 +122,23 @@ def test_every_cell_carries_its_interval(site):
             assert low <= value <= high
     html = (site / "index.html").read_text("utf-8")
     assert "95% interval" in html
+
+
+def test_ffsite_metrics_reports_the_intervals_the_site_shows(site):
+    """The same table (Result A per dataset) gets the same 95% interval, same seed."""
+    import io
+
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from ffsite.cli import cli
+
+    result = CliRunner().invoke(cli, ["metrics", str(site.parent / "annotations"),
+                                      "--split-by", "dataset", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    printed = pd.read_csv(io.StringIO(result.output)).set_index(["split", "trait_id"])
+    for row in rows(site, "dataset-traits"):
+        cli_row = printed.loc[(row["dataset"], row["trait_id"])]
+        assert float(row["strength"]) == cli_row["strength"]
+        assert (float(row["strength_low"]), float(row["strength_high"])) == (
+            cli_row["ci_low"], cli_row["ci_high"])

@@ -21,7 +21,7 @@ from helpers import (
 
 from ffsite.format.read import read_annotations, read_votes_file
 from ffsite.format.read import vote_rows as file_rows
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 
 VERBOSE = trait("is more verbose")
 FRIENDLY = trait("is friendlier")

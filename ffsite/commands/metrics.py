@@ -8,7 +8,7 @@ from ffsite.commands._output import emit
 from ffsite.commands.options import annotation_paths, format_option
 from ffsite.format.read import read_annotations
 from ffsite.metrics.combine import RULES
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 
 
 @click.command()

@@ -9,8 +9,7 @@ from ffsite.commands._output import emit
 from ffsite.commands.options import annotation_paths, format_option
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
-from ffsite.metrics.indices import indices_table
-from ffsite.metrics.ratings import ratings_table
+from ffsite.metrics.results import indices_table, ratings_table
 
 
 @click.command(name="ratings")

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # for readers and tools; at run time `__getattr__` imports on
         read_votes_file,
         vote_rows,
     )
-    from ffsite.format.response_metrics import model_averages, read_response_metrics
+    from ffsite.format.response_metrics import read_response_metrics
     from ffsite.format.upgrade import upgrade_paths
     from ffsite.format.validate import validate_paths
     from ffsite.format.write import Written, write_response_metrics, write_votes
@@ -46,7 +46,6 @@ __all__ = [
     "codes_of",
     "encode_votes",
     "find_annotation_files",
-    "model_averages",
     "read_annotations",
     "read_file_metadata",
     "read_response_metrics",
@@ -68,7 +67,6 @@ _HOME = {
     "codes_of": "_columns",
     "encode_votes": "encode",
     "find_annotation_files": "read",
-    "model_averages": "response_metrics",
     "read_annotations": "read",
     "read_file_metadata": "read",
     "read_response_metrics": "response_metrics",

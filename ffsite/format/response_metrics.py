@@ -62,15 +62,3 @@ def _read_one(path: os.PathLike) -> pd.DataFrame:
         frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
     frame["_source"] = str(path)
     return frame
-
-
-def model_averages(frame: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
-    """Per model, the mean of every measure over its responses (a 0/1 measure such as
-    ends_with_question becomes a share).  Columns: model, then the measures.  Responses
-    without a model (e.g. HH-RLHF) are left out."""
-    if dataset is not None:
-        frame = frame[frame["dataset"] == dataset]
-    measures = [c for c in frame.columns if c not in ID_COLUMNS]
-    with_model = frame[frame["model"].notna()]
-    averages = with_model.groupby("model", sort=True)[measures].mean()
-    return averages.reset_index()

@@ -117,7 +117,8 @@ def metric_frame_with_intervals(trait_votes: TraitVotes, reference: Reference, *
                                 level: float = 0.95) -> pd.DataFrame:
     """metric_frame plus <metric>_low / <metric>_high columns and `too_few_votes`."""
     counts = count_outcomes(trait_votes, reference)
-    frame = metric_frame(trait_votes, reference, group_name=group_name, drop_empty=False)
+    frame = metric_frame(trait_votes, reference, group_name=group_name, drop_empty=False,
+                         counts=counts)
     intervals = metric_intervals(counts, n_draws=n_draws, seed=seed, level=level)
     for name, (low, high) in intervals.items():
         frame[f"{name}_low"] = low.reshape(-1)

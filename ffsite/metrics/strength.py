@@ -170,7 +170,13 @@ def preference_sides(annotations: Annotations, *, judge: str | None = None,
 def preference_reference(annotations: Annotations, group_codes: np.ndarray,
                          groups: list[str], **kwargs) -> Reference:
     """Reference rows for Result A: each comparison's preferred side, in its group."""
-    sides = preference_sides(annotations, **kwargs)
+    return sides_reference(preference_sides(annotations, **kwargs), group_codes, groups)
+
+
+def sides_reference(sides: np.ndarray, group_codes: np.ndarray, groups: list[str]
+                    ) -> Reference:
+    """Reference rows from per-comparison preferred sides (0 = none) and group codes
+    (-1 = left out)."""
     rows = np.flatnonzero((sides > 0) & (group_codes >= 0))
     return Reference(rows.astype(np.int64), group_codes[rows].astype(np.int64),
                      sides[rows].astype(np.int64), groups)
@@ -283,9 +289,14 @@ def metrics_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def metric_frame(trait_votes: TraitVotes, reference: Reference, *,
-                 group_name: str = "group", drop_empty: bool = True) -> pd.DataFrame:
-    """Long table: one row per (group, trait) with every metric column."""
-    counts = count_outcomes(trait_votes, reference)
+                 group_name: str = "group", drop_empty: bool = True,
+                 counts: np.ndarray | None = None) -> pd.DataFrame:
+    """Long table: one row per (group, trait) with every metric column.
+
+    `counts`, when the caller already has them, is count_outcomes(trait_votes, reference).
+    """
+    if counts is None:
+        counts = count_outcomes(trait_votes, reference)
     metrics = metrics_from_counts(counts)
     n_groups, n_traits = counts.shape[:2]
     frame = pd.DataFrame({
@@ -337,48 +348,3 @@ def resolve_split_column(annotations: Annotations, column: str) -> str:
     available = ["dataset", *[c[len(schema.META_PREFIX):] for c in annotations.meta_columns]]
     raise ParameterError(f"{{split_by}} {column}: no such column; available: "
                          + ", ".join(available), "split_by")
-
-
-def dataset_mask(annotations: Annotations, dataset: str | None) -> np.ndarray | None:
-    if dataset is None:
-        return None
-    if dataset not in annotations.datasets:
-        raise FfsiteError(f"dataset '{dataset}' is not in the annotations; use one of the "
-                          "known datasets: " + ", ".join(annotations.datasets))
-    return (annotations.comparisons["dataset"] == dataset).to_numpy()
-
-
-def metrics_table(annotations: Annotations, *, against: str = "preference",
-                  reference_models: Sequence[str] | None = None,
-                  dataset: str | None = None, split_by: str | None = None,
-                  rule: str = "majority", judges: Sequence[str] | None = None
-                  ) -> pd.DataFrame:
-    """What `ffsite metrics` prints: one row per trait (per split value when split).
-
-    `against` is "preference", "preference:JUDGE" or "model:NAME".
-    """
-    mask = dataset_mask(annotations, dataset)
-    votes = trait_votes(annotations, rule=rule, judges=judges)
-    group_codes, groups = group_by_column(annotations, split_by, mask)
-    if against == "preference" or against.startswith("preference:"):
-        if reference_models:  # silently ignoring them would answer another question
-            raise ParameterError("{reference_models} only applies with {against} model:NAME; "
-                                 "drop it or compare with a model", "reference_models", "against")
-        judge = against.partition(":")[2] or None
-        reference = preference_reference(annotations, group_codes, groups, judge=judge,
-                                         rule=rule)
-    elif against.startswith("model:"):
-        model = against.partition(":")[2]
-        by_model = model_reference(annotations, targets=[model],
-                                   reference_models=reference_models, mask=mask)
-        keep = group_codes[by_model.comparison] >= 0
-        reference = Reference(by_model.comparison[keep],
-                              group_codes[by_model.comparison[keep]],
-                              by_model.side[keep], groups)
-    else:
-        raise ParameterError(f"{{against}} {against}: use 'preference', 'preference:JUDGE' or "
-                             "'model:NAME'", "against")
-    frame = metric_frame(votes, reference, group_name="split")
-    if split_by is None:
-        frame = frame.drop(columns="split")
-    return frame

@@ -22,7 +22,7 @@ from ffsite.format.read import find_annotation_files, read_annotations
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import SiteContext
-from ffsite.site.output import SiteWriter
+from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS
 from ffsite.site.progress import Progress
 from ffsite.site.render import environment
@@ -68,16 +68,18 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
                   "assets": {name: path for name, (path, _) in assets.items()},
                   "last_updated": last_updated(files)}
-        writer = SiteWriter(staging, env, common)
-        ctx = SiteContext.create(config, annotation_data, writer, progress,
-                                 base_dir, files)
+        # Every builder computes first; then everything is written.
+        output = SiteOutput()
+        ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files)
         for builder in PAGE_BUILDERS:
             builder(ctx)
+        writer = SiteWriter(staging, env, common)
+        writer.write_output(output, progress)
         for path, data in assets.values():
             writer.write(path, data)
         writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
         written = [p for p in staging.rglob("*") if p.is_file()]
-        result = BuildResult(out, len(writer.pages), len(written),
+        result = BuildResult(out, len(output.pages), len(written),
                              sum(p.stat().st_size for p in written), ctx.notes)
         swap_in(staging, out)
     except OSError as exc:

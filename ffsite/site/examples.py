@@ -17,9 +17,8 @@ from markupsafe import Markup
 
 from ffsite.format import schema
 from ffsite.format.read import Annotations
-from ffsite.metrics.strength import TraitVotes
+from ffsite.metrics.results import ModelResults, TraitVotes
 from ffsite.site.render import response_html
-from ffsite.site.tables import ModelResults
 
 Texts = tuple[dict[str, str], dict[str, str]]  # (prompts, responses) of one dataset
 COLUMNS = ("dataset", "comparison_id", "prompt_id", "model_a", "model_b", "response_a_id",
@@ -37,7 +36,7 @@ class Example:
     response_a: Markup
     response_b: Markup
     truncated: bool
-    illustrates: list[dict] = field(default_factory=list)  # label, slug, side
+    illustrates: list[dict] = field(default_factory=list)  # label, page, side
     trait_votes: dict[str, list[str]] = field(default_factory=dict)  # side -> trait labels
     preference: str | None = None  # e.g. "A (judge x)"
 
@@ -50,13 +49,13 @@ class ExamplePool:
     has_text: np.ndarray  # per comparison: prompt and both responses have texts
     length: np.ndarray  # per comparison: characters of both responses
     labels: np.ndarray  # per trait (column of the vote matrix)
-    slugs: np.ndarray
+    pages: np.ndarray  # per trait: the path of its page
     texts_for: Callable[[str], Texts | None]
     preference_of: Callable[[int], tuple[str, int] | None]
 
     @classmethod
-    def create(cls, annotations: Annotations, votes: TraitVotes, traits: pd.DataFrame,
-               texts_for: Callable[[str], Texts | None],
+    def create(cls, annotations: Annotations, votes: TraitVotes, labels: pd.Series,
+               pages: dict[str, str], texts_for: Callable[[str], Texts | None],
                preference_of: Callable[[int], tuple[str, int] | None],
                datasets: list[str]) -> ExamplePool:
         comparisons = annotations.comparisons
@@ -74,9 +73,9 @@ class ExamplePool:
                                          columns["response_b_id"][rows], strict=True):
                 has_text[row] = prompt in prompts and a in responses and b in responses
                 length[row] = len(responses.get(a) or "") + len(responses.get(b) or "")
-        by_id = traits.set_index("trait_id").reindex(votes.traits["trait_id"])
-        return cls(columns, has_text, length, by_id["label"].to_numpy(),
-                   by_id["slug"].to_numpy(), texts_for, preference_of)
+        ids = votes.traits["trait_id"]
+        return cls(columns, has_text, length, labels.reindex(ids).to_numpy(),
+                   ids.map(pages).to_numpy(), texts_for, preference_of)
 
 
 def choose_examples(pool: ExamplePool, votes: TraitVotes, results: ModelResults,
@@ -110,7 +109,7 @@ def choose_examples(pool: ExamplePool, votes: TraitVotes, results: ModelResults,
         example = examples[local]
         side = "A" if codes[local, trait] == schema.A else "B"
         shown_by = example.model_a if side == "A" else example.model_b
-        example.illustrates.append({"label": pool.labels[trait], "slug": pool.slugs[trait],
+        example.illustrates.append({"label": pool.labels[trait], "page": pool.pages[trait],
                                     "side": f"{side}, {shown_by}"})
         anchors[trait_ids[trait]] = example.anchor
     return list(examples.values()), anchors

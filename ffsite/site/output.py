@@ -1,8 +1,9 @@
-"""Writing the site's files into the build folder: pages, data downloads, assets.
+"""The site's output: the pages and data tables builders produce, then the files.
 
-Every page is rendered with `root`, the relative path back to the site's top ("" or
-"../"), so links work under any subpath and from file://.  Every data table is written
-as CSV and JSON under data/ with the same stable name.
+Builders only record what they produce (`SiteOutput`); once every builder has run, the
+tables are written as CSV and JSON under data/ and the pages are rendered, each with
+`published` (every table, so any page can list them all) and `root`, the relative path
+back to the site's top ("" or "../"), so links work under any subpath and from file://.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import jinja2
 import numpy as np
 import pandas as pd
 
+from ffsite.site.progress import Progress
 from ffsite.site.render import render
+from ffsite.site.urls import root
 
 
 @dataclass(frozen=True)
@@ -53,36 +56,60 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Page:
+    path: str  # from the site's top
+    template: str
+    context: dict[str, Any]
+
+
+@dataclass
+class SiteOutput:
+    """What the page builders produce, in the order they produce it; nothing is written
+    until `write_output`."""
+
+    pages: list[Page] = field(default_factory=list)
+    tables: list[tuple[Download, pd.DataFrame]] = field(default_factory=list)
+
+    def page(self, path: str, template: str, **context: Any) -> None:
+        """A page at `path` (relative to the site's top), rendered from `template`."""
+        self.pages.append(Page(path, template, context))
+
+    def data(self, name: str, frame: pd.DataFrame, title: str, page: str) -> Download:
+        """Publish a table as data/<name>.csv and .json; return its download links."""
+        download = Download(name, title, page)
+        self.tables.append((download, frame))
+        return download
+
+    @property
+    def downloads(self) -> list[Download]:
+        return [download for download, _ in self.tables]
+
+
 @dataclass
 class SiteWriter:
     root: Path
     env: jinja2.Environment
     common: dict[str, Any]
-    downloads: list[Download] = field(default_factory=list)
-    pages: list[str] = field(default_factory=list)
 
     def write(self, path: str, data: bytes | str) -> None:
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
-    def page(self, path: str, template: str, **context: Any) -> None:
-        """Render `template` to `path` (relative to the site's top)."""
-        root = "../" * path.count("/")
-        html = render(self.env, template, {**self.common, "root": root, "page_path": path,
-                                           **context})
-        self.write(path, html)
-        self.pages.append(path)
-
-    def data(self, name: str, frame: pd.DataFrame, title: str, page: str) -> Download:
-        """Publish a table as data/<name>.csv and .json; return its download links."""
-        download = Download(name, title, page)
-        self.write(download.csv, spreadsheet_safe(frame).to_csv(index=False,
-                                                                 lineterminator="\n"))
-        self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
-                                             indent=1, allow_nan=False) + "\n")
-        self.downloads.append(download)
-        return download
+    def write_output(self, output: SiteOutput, progress: Progress) -> None:
+        """Every table of `output`, then every page."""
+        for download, frame in output.tables:
+            self.write(download.csv, spreadsheet_safe(frame).to_csv(index=False,
+                                                                     lineterminator="\n"))
+            self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
+                                                 indent=1, allow_nan=False) + "\n")
+        common = {**self.common,
+                  "published": sorted(output.downloads, key=lambda d: d.name)}
+        for page in progress.items("writing pages", output.pages):
+            html = render(self.env, page.template,
+                          {**common, "root": root(page.path), **page.context})
+            self.write(page.path, html)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

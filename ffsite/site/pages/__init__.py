@@ -1,10 +1,10 @@
-"""The site's pages: one builder per page kind, run in this order.
+"""The site's pages: one builder per page kind.
 
-A builder is a function `build(ctx: SiteContext) -> None` that computes what it needs,
-publishes its tables with `ctx.writer.data(...)` and renders pages with
-`ctx.writer.page(...)`.  To add a page kind (ratings, communication traits, ...), write
-a module here, add its builder to PAGE_BUILDERS and, for a top-level page, an entry to
-NAV.  The downloads page runs last because it lists every table the others published.
+A builder is a function `build(ctx: SiteContext) -> None` that computes what it needs
+and hands it to `ctx.output`: tables to publish (`ctx.output.data(...)`, which returns
+the download links) and pages to render (`ctx.output.page(...)`).  Nothing is written
+until every builder has run, so they may run in any order.  To add a page kind, write a
+module here, add its builder to PAGE_BUILDERS and, for a top-level page, an entry to NAV.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ffsite.site.pages import (
     ratings,
     traits,
 )
+from ffsite.site.urls import page_path
 
 PageBuilder = Callable[[SiteContext], None]
 
@@ -41,15 +42,15 @@ PAGE_BUILDERS: list[PageBuilder] = [
 ]
 
 # (page, label) of the main navigation, in order.
-NAV: list[tuple[str, str]] = [
-    ("index.html", "Leaderboard"),
-    ("ratings.html", "Ratings"),
-    ("communication.html", "Communication"),
-    ("datasets.html", "Datasets"),
-    ("traits.html", "Traits"),
-    ("compare.html", "Compare"),
-    ("agreement.html", "Trait agreement"),
-    ("methodology.html", "Methodology"),
-    ("about.html", "About"),
-    ("downloads.html", "Downloads"),
-]
+NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
+    ("index", "Leaderboard"),
+    ("ratings", "Ratings"),
+    ("communication", "Communication"),
+    ("datasets", "Datasets"),
+    ("traits", "Traits"),
+    ("compare", "Compare"),
+    ("agreement", "Trait agreement"),
+    ("methodology", "Methodology"),
+    ("about", "About"),
+    ("downloads", "Downloads"),
+)]

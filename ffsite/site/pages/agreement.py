@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from ffsite.metrics.results import trait_agreement
 from ffsite.site import charts
-from ffsite.site.agreement import trait_agreement
-from ffsite.site.context import SiteContext
+from ffsite.site.context import SiteContext, labelled
 from ffsite.site.pages.home import trait_order
 from ffsite.site.render import number, signed
+from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import Cell, Column, Table, chart, count_cell, sort_value
 
 
 def build(ctx: SiteContext) -> None:
-    labels = ctx.traits.set_index("trait_id")
-    pairs = trait_agreement(ctx.votes, labels["label"])
+    page = page_path("agreement")
+    labels = ctx.labels
+    pairs = trait_agreement(ctx.votes)
+    pairs = labelled(labelled(pairs, labels, "trait_id_a", "trait_a"), labels, "trait_id_b",
+                     "trait_b")
     pairs = pairs.sort_values(["cohens_kappa", "trait_id_a", "trait_id_b"],
                               ascending=[False, True, True], kind="stable",
                               na_position="last").reset_index(drop=True)
-    download = ctx.writer.data("trait-agreement", pairs, "Trait agreement: kappa and "
-                               "relevance overlap for every pair of traits", "agreement.html")
+    download = ctx.output.data("trait-agreement", pairs, "Trait agreement: kappa and "
+                               "relevance overlap for every pair of traits", page)
     table = Table("agreement", "Every pair of traits that were relevant together", [
         Column("trait_a", "Trait", numeric=False),
         Column("trait_b", "Other trait", numeric=False),
@@ -26,9 +30,8 @@ def build(ctx: SiteContext) -> None:
                title="both relevant / at least one relevant"),
         Column("both", "Both relevant"),
         Column("either", "Either relevant")],
-        [[Cell(r.trait_a, href=f"traits/{labels.at[r.trait_id_a, 'slug']}.html",
-               header=True),
-          Cell(r.trait_b, href=f"traits/{labels.at[r.trait_id_b, 'slug']}.html"),
+        [[Cell(r.trait_a, href=link(page, ctx.slugs.page(TRAITS, r.trait_id_a)), header=True),
+          Cell(r.trait_b, href=link(page, ctx.slugs.page(TRAITS, r.trait_id_b))),
           Cell(signed(r.cohens_kappa), sort_value(r.cohens_kappa)),
           Cell(number(r.overlap), sort_value(r.overlap)),
           count_cell(r.both_relevant), count_cell(r.either_relevant)]
@@ -36,11 +39,11 @@ def build(ctx: SiteContext) -> None:
     heatmap = None
     if len(pairs):
         present = set(pairs["trait_id_a"]) | set(pairs["trait_id_b"])
-        order = [labels.at[t, "label"] for t in trait_order(ctx) if t in present]
+        order = [labels[t] for t in trait_order(ctx) if t in present]
         heatmap = chart("agreement-chart", charts.agreement_heatmap(
             pairs, order, "Heatmap of Cohen's kappa between every pair of traits on the "
             "comparisons where both gave an A/B vote (blue: they pick the same side, red: "
             "opposite sides); the inner square's size is the relevance overlap. The table "
             "below lists every pair."))
-    ctx.writer.page("agreement.html", "agreement.html", section="agreement.html",
-                    table=table, heatmap=heatmap, charts=[heatmap] if heatmap else [])
+    ctx.output.page(page, "agreement.html", section=page, table=table, heatmap=heatmap,
+                    charts=[heatmap] if heatmap else [])

@@ -10,6 +10,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import number, percent
+from ffsite.site.urls import page_path
 from ffsite.site.views import Cell, Column, Table, chart, sort_value
 
 SHARES = {"ends_with_question"}  # 0/1 per response: the average is a share
@@ -31,14 +32,14 @@ def value_cell(measure: str, value: float) -> Cell:
 def build(ctx: SiteContext) -> None:
     averages = ctx.communication()
     names = measures(averages)
-    download = ctx.writer.data("communication", averages[["model", *names]],
-                               "Communication traits: per-model averages",
-                               "communication.html")
+    page = page_path("communication")
+    download = ctx.output.data("communication", averages[["model", *names]],
+                               "Communication traits: per-model averages", page)
     table = Table("communication", "Average per response (ends with a question: share of "
                   "responses)", [Column("model", "Model", numeric=False),
                                  *[Column(m, LABELS.get(m, m), title=GROUPS.get(m, ""))
                                    for m in names]],
-                  [[model_cell(ctx, row[0], prefix=""),
+                  [[model_cell(ctx, page, row[0]),
                     *[value_cell(m, v) for m, v in zip(names, row[1:], strict=True)]]
                    for row in averages[["model", *names]].itertuples(index=False)], download)
     figure = None
@@ -49,8 +50,7 @@ def build(ctx: SiteContext) -> None:
             long, names, [LABELS.get(m, m) for m in names], "Measure", "average",
             "Average of the chosen communication trait per model, highest first. The table "
             "below lists every number."))
-    ctx.writer.page("communication.html", "communication.html",
-                    section="communication.html", table=table, figure=figure,
+    ctx.output.page(page, "communication.html", section=page, table=table, figure=figure,
                     charts=[figure] if figure else [])
 
 

@@ -11,6 +11,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.home import trait_order
 from ffsite.site.render import json_script
+from ffsite.site.urls import page_path
 from ffsite.site.views import chart
 
 
@@ -18,7 +19,7 @@ def build(ctx: SiteContext) -> None:
     long = ctx.models.traits
     models = list(ctx.models.models["model"])
     order = [t for t in trait_order(ctx) if t in set(long["trait_id"])]
-    labels = ctx.traits.set_index("trait_id")
+    labels = ctx.labels
     pivot = long.pivot(index="model", columns="trait_id", values="strength") if len(
         long) else None
     strength = {}
@@ -26,12 +27,13 @@ def build(ctx: SiteContext) -> None:
         values = pivot.loc[model].reindex(order)
         strength[model] = [None if v != v else round(float(v), 4) for v in values]
     data = {"models": models,
-            "traits": [{"label": labels.at[t, "label"], "slug": labels.at[t, "slug"]}
-                       for t in order],
+            # compare.js links each trait to traits/<slug>.html
+            "traits": [{"label": labels[t], "slug": ctx.slugs.traits[t]} for t in order],
             "strength": strength}
     difference = chart("compare-chart", charts.difference_bars(
         "Per-trait difference in strength between the two chosen models (first minus "
         "second), largest differences first. The table lists the same numbers."))
-    ctx.writer.page("compare.html", "compare.html", section="compare.html", models=models,
+    page = page_path("compare")
+    ctx.output.page(page, "compare.html", section=page, models=models,
                     data=json_script(data), difference=difference, charts=[difference],
                     reference=ctx.models.reference_model)

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 from ffsite.site.context import SiteContext
 from ffsite.site.render import content_markdown
+from ffsite.site.urls import page_path
 from ffsite.site.views import Cell, Column, Table
 
 
 def build(ctx: SiteContext) -> None:
-    writer = ctx.writer
+    output = ctx.output
     markdown = ctx.config.markdown_file
-    writer.page("methodology.html", "page.html", section="methodology.html",
-                title="Methodology", body=content_markdown(markdown("methodology.md")))
-    writer.page("about.html", "page.html", section="about.html", title="About",
+    methodology, about = page_path("methodology"), page_path("about")
+    output.page(methodology, "page.html", section=methodology, title="Methodology",
+                body=content_markdown(markdown("methodology.md")))
+    output.page(about, "page.html", section=about, title="About",
                 body=content_markdown(markdown("about.md")), judges=judge_table(ctx))
     # Hosts serve 404.html at any depth, so it links through the configured base URL.
-    writer.page("404.html", "404.html", section="", base_href=ctx.config.base_url)
+    output.page(page_path("404"), "404.html", section="", base_href=ctx.config.base_url)
 
 
 def judge_table(ctx: SiteContext) -> Table:

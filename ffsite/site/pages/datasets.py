@@ -10,10 +10,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ffsite._names import safe_name
-from ffsite.metrics.strength import preference_sides
-from ffsite.site import charts, tables
+from ffsite.metrics.results import DatasetDetails
+from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import NOT_ZERO, number
+from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     CUE_BETTER,
     CUE_ENCOURAGED,
@@ -35,13 +36,13 @@ TOP = 5
 
 def build(ctx: SiteContext) -> None:
     summary = ctx.datasets
-    writer = ctx.writer
-    index_download = writer.data("datasets", summary.drop(columns="slug"), "Datasets",
-                                 "datasets.html")
-    all_download = writer.data("dataset-traits", ctx.dataset_traits,
-                               "Every dataset's traits vs its preference annotator",
-                               "datasets.html")
-    rows = [[Cell(row.dataset, href=f"datasets/{row.slug}.html", header=True),
+    output = ctx.output
+    index = page_path(DATASETS)
+    index_download = output.data("datasets", summary, "Datasets", index)
+    all_download = output.data("dataset-traits", ctx.dataset_traits,
+                               "Every dataset's traits vs its preference annotator", index)
+    rows = [[Cell(row.dataset, href=link(index, ctx.slugs.page(DATASETS, row.dataset)),
+                  header=True),
              count_cell(row.comparisons), count_cell(row.models),
              Cell(row.preference_annotators or "none")]
             for row in summary.itertuples(index=False)]
@@ -50,29 +51,28 @@ def build(ctx: SiteContext) -> None:
         Column("comparisons", "Comparisons"),
         Column("models", "Models"),
         Column("annotators", "Preference annotators", numeric=False)], rows, index_download)
-    writer.page("datasets.html", "datasets.html", section="datasets.html", table=table,
+    output.page(index, "datasets.html", section=index, table=table,
                 all_download=all_download)
 
-    sides = preference_sides(ctx.annotations)
+    details = ctx.dataset_details()
     for row in ctx.progress.items("dataset pages", list(summary.itertuples(index=False))):
-        dataset_page(ctx, row, sides)
+        dataset_page(ctx, row, details[row.dataset])
 
 
-def dataset_page(ctx: SiteContext, row, sides) -> None:
-    dataset, slug = row.dataset, row.slug
-    page = f"datasets/{slug}.html"
-    writer = ctx.writer
+def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
+    dataset, slug = row.dataset, ctx.slugs.datasets[row.dataset]
+    page = page_path(DATASETS, slug)
+    output = ctx.output
     own = ctx.dataset_traits[ctx.dataset_traits["dataset"] == dataset].sort_values(
         ["strength", "trait_id"], ascending=[False, True], kind="stable")
-    trait_slugs = ctx.traits.set_index("trait_id")["slug"]
     result, profile = None, None
     if len(own):
-        download = writer.data(f"dataset-{slug}-traits", own,
+        download = output.data(f"dataset-{slug}-traits", own,
                                f"{dataset}: traits vs the preference annotator", page)
         result = Table("result", "Strength of each trait against the preference annotations",
                        [Column("trait", "Trait", numeric=False),
                         *metric_columns(CUE_ENCOURAGED)],
-                       [[Cell(r.trait, href=f"../traits/{trait_slugs[r.trait_id]}.html",
+                       [[Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),
                               header=True), *metric_cells(r, ctx.min_valid)]
                         for r in own.itertuples(index=False)], download)
         profile = chart("result-chart", charts.strength_bars(
@@ -81,31 +81,27 @@ def dataset_page(ctx: SiteContext, row, sides) -> None:
             "right of zero the annotators prefer the response that shows the trait more "
             "(encouraged), left less (discouraged). The table below lists the numbers."))
 
-    useful, skipped = tables.split_columns(ctx.annotations, dataset)
     splits = []
-    for position, column in enumerate(useful, start=1):
-        long = tables.split_results(ctx.annotations, ctx.votes, ctx.traits, dataset, column,
-                                    sides, ctx.min_valid)
+    for position, (column, long) in enumerate(details.splits.items(), start=1):
         name = column.removeprefix("meta.")
         if long.empty:
             continue
-        download = writer.data(f"dataset-{slug}-by-{safe_name(name)}", long,
+        download = output.data(f"dataset-{slug}-by-{safe_name(name)}", long,
                                f"{dataset}: traits by {name}", page)
-        splits.append(wide_table(ctx, f"split-{position}", f"Strength by {name}, traits "
-                                 "sorted by max diff", long, "value", download))
-    annotators = tables.annotator_results(ctx.annotations, ctx.votes, ctx.traits, dataset,
-                                          ctx.min_valid)
+        splits.append(wide_table(ctx, page, f"split-{position}", f"Strength by {name}, "
+                                 "traits sorted by max diff", long, "value", download))
+    annotators = details.annotators
     annotator_table = None
     if annotators is not None and len(annotators):
-        download = writer.data(f"dataset-{slug}-annotators", annotators,
+        download = output.data(f"dataset-{slug}-annotators", annotators,
                                f"{dataset}: traits by preference annotator", page)
-        annotator_table = wide_table(ctx, "annotators", "Strength by preference annotator, "
-                                     "traits sorted by max diff", annotators, "annotator",
-                                     download)
-    wins = tables.win_rates(ctx.annotations, dataset, ctx.models.reference_model)
+        annotator_table = wide_table(ctx, page, "annotators", "Strength by preference "
+                                     "annotator, traits sorted by max diff", annotators,
+                                     "annotator", download)
+    wins = details.win_rates
     win_table = None
     if wins is not None:
-        download = writer.data(f"dataset-{slug}-win-rates", wins,
+        download = output.data(f"dataset-{slug}-win-rates", wins,
                                f"{dataset}: win rates against the reference", page)
         win_table = Table("win-rates", f"Win rate against {ctx.models.reference_model} "
                           f"(judged by {row.default_annotator}; a tie counts as half a win)",
@@ -114,32 +110,33 @@ def dataset_page(ctx: SiteContext, row, sides) -> None:
                            Column("wins", "Wins"),
                            Column("ties", "Ties"),
                            Column("losses", "Losses", cue="lower is better")],
-                          [[model_cell(ctx, w.model), percent_cell(w.win_rate),
+                          [[model_cell(ctx, page, w.model), percent_cell(w.win_rate),
                             count_cell(w.wins), count_cell(w.ties), count_cell(w.losses)]
                            for w in wins.itertuples(index=False)], download)
 
     findings = own[own["finding"]] if len(own) else own
     descriptions = ctx.annotations.preference_descriptions
     annotator_names = [a for a in row.preference_annotators.split(", ") if a]
-    writer.page(page, "dataset.html", section="datasets.html", dataset=dataset, row=row,
+    output.page(page, "dataset.html", section=page_path(DATASETS), dataset=dataset, row=row,
                 annotators=[(a, descriptions.get(a, "")) for a in annotator_names],
                 result=result, profile=profile, charts=[profile] if profile else [],
                 encouraged=findings[findings["strength"] >= NOT_ZERO].head(TOP),
                 discouraged=findings[findings["strength"] <= -NOT_ZERO].sort_values(
                     "strength").head(TOP),
                 splits=splits, skipped=[(c.removeprefix("meta."), why)
-                                        for c, why in sorted(skipped.items())],
-                annotator_table=annotator_table, win_table=win_table, slugs=trait_slugs)
+                                        for c, why in sorted(details.skipped.items())],
+                annotator_table=annotator_table, win_table=win_table,
+                trait_pages=ctx.slugs.pages(TRAITS))
 
 
-def model_cell(ctx: SiteContext, model: str, prefix: str = "../") -> Cell:
+def model_cell(ctx: SiteContext, page: str, model: str) -> Cell:
     """A row header naming a model, linked to its page when it has one."""
-    slug = ctx.model_slug(model)
-    return Cell(model, href=f"{prefix}models/{slug}.html" if slug else None, header=True)
+    target = ctx.slugs.page(MODELS, model)
+    return Cell(model, href=link(page, target) if target else None, header=True)
 
 
-def wide_table(ctx: SiteContext, table_id: str, caption: str, long: pd.DataFrame,
-               group: str, download) -> Table:
+def wide_table(ctx: SiteContext, page: str, table_id: str, caption: str,
+               long: pd.DataFrame, group: str, download) -> Table:
     """Traits as rows (in the frame's max-diff order), one strength column per group."""
     groups = list(dict.fromkeys(long[group]))
     sizes = long.groupby(group)["num_votes"].max()
@@ -149,11 +146,10 @@ def wide_table(ctx: SiteContext, table_id: str, caption: str, long: pd.DataFrame
     columns.append(Column("max_diff", "Max diff", cue="higher = groups differ more"))
     cells = {(r[0], r[1]): r[2:] for r in long[[group, "trait_id", *HEAT]].itertuples(
         index=False)}
-    slugs = ctx.traits.set_index("trait_id")["slug"]
     rows = []
     for trait_id, trait, diff in long[["trait_id", "trait", "max_diff"]].drop_duplicates(
             "trait_id").itertuples(index=False):
-        row = [Cell(trait, href=f"../traits/{slugs[trait_id]}.html", header=True)]
+        row = [Cell(trait, href=link(page, ctx.slugs.page(TRAITS, trait_id)), header=True)]
         for g in groups:
             found = cells.get((g, trait_id))
             if found:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import content_markdown
+from ffsite.site.urls import MODELS, link, page_path
 from ffsite.site.views import (
     CUE_STRENGTH,
     HEAT,
@@ -26,21 +28,21 @@ def trait_order(ctx: SiteContext) -> list[str]:
     long = ctx.models.traits
     if long.empty:
         return list(ctx.traits["trait_id"])
-    spread = long.groupby("trait_id")["strength"].agg(lambda s: s.max() - s.min())
-    frame = spread.rename("spread").reset_index()
+    frame = spread(long).rename("spread").reset_index()
     return list(frame.sort_values(["spread", "trait_id"], ascending=[False, True],
                                   kind="stable")["trait_id"])
 
 
 def build(ctx: SiteContext) -> None:
     results = ctx.models
-    writer = ctx.writer
+    output = ctx.output
+    page = page_path("index")
     order = trait_order(ctx)
     labels = ctx.traits.set_index("trait_id")
     long = results.traits
-    writer.data("models", results.models.drop(columns="slug"), "Models", "index.html")
-    long_download = writer.data("model-traits", long, "Every model's traits vs the reference "
-                                "(all metrics)", "index.html")
+    output.data("models", results.models, "Models", page)
+    long_download = output.data("model-traits", long, "Every model's traits vs the reference "
+                                "(all metrics)", page)
     wide = pd.DataFrame({"model": results.models["model"],
                          "comparisons": results.models["comparisons"]})
     pivot = long.pivot(index="model", columns="trait_id", values="strength") if len(
@@ -48,8 +50,8 @@ def build(ctx: SiteContext) -> None:
     shown = [t for t in order if t in pivot.columns]
     for trait_id in shown:
         wide[trait_id] = wide["model"].map(pivot[trait_id]).to_numpy()
-    download = writer.data("leaderboard", wide, "Leaderboard: strength per model and trait "
-                           "(columns named by trait_id)", "index.html")
+    download = output.data("leaderboard", wide, "Leaderboard: strength per model and trait "
+                           "(columns named by trait_id)", page)
 
     columns = [Column("model", "Model", numeric=False),
                Column("comparisons", "Comparisons",
@@ -59,9 +61,9 @@ def build(ctx: SiteContext) -> None:
     cells = {(row[0], row[1]): row[2:]
              for row in long[["model", "trait_id", *HEAT]].itertuples(index=False)}
     rows = []
-    for model, slug, n in results.models[["model", "slug", "comparisons"]].itertuples(
-            index=False):
-        row = [Cell(model, href=f"models/{slug}.html", header=True), count_cell(n)]
+    for model, n in results.models[["model", "comparisons"]].itertuples(index=False):
+        row = [Cell(model, href=link(page, ctx.slugs.page(MODELS, model)), header=True),
+               count_cell(n)]
         for trait_id in shown:
             if (model, trait_id) in cells:
                 value, finding, valid, low, high = cells[(model, trait_id)]
@@ -82,7 +84,7 @@ def build(ctx: SiteContext) -> None:
             strip, f"The {len(top)} traits on which models differ most. Each tick is one "
             "model's strength against the reference: right of zero, the model shows the "
             "trait more; left, less. Every number is in the table below."))
-    writer.page("index.html", "home.html", section="index.html",
+    output.page(page, "home.html", section=page,
                 intro=content_markdown(ctx.config.markdown_file("intro.md")),
                 table=table, headline=headline, charts=[headline] if headline else [],
                 long_download=long_download, reference=results.reference_model,

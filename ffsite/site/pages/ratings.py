@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ffsite.metrics.indices import DEFAULT_INDICES
+from ffsite.metrics.results import DEFAULT_INDICES
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.home import trait_order
 from ffsite.site.render import number
+from ffsite.site.urls import page_path
 from ffsite.site.views import Cell, Column, Table, chart, count_cell, sort_value
 
 CUE_INDEX = "higher = shows the index's traits more"
@@ -19,25 +20,24 @@ CUE_ELO = "higher = shows the trait more"
 
 def build(ctx: SiteContext) -> None:
     ratings, indices = ctx.ratings(), ctx.indices()
-    writer = ctx.writer
-    rating_download = writer.data("ratings", ratings, "Elo rating per trait and model",
-                                  "ratings.html")
-    index_download = writer.data("indices", indices, "Index scores per model",
-                                 "ratings.html")
+    output = ctx.output
+    page = page_path("ratings")
+    rating_download = output.data("ratings", ratings, "Elo rating per trait and model", page)
+    index_download = output.data("indices", indices, "Index scores per model", page)
     names = [i.name for i in DEFAULT_INDICES if i.name in set(indices["index"])]
     scores = {(r.model, r.index): r for r in indices.itertuples(index=False)}
     models = sorted(set(indices["model"]), key=str.lower)
     table = Table("indices", "Index scores (percentile rank among the rated models, 1–100)",
                   [Column("model", "Model", numeric=False),
                    *[Column(f"i{n}", name, cue=CUE_INDEX) for n, name in enumerate(names)]],
-                  [[model_cell(ctx, model, prefix=""),
+                  [[model_cell(ctx, page, model),
                     *[index_cell(scores.get((model, name))) for name in names]]
                    for model in models], index_download)
 
     elo = None
     if len(ratings):
         order = [t for t in trait_order(ctx) if t in set(ratings["trait_id"])]
-        labels = ctx.traits.set_index("trait_id")["label"]
+        labels = ctx.labels
         rows = ratings.rename(columns={"trait_id": "key", "model": "name", "elo": "value",
                                        "ci_low": "low", "ci_high": "high"})
         elo = chart("elo-chart", charts.selectable(
@@ -45,10 +45,10 @@ def build(ctx: SiteContext) -> None:
             f"Elo rating of every model on the chosen trait, with its 95% interval; "
             f"{ctx.config.reference_model} is fixed at 1000. The ratings table (download) "
             "has every number.", interval=True))
-    writer.page("ratings.html", "ratings.html", section="ratings.html", table=table,
+    output.page(page, "ratings.html", section=page, table=table,
                 elo=elo, charts=[elo] if elo else [], rating_download=rating_download,
                 indices=[i for i in DEFAULT_INDICES if i.name in names],
-                trait_labels=ctx.traits.set_index("trait_id")["label"],
+                trait_labels=ctx.labels,
                 reference=ctx.config.reference_model,
                 resamples=ctx.config.rating_resamples)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import number
+from ffsite.site.urls import DATASETS, TRAITS, link, page_path
 from ffsite.site.views import (
     CUE_ENCOURAGED,
     Cell,
@@ -20,43 +22,45 @@ from ffsite.site.views import (
 
 
 def build(ctx: SiteContext) -> None:
-    writer = ctx.writer
+    output = ctx.output
+    index_page = page_path(TRAITS)
     traits = ctx.traits
     by_model = ctx.models.traits
-    spread = by_model.groupby("trait_id")["strength"].agg(lambda s: s.max() - s.min())
-    index = traits.drop(columns="slug").assign(
-        spread_across_models=traits["trait_id"].map(spread).to_numpy())
-    download = writer.data("traits", index.rename(columns={"trait": "wording",
+    index = traits.assign(spread_across_models=traits["trait_id"].map(
+        spread(by_model)).to_numpy())
+    download = output.data("traits", index.rename(columns={"trait": "wording",
                                                            "label": "trait"}),
-                           "Traits", "traits.html")
+                           "Traits", index_page)
     table = Table("trait-index", "Traits", [
         Column("trait", "Trait", numeric=False),
         Column("set", "Trait set", numeric=False),
         Column("judge", "Judge", numeric=False),
         Column("spread", "Spread across models", cue="higher = models differ more",
                title="max − min strength across models")],
-        [[Cell(r.label, href=f"traits/{r.slug}.html", header=True), Cell(r.trait_set),
+        [[Cell(r.label, href=link(index_page, ctx.slugs.page(TRAITS, r.trait_id)),
+               header=True), Cell(r.trait_set),
           Cell(r.judge), Cell(number(r.spread_across_models),
                               sort_value(r.spread_across_models))]
-         for r in index.assign(slug=traits["slug"]).itertuples(index=False)], download)
-    writer.page("traits.html", "traits.html", section="traits.html", table=table)
+         for r in index.itertuples(index=False)], download)
+    output.page(index_page, "traits.html", section=index_page, table=table)
 
     models_of = dict(tuple(by_model.groupby("trait_id", sort=False)))
     datasets_of = dict(tuple(ctx.dataset_traits.groupby("trait_id", sort=False)))
-    dataset_slugs = ctx.datasets.set_index("dataset")["slug"]
     ratings_of = dict(tuple(ctx.ratings().groupby("trait_id", sort=False)))
     for trait in ctx.progress.items("trait pages", list(traits.itertuples(index=False))):
-        page = f"traits/{trait.slug}.html"
+        slug = ctx.slugs.traits[trait.trait_id]
+        page = page_path(TRAITS, slug)
         model_table, dataset_table, profile = None, None, None
         own = models_of.get(trait.trait_id)
         if own is not None:
             own = own.sort_values(["strength", "model"], ascending=[False, True],
                                   kind="stable")
-            download = writer.data(f"trait-{trait.slug}-models", own,
+            download = output.data(f"trait-{slug}-models", own,
                                    f"{trait.label}: every model vs the reference", page)
             model_table = Table("models", "Models against the reference",
                                 [Column("model", "Model", numeric=False), *metric_columns()],
-                                [[model_cell(ctx, r.model), *metric_cells(r, ctx.min_valid)]
+                                [[model_cell(ctx, page, r.model),
+                                  *metric_cells(r, ctx.min_valid)]
                                  for r in own.itertuples(index=False)], download)
             profile = chart("trait-chart", charts.strength_bars(
                 own.assign(name=own["model"]), "model",
@@ -64,24 +68,25 @@ def build(ctx: SiteContext) -> None:
                 "highest first. The table below lists the same numbers."))
         found = datasets_of.get(trait.trait_id)
         if found is not None:
-            download = writer.data(f"trait-{trait.slug}-datasets", found,
+            download = output.data(f"trait-{slug}-datasets", found,
                                    f"{trait.label}: every dataset's preference", page)
             dataset_table = Table(
                 "datasets", "Datasets: does the preference annotator encourage it?",
                 [Column("dataset", "Dataset", numeric=False),
                  Column("judge", "Preference annotator", numeric=False),
                  *metric_columns(CUE_ENCOURAGED)],
-                [[Cell(r.dataset, href=f"../datasets/{dataset_slugs[r.dataset]}.html",
+                [[Cell(r.dataset, href=link(page, ctx.slugs.page(DATASETS, r.dataset)),
                        header=True), Cell(r.judge), *metric_cells(r, ctx.min_valid)]
                  for r in found.itertuples(index=False)], download)
         elo_table = None
         rated = ratings_of.get(trait.trait_id)
         if rated is not None:
-            download = writer.data(f"trait-{trait.slug}-ratings", rated,
+            download = output.data(f"trait-{slug}-ratings", rated,
                                    f"{trait.label}: Elo per model", page)
             elo_table = rating_table(rated, "elo", "Elo rating of each model (the reference "
                                      "is 1000)", Column("model", "Model", numeric=False),
-                                     lambda r: model_cell(ctx, r.model), download)
-        writer.page(page, "trait.html", section="traits.html", trait=trait,
+                                     lambda r, page=page: model_cell(ctx, page, r.model),
+                                     download)
+        output.page(page, "trait.html", section=index_page, trait=trait,
                     model_table=model_table, dataset_table=dataset_table, profile=profile,
                     charts=[profile] if profile else [], elo_table=elo_table)

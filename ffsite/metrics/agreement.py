@@ -15,8 +15,8 @@ import pandas as pd
 from ffsite.format import schema
 from ffsite.metrics.strength import TraitVotes
 
-COLUMNS = ("trait_id_a", "trait_a", "trait_id_b", "trait_b", "cohens_kappa", "overlap",
-           "both_relevant", "either_relevant")
+COLUMNS = ("trait_id_a", "trait_id_b", "cohens_kappa", "overlap", "both_relevant",
+           "either_relevant")
 
 
 def agreement_counts(votes: TraitVotes) -> dict[str, np.ndarray]:
@@ -57,18 +57,15 @@ def kappa_and_overlap(counts: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
     return kappa, overlap, both, counts["either"]
 
 
-def trait_agreement(votes: TraitVotes, labels: pd.Series) -> pd.DataFrame:
-    """One row per unordered pair of traits with a relevant vote between them; `labels`
-    maps trait_id to the name pages show."""
+def trait_agreement(votes: TraitVotes) -> pd.DataFrame:
+    """One row per unordered pair of traits with a relevant vote between them."""
     kappa, overlap, both, either = kappa_and_overlap(agreement_counts(votes))
     ids = votes.traits["trait_id"].to_numpy()
     first, second = np.triu_indices(len(ids), k=1)
     keep = either[first, second] > 0
     first, second = first[keep], second[keep]
-    names = labels.reindex(ids).to_numpy()
     return pd.DataFrame({
-        "trait_id_a": ids[first], "trait_a": names[first],
-        "trait_id_b": ids[second], "trait_b": names[second],
+        "trait_id_a": ids[first], "trait_id_b": ids[second],
         "cohens_kappa": kappa[first, second], "overlap": overlap[first, second],
         "both_relevant": both[first, second].astype(np.int64),
         "either_relevant": either[first, second].astype(np.int64),

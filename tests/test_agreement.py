@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from ffsite.metrics.agreement import trait_agreement
 from ffsite.metrics.strength import TraitVotes
-from ffsite.site.agreement import trait_agreement
 
 
 def test_matches_sklearn_and_counting_with_traits_out_of_scope():
@@ -23,7 +23,7 @@ def test_matches_sklearn_and_counting_with_traits_out_of_scope():
     ids = [f"t{i}" for i in range(n_traits)]
     votes = TraitVotes(traits=pd.DataFrame({"trait_id": ids}), matrix=matrix,
                        dataset_code=dataset, datasets=["d0", "d1"], in_scope=in_scope)
-    table = trait_agreement(votes, pd.Series(ids, index=ids)).set_index(
+    table = trait_agreement(votes).set_index(
         ["trait_id_a", "trait_id_b"])
     assert len(table) == n_traits * (n_traits - 1) // 2
     for i in range(n_traits):
@@ -46,6 +46,6 @@ def test_undefined_kappa_is_missing_not_a_number():
     votes = TraitVotes(traits=pd.DataFrame({"trait_id": ["a", "b"]}), matrix=matrix,
                        dataset_code=np.zeros(3, np.int32), datasets=["d"],
                        in_scope=np.ones((1, 2), dtype=bool))
-    (row,) = trait_agreement(votes, pd.Series(["a", "b"], index=["a", "b"])).itertuples()
+    (row,) = trait_agreement(votes).itertuples()
     assert np.isnan(row.cohens_kappa)
     assert row.overlap == pytest.approx(2 / 3)

@@ -1,0 +1,362 @@
+"""Every result ffsite reports, as numbers: what `ffsite metrics`, `ffsite ratings` and
+the tables of `ffsite build` show (methods.md).
+
+- Trait tables (Feedback Forensics): each trait against a reference annotation, with
+  95% intervals, per group: per model against the reference model (Result B,
+  `model_results`), per dataset against its preference annotator (Result A,
+  `dataset_results`), a dataset split by metadata or by preference annotator
+  (`dataset_details`), or any of these as `ffsite metrics` asks (`metrics_table`).
+- Ratings (Bradley–Terry Elo per trait and model) and the indices built on them.
+- Win rates, model and dataset summaries, trait agreement, communication averages.
+
+Tables are long DataFrames keyed by model, dataset and trait id.  The engines beside
+this module compute them (strength: votes and counts; intervals; ratings; indices;
+agreement); labels, page names and formatting belong to the site (ffsite/site/).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ffsite.errors import FfsiteError, ParameterError
+from ffsite.format import schema
+from ffsite.format.read import Annotations
+from ffsite.format.response_metrics import ID_COLUMNS, read_response_metrics
+from ffsite.metrics.agreement import trait_agreement
+from ffsite.metrics.combine import combine
+from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
+from ffsite.metrics.intervals import metric_frame_with_intervals
+from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
+from ffsite.metrics.strength import (
+    METRIC_COLUMNS,
+    Reference,
+    TraitVotes,
+    default_preference_judge,
+    group_by_column,
+    max_diff,
+    model_reference,
+    preference_judges,
+    preference_sides,
+    sides_reference,
+    trait_votes,
+)
+
+__all__ = [
+    "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails",
+    "ModelResults", "Reference", "TraitVotes", "communication_averages",
+    "dataset_details", "dataset_results", "dataset_summary", "default_preference_judge",
+    "indices_table", "metrics_table", "model_dataset_counts", "model_results",
+    "preference_codes", "ratings_table", "spread", "trait_agreement", "trait_results",
+    "trait_votes", "win_rates",
+]
+
+# The metric columns of every trait table, in this order; <m>_low and <m>_high bound a
+# 95% interval (ffsite.metrics.intervals).
+METRICS = ("strength", "strength_low", "strength_high", "relevance", "relevance_low",
+           "relevance_high", "cohens_kappa", "cohens_kappa_low", "cohens_kappa_high",
+           "cohens_kappa_sklearn", "agreement", "num_votes", "valid_votes", "agreed",
+           "disagreed", "not_applicable", "invalid")
+# What `ffsite metrics` prints after the trait columns: every count and metric, the
+# strength's 95% interval right after it.
+METRICS_TABLE_COLUMNS = tuple(name for metric in METRIC_COLUMNS for name in (
+    (metric, "ci_low", "ci_high") if metric == "strength" else (metric,)))
+# Intervals are Monte Carlo: one seed everywhere, so a table's bounds never change.
+INTERVAL_SEED = 0
+# A metadata column is a useful split when it has this many values (FF's tables have few).
+MAX_SPLIT_VALUES = 30
+
+
+# ---------------------------------------------------------------------- trait tables
+
+def trait_results(votes: TraitVotes, reference: Reference, group: str,
+                  min_valid_votes: int) -> pd.DataFrame:
+    """Every FF metric with its 95% interval, per (group, trait): `group`, trait_id,
+    METRICS, finding (enough valid votes to count as a finding)."""
+    frame = metric_frame_with_intervals(votes, reference, group_name=group,
+                                        min_valid_votes=min_valid_votes, seed=INTERVAL_SEED)
+    columns = {group: frame[group].astype(object).to_numpy(),
+               "trait_id": frame["trait_id"].to_numpy()}
+    valid_votes = frame["agreed"].to_numpy() + frame["disagreed"].to_numpy()
+    for name in METRICS:
+        columns[name] = valid_votes if name == "valid_votes" else frame[name].to_numpy()
+    # Cells with too few A/B votes are shown but not presented as findings.
+    columns["finding"] = ~frame["too_few_votes"].to_numpy()
+    return pd.DataFrame(columns)
+
+
+def metrics_table(annotations: Annotations, *, against: str = "preference",
+                  reference_models: Sequence[str] | None = None,
+                  dataset: str | None = None, split_by: str | None = None,
+                  rule: str = "majority", judges: Sequence[str] | None = None
+                  ) -> pd.DataFrame:
+    """What `ffsite metrics` prints: one row per trait (per split value when split), with
+    METRICS_TABLE_COLUMNS; `ci_low`, `ci_high` are the strength's 95% interval, as the
+    site computes it.
+
+    `against` is "preference", "preference:JUDGE" or "model:NAME".
+    """
+    mask = _dataset_mask(annotations, dataset)
+    votes = trait_votes(annotations, rule=rule, judges=judges)
+    group_codes, groups = group_by_column(annotations, split_by, mask)
+    if against == "preference" or against.startswith("preference:"):
+        if reference_models:  # silently ignoring them would answer another question
+            raise ParameterError("{reference_models} only applies with {against} model:NAME; "
+                                 "drop it or compare with a model", "reference_models",
+                                 "against")
+        judge = against.partition(":")[2] or None
+        reference = sides_reference(preference_sides(annotations, judge=judge, rule=rule),
+                                    group_codes, groups)
+    elif against.startswith("model:"):
+        model = against.partition(":")[2]
+        by_model = model_reference(annotations, targets=[model],
+                                   reference_models=reference_models, mask=mask)
+        keep = group_codes[by_model.comparison] >= 0
+        reference = Reference(by_model.comparison[keep],
+                              group_codes[by_model.comparison[keep]],
+                              by_model.side[keep], groups)
+    else:
+        raise ParameterError(f"{{against}} {against}: use 'preference', 'preference:JUDGE' or "
+                             "'model:NAME'", "against")
+    frame = metric_frame_with_intervals(votes, reference, group_name="split",
+                                        seed=INTERVAL_SEED)
+    frame = frame.rename(columns={"strength_low": "ci_low", "strength_high": "ci_high"})
+    keys = ["trait_id", "description", "judge"] if split_by is None else [
+        "split", "trait_id", "description", "judge"]
+    return frame[[*keys, *METRICS_TABLE_COLUMNS]]
+
+
+def spread(frame: pd.DataFrame) -> pd.Series:
+    """Per trait, max - min strength across a table's groups (FF's "max diff")."""
+    return max_diff(frame, "strength", "trait_id")
+
+
+def with_max_diff(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add each trait's max diff and order traits by it (largest first), as FF does."""
+    frame = frame.assign(max_diff=frame["trait_id"].map(spread(frame)).to_numpy())
+    return frame.sort_values(["max_diff", "trait_id"], ascending=[False, True],
+                             kind="stable").reset_index(drop=True)
+
+
+def _dataset_mask(annotations: Annotations, dataset: str | None) -> np.ndarray | None:
+    if dataset is None:
+        return None
+    if dataset not in annotations.datasets:
+        raise FfsiteError(f"dataset '{dataset}' is not in the annotations; use one of the "
+                          "known datasets: " + ", ".join(annotations.datasets))
+    return (annotations.comparisons["dataset"] == dataset).to_numpy()
+
+
+# ------------------------------------------------------------------ models (Result B)
+
+@dataclass(frozen=True)
+class ModelResults:
+    """Every model compared with the reference model(s), trait by trait."""
+
+    reference_model: str | None
+    models: pd.DataFrame  # model, comparisons (with the reference), all_comparisons
+    traits: pd.DataFrame  # long: model, trait_id, METRICS, finding
+    reference: Reference  # the comparisons behind `traits` (for example pairs)
+
+
+def model_results(annotations: Annotations, votes: TraitVotes, reference_model: str | None,
+                  min_valid_votes: int) -> ModelResults:
+    """Result B for every model against `reference_model` (all other models if None).
+
+    Models come in name order, ignoring case; the reference has no row of its own.
+    """
+    if not annotations.models:
+        empty = Reference(*(np.zeros(0, np.int64) for _ in range(3)), [])
+        return ModelResults(reference_model, pd.DataFrame(
+            columns=["model", "comparisons", "all_comparisons"]),
+            trait_results(votes, empty, "model", 1), empty)
+    reference = model_reference(annotations,
+                                reference_models=[reference_model] if reference_model else None)
+    with_reference = np.bincount(reference.group, minlength=len(reference.groups))
+    comparisons = annotations.comparisons
+    sides = pd.concat([comparisons["model_a"].astype(object),
+                       comparisons["model_b"].astype(object)], ignore_index=True)
+    appearances = sides.value_counts()
+    table = pd.DataFrame({"model": reference.groups, "comparisons": with_reference})
+    table = table[table["comparisons"] > 0]
+    table = table.iloc[np.argsort(table["model"].str.lower().to_numpy(), kind="stable")]
+    table = table.reset_index(drop=True)
+    table["all_comparisons"] = table["model"].map(appearances).astype(np.int64).to_numpy()
+    frame = trait_results(votes, reference, "model", min_valid_votes)
+    frame = frame[frame["model"].isin(table["model"])].reset_index(drop=True)
+    return ModelResults(reference_model, table, frame, reference)
+
+
+def model_dataset_counts(annotations: Annotations, results: ModelResults) -> pd.DataFrame:
+    """Per (model, dataset): comparisons with the reference."""
+    reference = results.reference
+    datasets = annotations.comparisons["dataset"].astype(object).to_numpy()
+    frame = pd.DataFrame({"model": np.array(reference.groups, dtype=object)[reference.group],
+                          "dataset": datasets[reference.comparison]})
+    counts = frame.groupby(["model", "dataset"]).size().rename("comparisons").reset_index()
+    return counts.sort_values(["model", "dataset"], kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------- datasets (Result A)
+
+def dataset_summary(annotations: Annotations) -> pd.DataFrame:
+    """One row per dataset: dataset, comparisons, models, preference_annotators
+    (comma-separated), default_annotator."""
+    comparisons = annotations.comparisons
+    rows = []
+    for dataset in annotations.datasets:
+        subset = comparisons[(comparisons["dataset"] == dataset).to_numpy()]
+        models = pd.concat([subset["model_a"].astype(object), subset["model_b"].astype(object)])
+        rows.append({"dataset": dataset, "comparisons": len(subset),
+                     "models": int(models.dropna().nunique()),
+                     "preference_annotators": ", ".join(preference_judges(annotations,
+                                                                          dataset)),
+                     "default_annotator": default_preference_judge(annotations, dataset)})
+    return pd.DataFrame(rows, columns=["dataset", "comparisons", "models",
+                                       "preference_annotators", "default_annotator"])
+
+
+def dataset_results(annotations: Annotations, votes: TraitVotes,
+                    min_valid_votes: int) -> pd.DataFrame:
+    """Result A per dataset against its default preference annotator (long): dataset,
+    judge (that annotator), trait_id, METRICS, finding."""
+    codes, groups = group_by_column(annotations, "dataset")
+    sides = preference_sides(annotations)
+    frame = trait_results(votes, sides_reference(sides, codes, groups), "dataset",
+                          min_valid_votes)
+    judges = {d: default_preference_judge(annotations, d) for d in annotations.datasets}
+    frame.insert(1, "judge", frame["dataset"].map(judges).to_numpy())
+    return frame
+
+
+@dataclass(frozen=True)
+class DatasetDetails:
+    """One dataset's Result A split several ways, and its models' win rates."""
+
+    dataset: str
+    # metadata column -> long table by value (value, trait_id, METRICS, finding,
+    # max_diff; empty when no comparison has a preference), traits by max diff
+    splits: dict[str, pd.DataFrame]
+    skipped: dict[str, str]  # metadata column -> why it is not split on
+    annotators: pd.DataFrame | None  # by preference annotator, when it has several
+    win_rates: pd.DataFrame | None  # against the reference model
+
+
+def dataset_details(annotations: Annotations, votes: TraitVotes,
+                    reference_model: str | None, min_valid_votes: int
+                    ) -> dict[str, DatasetDetails]:
+    """Per dataset (in order): its splits, annotator groups and win rates."""
+    sides = preference_sides(annotations)
+    details = {}
+    for dataset in annotations.datasets:
+        mask = _dataset_mask(annotations, dataset)
+        useful, skipped = split_columns(annotations, dataset)
+        splits = {}
+        for column in useful:
+            codes, groups = group_by_column(annotations, column, mask)
+            splits[column] = with_max_diff(trait_results(
+                votes, sides_reference(sides, codes, groups), "value", min_valid_votes))
+        details[dataset] = DatasetDetails(
+            dataset, splits, skipped,
+            annotator_results(annotations, votes, dataset, min_valid_votes),
+            win_rates(annotations, dataset, reference_model))
+    return details
+
+
+def split_columns(annotations: Annotations, dataset: str) -> tuple[list[str], dict[str, str]]:
+    """The metadata columns worth splitting `dataset` by, and why the others are not."""
+    mask = _dataset_mask(annotations, dataset)
+    useful, skipped = [], {}
+    for column in annotations.meta_columns:
+        values = annotations.comparisons[column].astype(object)[mask]
+        n_values = values.fillna("(none)").astype(str).nunique()
+        if values.isna().all():
+            continue  # another dataset's column
+        if n_values < 2:
+            skipped[column] = "one value"
+        elif n_values > MAX_SPLIT_VALUES:
+            skipped[column] = f"{n_values} values (more than {MAX_SPLIT_VALUES})"
+        else:
+            useful.append(column)
+    return useful, skipped
+
+
+def annotator_results(annotations: Annotations, votes: TraitVotes, dataset: str,
+                      min_valid_votes: int) -> pd.DataFrame | None:
+    """Result A of `dataset` once per preference annotator, when it has several."""
+    judges = preference_judges(annotations, dataset)
+    if len(judges) < 2:
+        return None
+    codes = np.where(_dataset_mask(annotations, dataset), 0, -1).astype(np.int64)
+    frames = [trait_results(votes, sides_reference(preference_sides(annotations, judge=judge),
+                                                   codes, [judge]),
+                            "annotator", min_valid_votes) for judge in judges]
+    return with_max_diff(pd.concat(frames, ignore_index=True))
+
+
+# --------------------------------------------------------------------- win rates
+
+def preference_codes(annotations: Annotations, judge: str, rule: str = "majority"
+                     ) -> np.ndarray:
+    """Per comparison, `judge`'s combined preference vote code (0 = no vote)."""
+    annotators = annotations.annotators
+    votes = annotations.votes
+    wanted = ((annotators["role"] == schema.ROLE_PREFERENCE)
+              & (annotators["judge"] == judge)).to_numpy()
+    keep = wanted[votes["annotator"].to_numpy()]
+    keys, codes = combine(votes["comparison"].to_numpy()[keep].astype(np.int64),
+                          votes["vote"].to_numpy()[keep], rule)
+    result = np.zeros(len(annotations.comparisons), dtype=np.int8)
+    result[keys] = codes
+    return result
+
+
+def win_rates(annotations: Annotations, dataset: str, reference_model: str | None
+              ) -> pd.DataFrame | None:
+    """Each model's win rate (%) against the reference by the dataset's preference
+    annotator, a tie counting half a win (AlpacaEval's discrete win rate): model,
+    win_rate, wins, ties, losses, best first."""
+    judge = default_preference_judge(annotations, dataset)
+    if judge is None or reference_model is None:
+        return None
+    comparisons = annotations.comparisons
+    model_a = comparisons["model_a"].astype(object).to_numpy()
+    model_b = comparisons["model_b"].astype(object).to_numpy()
+    in_dataset = _dataset_mask(annotations, dataset)
+    ref_a = (model_a == reference_model) & pd.notna(model_b) & (model_b != reference_model)
+    ref_b = (model_b == reference_model) & pd.notna(model_a) & (model_a != reference_model)
+    rows = np.flatnonzero(in_dataset & (ref_a | ref_b))
+    if len(rows) == 0:
+        return None
+    codes = preference_codes(annotations, judge)[rows]
+    model_side = np.where(ref_a[rows], schema.B, schema.A)
+    frame = pd.DataFrame({
+        "model": np.where(ref_a[rows], model_b[rows], model_a[rows]),
+        "wins": codes == model_side,
+        "ties": codes == schema.TIE,
+        "losses": codes == 3 - model_side,
+    })
+    counts = frame.groupby("model", sort=True)[["wins", "ties", "losses"]].sum()
+    decided = counts.sum(axis=1)
+    counts = counts[decided > 0]
+    rates = 100 * (counts["wins"] + 0.5 * counts["ties"]) / counts.sum(axis=1)
+    table = pd.DataFrame({"model": counts.index.to_numpy(), "win_rate": rates.to_numpy(),
+                          **{name: counts[name].to_numpy() for name in counts.columns}})
+    return table.sort_values(["win_rate", "model"], ascending=[False, True],
+                             kind="stable").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- communication
+
+def communication_averages(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """Per model, the mean of every measure of the response-metrics files under `paths`
+    (a 0/1 measure such as ends_with_question becomes a share): model, then the
+    measures.  Responses without a model (e.g. HH-RLHF) are left out."""
+    frame = read_response_metrics(paths)
+    measures = [c for c in frame.columns if c not in ID_COLUMNS]
+    with_model = frame[frame["model"].notna()]
+    return with_model.groupby("model", sort=True)[measures].mean().reset_index()
