@@ -19,7 +19,7 @@ from ffsite.cli import COMMANDS, cli, main
 from ffsite.commands import options
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format.read import read_annotations
-from ffsite.metrics.strength import metrics_table
+from ffsite.metrics.results import metrics_table
 from ffsite.site.build import build_site
 
 
