@@ -37,12 +37,12 @@ from ffsite.annotate.plan import (
     pairs,
     prepare,
 )
-from ffsite.annotate.progress import Progress
 from ffsite.annotate.votes import vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format.write import write_votes
 from ffsite.judges.judge import Reply, Votes
+from ffsite.progress import Progress
 
 TOOL = "ffsite annotate"
 
@@ -125,8 +125,9 @@ async def _phase(label: str, calls: list[Call], client: ChatClient, cache: Cache
                  budget: Budget) -> list[Outcome]:
     if any(call.key not in cache for call in calls):  # a rerun of a finished run needs none
         require_key(client.endpoint)
-    progress = Progress(label, len(calls))
-    client.on_retry = lambda reason: progress.retried()
+    progress = Progress().task(label, len(calls), unit="calls",
+                               counters=("retries", "failed"))
+    client.on_retry = lambda reason: progress.advance(0, retries=1)
     return await run_calls(calls, client=client, cache=cache, budget=budget,
                            progress=progress)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from ffsite.base.registry import base_dir
+from ffsite.progress import Progress
 from ffsite.site.build import build_site
-from ffsite.site.progress import Progress
 
 annotations_option = click.option(
     "--annotations", default="annotations", show_default=True,

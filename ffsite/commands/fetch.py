@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from ffsite.base import fetch as base_fetch
 from ffsite.base.registry import ENV
+from ffsite.progress import Progress
 
 DECLARATION = Path("content") / "base-data.toml"
 
@@ -18,26 +18,6 @@ def default_declaration() -> Path:
     if DECLARATION.is_file():
         return DECLARATION
     return Path(__file__).resolve().parents[2] / DECLARATION
-
-
-class _Progress:
-    """One updating line per file on a terminal; a line per finished file otherwise."""
-
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.shown: str | None = None
-
-    def __call__(self, label: str, done: int, total: int | None) -> None:
-        if self.tty:
-            of = f" of {total / 1e6:.1f}" if total else ""
-            click.echo(f"\r{label}: {done / 1e6:.1f}{of} MB ", nl=False, err=True)
-        elif total is not None and done >= total and self.shown != label:
-            click.echo(f"{label}: {done / 1e6:.1f} MB", err=True)
-        self.shown = label
-
-    def finish(self) -> None:
-        if self.tty and self.shown:
-            click.echo("", err=True)
 
 
 @click.command(name="fetch")
@@ -58,11 +38,11 @@ def fetch(names: tuple[str, ...], cache_dir: Path | None, sources: Path | None,
             click.echo(line)
         return
     target = cache_dir or base_fetch.default_cache_dir()
-    progress = _Progress()
+    progress = Progress().per_label(unit="MB", scale=1e6)  # a task per file
     try:
         lines = base_fetch.fetch(declared, names, target, progress=progress)
     finally:
-        progress.finish()
+        progress.close()
     for line in lines:
         click.echo(line)
     click.echo(f"base data in {target}; use it with --base-data {target} or {ENV}={target}")

@@ -18,11 +18,11 @@ from ffsite.format.response_metrics import model_averages, read_response_metrics
 from ffsite.metrics.indices import INDEX_COLUMNS, indices_table
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import TraitVotes, default_preference_judge, trait_votes
+from ffsite.progress import Progress
 from ffsite.site import tables
 from ffsite.site.config import CONFIG_FILE, SiteConfig
 from ffsite.site.examples import Texts
 from ffsite.site.output import SiteWriter
-from ffsite.site.progress import Progress
 
 _LAST_RATINGS: dict[tuple, pd.DataFrame] = {}
 
