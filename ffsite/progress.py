@@ -11,6 +11,7 @@ the same in both: "judge: 120/800 calls, 35.2/s, 3 retries, 0 failed".
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -22,6 +23,7 @@ T = TypeVar("T")
 
 BAR_WIDTH = 24
 REDRAW_SECONDS = 0.1
+UNCUT = 10_000  # the size taken for a terminal that does not tell its own: lines stay whole
 
 
 class Progress:
@@ -122,12 +124,24 @@ class Task:
         if self._bar is None:
             # Without a total there is no bar to fill: the status line alone.
             shape = f"[{{bar:{BAR_WIDTH}}}] {{desc}}" if self.total else "{desc}"
+            # A known width is followed as the terminal is resized; tqdm would take an
+            # unknown size (a pseudo-terminal of 0 x 0) for one too small to draw in.
+            known = _columns(self.progress.stream) is not None
             self._bar = tqdm(total=self.total, initial=self.done, file=self.progress.stream,
                              desc=self.status(), bar_format=shape, ascii="-#",
-                             mininterval=REDRAW_SECONDS, dynamic_ncols=True)
+                             mininterval=REDRAW_SECONDS, dynamic_ncols=known,
+                             ncols=None if known else UNCUT, nrows=None if known else UNCUT)
             return
         self._bar.set_description_str(self.status(), refresh=False)
         self._bar.update(n)  # tqdm redraws when REDRAW_SECONDS have passed
+
+
+def _columns(stream: TextIO) -> int | None:
+    """The width of the terminal `stream` writes to, or None when it does not say."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or None
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 class LabelledTasks:
