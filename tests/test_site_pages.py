@@ -8,8 +8,8 @@ import re
 import pytest
 from site_fixture import CONCISE, VERBOSE, build_tiny
 
+from ffsite.progress import Progress
 from ffsite.site.build import build_site
-from ffsite.site.progress import Progress
 
 
 @pytest.fixture(scope="module")

@@ -1,1 +1,2 @@
-"""`ffsite annotate`: answers and LLM-judge trait votes through an OpenAI-compatible API."""
+"""`ffsite annotate`: a model's answers and a judge's trait votes on them (the LLM judge
+over an OpenAI-compatible API, or any other `ffsite.judges.judge.Judge`)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ffsite.annotate.cache import Cache
 from ffsite.annotate.client import CallFailed, ChatClient, NotAdmitted
 from ffsite.annotate.cost import Budget, Price, entry_cost, reserved_tokens
-from ffsite.annotate.progress import Progress
+from ffsite.progress import Task
 
 log = logging.getLogger("ffsite.annotate")
 
@@ -52,8 +52,9 @@ def cache_entry(answer) -> dict:
 
 
 async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
-                    budget: Budget, progress: Progress) -> list[Outcome]:
-    """One outcome per call, in the order given (completion order does not matter)."""
+                    budget: Budget, progress: Task) -> list[Outcome]:
+    """One outcome per call, in the order given (completion order does not matter);
+    `progress` counts them, with counters "failed" and (by the caller) "retries"."""
 
     async def one(call: Call) -> Outcome:
         entry = cache.get(call.key)
@@ -68,7 +69,7 @@ async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
         except CallFailed as failed:
             budget.settle(worst, 0.0)
             log.warning("call to %s failed: %s", call.body["model"], failed.reason)
-            progress.advance(failed=True)
+            progress.advance(failed=1)
             return Outcome(failure=Failure(failed.reason, failed.attempts))
         entry = cache_entry(answer)
         # File writes release the GIL: in a thread they overlap the event loop's work.

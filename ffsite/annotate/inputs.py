@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -11,37 +12,33 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ffsite.base import alpaca_eval
+from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.traits import AA30, FF_V1, PREFIX, Trait, trait_id
 
-PROMPT_SETS = (alpaca_eval.NAME,)
+# The prompt sets --prompts can name, each built by its base dataset's module from that
+# dataset's folder and the reference model.
+PROMPT_SETS: dict[str, Callable[[Path, str], PromptSet]] = {
+    alpaca_eval.NAME: alpaca_eval.prompt_set}
 TRAIT_CHOICES = {"v1": FF_V1, "aa30": AA30}
 PROMPT_ID_FIELDS = ("prompt_id",)
 PROMPT_TEXT_FIELDS = ("instruction", "prompt")
 RESPONSE_FIELDS = ("response", "output")
 
 
-def load_prompt_set(dataset: str, base_dir: Path | None, reference: str) -> pd.DataFrame:
-    """prompt_id, instruction, subset, reference_output; one row per prompt, sorted by id."""
-    if dataset not in PROMPT_SETS:
+def load_prompt_set(dataset: str, base_dir: Path | None, reference: str) -> PromptSet:
+    """The prompt set named `dataset`, with `reference`'s answers, from the base data."""
+    build = PROMPT_SETS.get(dataset)
+    if build is None:
         raise FfsiteError(f"--prompts {dataset}: not a prompt set; use one of "
                           + ", ".join(PROMPT_SETS))
     if base_dir is None:
         raise FfsiteError("no base data: give --base-data DIR or set FFSITE_BASE_DATA to the "
                           "folder that holds alpaca_eval/model_outputs/")
-    outputs = alpaca_eval.load_outputs(base_dir / dataset)
-    answers = outputs[outputs["model"] == reference]
-    if answers.empty:
-        models = sorted(outputs["model"].unique())
-        raise FfsiteError(f"--reference {reference}: no answers of that model in "
-                          f"{base_dir / dataset / alpaca_eval.OUTPUTS_DIR}; known models: "
-                          + ", ".join(models[:10]) + (" ..." if len(models) > 10 else ""))
-    return (answers.rename(columns={"output": "reference_output"})
-            .sort_values("prompt_id", kind="stable").reset_index(drop=True)
-            [["prompt_id", "instruction", "subset", "reference_output"]])
+    return build(base_dir / dataset, reference)
 
 
-def read_responses(path: str | os.PathLike, prompt_set: pd.DataFrame) -> pd.Series:
+def read_responses(path: str | os.PathLike, prompt_set: PromptSet) -> pd.Series:
     """Given answers (JSON list, JSONL or Parquet) as a Series prompt_id -> text."""
     records = _read_records(Path(path))
     id_field = _field(records, PROMPT_ID_FIELDS)
@@ -55,7 +52,7 @@ def read_responses(path: str | os.PathLike, prompt_set: pd.DataFrame) -> pd.Seri
         ids = records[id_field].astype("string")
     else:
         ids = records[text_field].map(
-            lambda t: alpaca_eval.prompt_id(t) if isinstance(t, str) else None)
+            lambda t: prompt_set.prompt_id(t) if isinstance(t, str) else None)
     known = ids.isin(set(prompt_set["prompt_id"]))
     if not known.all():
         row = int((~known).to_numpy().argmax())

@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 
 NAME = "alpaca_eval"
@@ -111,3 +114,28 @@ def load_texts(root: str | os.PathLike) -> tuple[dict[str, str], dict[str, str]]
     prompts = dict(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
     responses = dict(zip(outputs["response_id"], outputs["output"], strict=True))
     return prompts, responses
+
+
+def prompt_set(root: str | os.PathLike, reference: str = REFERENCE_MODEL) -> PromptSet:
+    """AlpacaEval's instructions with `reference`'s answers (`root`: the alpaca_eval
+    folder), as `ffsite annotate` asks them; each comparison keeps AlpacaEval's source
+    subset (its `dataset` field) as meta.subset."""
+    outputs = load_outputs(root)
+    answers = outputs[outputs["model"] == reference]
+    if answers.empty:
+        models = sorted(outputs["model"].unique())
+        raise FfsiteError(f"--reference {reference}: no answers of that model in "
+                          f"{Path(root) / OUTPUTS_DIR}; known models: "
+                          + ", ".join(models[:10]) + (" ..." if len(models) > 10 else ""))
+    table = (answers.rename(columns={"output": "reference_output"})
+             .sort_values("prompt_id", kind="stable").reset_index(drop=True)
+             [["prompt_id", "instruction", "subset", "reference_output"]])
+    return PromptSet(dataset=NAME, reference=reference, table=table, meta=("subset",),
+                     prompt_id=prompt_id, response_id=response_id,
+                     comparison_id=comparison_id, answer_record=_answer_record)
+
+
+def _answer_record(model: str, prompt: Mapping[str, Any], output: str) -> dict:
+    """One record of a model_outputs/<model>.json file."""
+    return {"dataset": prompt["subset"], "instruction": prompt["instruction"],
+            "output": output, "generator": model}

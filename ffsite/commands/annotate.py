@@ -12,7 +12,7 @@ from ffsite.annotate import inputs
 from ffsite.annotate.cache import default_cache_dir
 from ffsite.annotate.client import RetryPolicy, endpoint_from_env
 from ffsite.annotate.cost import load_prices
-from ffsite.annotate.plan import RULES_JUDGE, Settings
+from ffsite.annotate.plan import RULES_JUDGE, Settings, make_judge
 from ffsite.annotate.run import annotate_model
 from ffsite.base import alpaca_eval
 from ffsite.commands.options import annotations_option, base_data_option, out_option
@@ -80,34 +80,33 @@ def annotate(model, responses, dataset, limit, reference, judge, traits_option, 
              backoff, base_data, rules_dataset, annotations, log_file) -> None:
     """Add a model: its answers, judged trait by trait against the reference's answers."""
     if rules_dataset is not None:
-        if judge != RULES_JUDGE or model is not None:
+        chosen = make_judge(judge)
+        if chosen.api_models or model is not None:
             raise FfsiteError("--dataset works with --judge rules and without --model")
-        from ffsite.judges.apply import annotate_dataset  # the rules path's own module
+        from ffsite.judges.apply import annotate_dataset  # the dataset path's own module
 
         target = out or str(Path("annotations") / safe_name(rules_dataset) / "rules.parquet")
         click.echo(annotate_dataset([annotations], dataset=rules_dataset,
-                                    base_dir=base_data, out=target))
+                                    base_dir=base_data, out=target, judge=chosen))
         return
     if model is None:
         raise FfsiteError("--model is required (or --judge rules --dataset NAME)")
-    if judge == RULES_JUDGE and (traits_option is not None or votes != 1):
-        raise FfsiteError("--judge rules votes once on its own traits; drop --traits/--votes")
+    chosen = make_judge(judge, traits=traits_option, votes=votes, seed=seed,
+                        temperature=temperature, max_tokens=judge_max_tokens)
     out_path = Path(out or Path("annotations") / "contrib" / f"{safe_name(model)}.parquet")
     settings = Settings(
-        model=model, judge=judge, out=out_path,
+        model=model, judge=chosen, out=out_path,
         cache_dir=Path(cache_dir) if cache_dir else default_cache_dir(),
-        base_dir=base_data, dataset=dataset, reference=reference,
         responses=Path(responses) if responses else None,
         responses_out=Path(responses_out) if responses_out else out_path.with_name(
             out_path.name.removesuffix(".parquet") + ".responses.json"),
-        limit=limit, traits=inputs.resolve_traits(traits_option or "v1"), votes=votes,
-        combine=combine, seed=seed, concurrency=concurrency, max_cost=max_cost,
+        limit=limit, combine=combine, seed=seed, concurrency=concurrency, max_cost=max_cost,
         prices=load_prices(prices), temperature=temperature, max_tokens=max_tokens,
-        judge_max_tokens=judge_max_tokens,
         policy=RetryPolicy(max_attempts=max_attempts, timeout=timeout, backoff=backoff))
+    prompts = inputs.load_prompt_set(dataset, base_data, reference)
     handler = _log_to(log_file)
     try:
-        annotate_model(settings, endpoint_from_env(), dry=dry_run, echo=click.echo)
+        annotate_model(settings, prompts, endpoint_from_env(), dry=dry_run, echo=click.echo)
     finally:
         if handler is not None:
             logging.getLogger("ffsite.annotate").removeHandler(handler)

@@ -14,8 +14,8 @@ from ffsite.commands.options import (
     quiet_option,
     templates_option,
 )
+from ffsite.progress import Progress
 from ffsite.site.build import build_site
-from ffsite.site.progress import Progress
 
 site_out_option = out_option("Where the site goes.", default="site", folder=True)
 examples_base_data_option = base_data_option("Base-data folder for example texts.")

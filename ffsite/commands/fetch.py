@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -10,6 +9,7 @@ import click
 from ffsite.base import fetch as base_fetch
 from ffsite.base.registry import ENV
 from ffsite.errors import FfsiteError
+from ffsite.progress import Progress
 
 DECLARATION = Path("content") / "base-data.toml"
 
@@ -22,26 +22,6 @@ def default_declaration() -> Path:
                           "run ffsite fetch from the site's folder or give the declaration "
                           "of the base datasets with --sources FILE")
     return DECLARATION
-
-
-class _Progress:
-    """One updating line per file on a terminal; a line per finished file otherwise."""
-
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.shown: str | None = None
-
-    def __call__(self, label: str, done: int, total: int | None) -> None:
-        if self.tty:
-            of = f" of {total / 1e6:.1f}" if total else ""
-            click.echo(f"\r{label}: {done / 1e6:.1f}{of} MB ", nl=False, err=True)
-        elif total is not None and done >= total and self.shown != label:
-            click.echo(f"{label}: {done / 1e6:.1f} MB", err=True)
-        self.shown = label
-
-    def finish(self) -> None:
-        if self.tty and self.shown:
-            click.echo("", err=True)
 
 
 @click.command(name="fetch")
@@ -62,11 +42,11 @@ def fetch(names: tuple[str, ...], cache_dir: Path | None, sources: Path | None,
             click.echo(line)
         return
     target = cache_dir or base_fetch.default_cache_dir()
-    progress = _Progress()
+    progress = Progress().per_label(unit="MB", scale=1e6)  # a task per file
     try:
         lines = base_fetch.fetch(declared, names, target, progress=progress)
     finally:
-        progress.finish()
+        progress.close()
     for line in lines:
         click.echo(line)
     click.echo(f"base data in {target}; use it with --base-data {target} or {ENV}={target}")

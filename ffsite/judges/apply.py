@@ -1,8 +1,8 @@
-"""Run the rule-based judge and the communication traits over a dataset's responses.
+"""Run a judge without an API (the rules) and the communication traits over a dataset.
 
 Texts come from the base data; what is written holds ids, votes and numbers only.  Each
 distinct response is measured once (`rules.response_features`, which includes the 21
-communication traits); the judge then decides every comparison with array operations.
+communication traits); the rules then decide every comparison with array operations.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from ffsite.format.read import find_annotation_files, read_annotations, read_fil
 from ffsite.format.write import write_response_metrics, write_votes
 from ffsite.judges import rules
 from ffsite.judges.communication import COMMUNICATION_TRAITS
-
-JUDGES = ("rules",)
+from ffsite.judges.judge import Judge, Pairs, Votes
 
 
 def measure(response_ids: Iterable[str], texts: Mapping[str, str]) -> pd.DataFrame:
@@ -38,23 +37,29 @@ def measure(response_ids: Iterable[str], texts: Mapping[str, str]) -> pd.DataFra
 def rule_votes(comparisons: pd.DataFrame, features: pd.DataFrame) -> pa.Table:
     """The rules judge's votes on `comparisons` (one row each: the comparison columns and
     any meta.* columns), as a votes table.  Every response must be in `features`."""
-    decided = rules.judge_pairs(
+    judge = rules.RulesJudge()
+    votes = judge.votes_on(
         features.loc[comparisons["response_a_id"]].reset_index(drop=True),
         features.loc[comparisons["response_b_id"]].reset_index(drop=True))
-    traits = rules.RULE_TRAITS
+    return votes_table(comparisons, judge, votes)
+
+
+def votes_table(comparisons: pd.DataFrame, judge: Judge, votes: Votes) -> pa.Table:
+    """`judge`'s votes on `comparisons` (`votes.rows` index them) as a votes table."""
+    traits = judge.traits
     annotators = pd.DataFrame({
-        "role": schema.ROLE_TRAIT, "judge": rules.RULES_VERSION,
+        "role": schema.ROLE_TRAIT, "judge": judge.id,
         "trait_id": [t.id for t in traits], "trait": [t.wording for t in traits],
         "trait_set": [t.trait_set for t in traits]})
-    codes = np.column_stack([decided[t.id].map(schema.VOTE_CODES).to_numpy()
-                             for t in traits]) if len(decided) else np.zeros((0, len(traits)))
+    codes = pd.Series(np.asarray(votes.votes, object).reshape(-1)).map(
+        schema.VOTE_CODES).to_numpy()
     if np.isnan(codes).any():
-        raise ValueError("rules.judge_pairs returned a value that is not a vote")
-    n_comparisons, n_traits = codes.shape
+        raise ValueError(f"judge {judge.id} returned a value that is not a vote")
+    n_traits = len(traits)
     return encode_votes(comparisons.reset_index(drop=True), annotators,
-                        np.repeat(np.arange(n_comparisons), n_traits),
-                        np.tile(np.arange(n_traits), n_comparisons),
-                        codes.reshape(-1).astype(np.int8))
+                        np.repeat(np.asarray(votes.rows, np.int64), n_traits),
+                        np.tile(np.arange(n_traits), len(votes.rows)),
+                        codes.astype(np.int8))
 
 
 def communication_rows(responses: pd.DataFrame, features: pd.DataFrame) -> pd.DataFrame:
@@ -87,7 +92,9 @@ def dataset_responses(comparisons: pd.DataFrame) -> pd.DataFrame:
             .reset_index(drop=True))
 
 
-def _texts(base_dir: str | os.PathLike | None, dataset: str) -> Mapping[str, str]:
+def _texts(base_dir: str | os.PathLike | None, dataset: str
+           ) -> tuple[Mapping[str, str], Mapping[str, str]]:
+    """(prompts, responses) of `dataset`, keyed by id."""
     folder = registry.base_dir(base_dir)
     found = registry.load_texts(folder, dataset)
     if found is None:
@@ -95,7 +102,7 @@ def _texts(base_dir: str | os.PathLike | None, dataset: str) -> Mapping[str, str
         raise ParameterError(f"base dataset {dataset} not available {where}; run ffsite fetch "
                              f"{dataset}, or pass {{base_dir}} DIR / set {registry.ENV}",
                              "base_dir")
-    return found[1]
+    return found
 
 
 def _with_texts(comparisons: pd.DataFrame, texts: Mapping[str, str]
@@ -107,18 +114,18 @@ def _with_texts(comparisons: pd.DataFrame, texts: Mapping[str, str]
 
 
 def judged_elsewhere(paths: Iterable[str | os.PathLike], dataset: str,
-                     out: str | os.PathLike) -> set[str]:
+                     out: str | os.PathLike, judge_id: str) -> set[str]:
     """Ids of `dataset`'s comparisons that files other than `out` already hold votes of
-    this rules version for (e.g. annotations/alpaca_eval/model-pairs.parquet)."""
+    judge `judge_id` for (e.g. annotations/alpaca_eval/model-pairs.parquet)."""
     target = Path(out).resolve()
     found: set[str] = set()
     for path in find_annotation_files(paths):
         if path.resolve() == target or read_file_metadata(path).get("kind") != schema.KIND_VOTES:
             continue
         annotations = read_annotations([path])
-        is_rules = (annotations.annotators["judge"] == rules.RULES_VERSION).to_numpy()
+        is_judge = (annotations.annotators["judge"] == judge_id).to_numpy()
         voted = np.unique(annotations.votes["comparison"].to_numpy()[
-            is_rules[annotations.votes["annotator"].to_numpy()]])
+            is_judge[annotations.votes["annotator"].to_numpy()]])
         comparisons = annotations.comparisons.iloc[voted]
         found.update(comparisons.loc[comparisons["dataset"] == dataset, "comparison_id"])
     return found
@@ -126,31 +133,36 @@ def judged_elsewhere(paths: Iterable[str | os.PathLike], dataset: str,
 
 def annotate_dataset(paths: Iterable[str | os.PathLike], *, dataset: str,
                      base_dir: str | os.PathLike | None, out: str | os.PathLike,
-                     judge: str = "rules") -> str:
-    """Judge the comparisons of `dataset` found under `paths`; write the votes to `out`.
+                     judge: Judge | None = None) -> str:
+    """Let `judge` (default: the rules) vote on the comparisons of `dataset` found under
+    `paths`; write the votes to `out`.
 
     Returns the line to show the user.  `out` replaces any earlier file there.
-    Comparisons that another file under `paths` already holds rules votes for are left
-    to that file, since one judge votes once per comparison and trait.
+    Comparisons that another file under `paths` already holds votes of this judge for
+    are left to that file, since one judge votes once per comparison and trait.
     """
-    if judge not in JUDGES:
-        raise FfsiteError(f"--judge {judge}: not a built-in judge here; choose one of "
-                          + ", ".join(JUDGES))
+    judge = judge or rules.RulesJudge()
+    if judge.api_models:
+        raise FfsiteError(f"judge {judge.id} asks an API; a whole dataset is judged only by "
+                          "a judge without one (--judge rules)")
     paths = list(paths)
     comparisons = dataset_comparisons(paths, dataset)
-    done = comparisons["comparison_id"].isin(judged_elsewhere(paths, dataset, out))
-    texts = _texts(base_dir, dataset)
+    done = comparisons["comparison_id"].isin(judged_elsewhere(paths, dataset, out, judge.id))
+    prompts, texts = _texts(base_dir, dataset)
     comparisons, lacking = _with_texts(comparisons[~done], texts)
     if comparisons.empty:
         raise FfsiteError(f"no comparison of {dataset} left to judge ({int(done.sum())} already "
                           f"judged in other files, {lacking} without texts in the base data)")
-    features = measure([*comparisons["response_a_id"], *comparisons["response_b_id"]], texts)
-    table = write_votes(rule_votes(comparisons, features), out,
-                        extra={"judge": rules.RULES_VERSION, "dataset": dataset})
-    line = (f"wrote {out}: {table.num_rows} votes of {rules.RULES_VERSION} on "
+    pairs = Pairs(comparisons["comparison_id"].to_numpy(object),
+                  comparisons["prompt_id"].map(prompts).to_numpy(object),
+                  comparisons["response_a_id"].map(texts).to_numpy(object),
+                  comparisons["response_b_id"].map(texts).to_numpy(object))
+    table = write_votes(votes_table(comparisons, judge, judge.votes(pairs, [])), out,
+                        extra={"judge": judge.id, "dataset": dataset})
+    line = (f"wrote {out}: {table.num_rows} votes of {judge.id} on "
             f"{len(comparisons)} comparisons of {dataset}")
     skipped = [f"{n} {why}" for n, why in (
-        (int(done.sum()), f"already judged by {rules.RULES_VERSION} in other files"),
+        (int(done.sum()), f"already judged by {judge.id} in other files"),
         (lacking, "without texts in the base data")) if n]
     return line + (f" (skipped: {'; '.join(skipped)})" if skipped else "")
 
@@ -159,7 +171,7 @@ def measure_dataset(paths: Iterable[str | os.PathLike], *, dataset: str,
                     base_dir: str | os.PathLike | None, out: str | os.PathLike) -> str:
     """Write the communication traits of every response in `dataset`'s comparisons."""
     responses = dataset_responses(dataset_comparisons(paths, dataset))
-    texts = _texts(base_dir, dataset)
+    texts = _texts(base_dir, dataset)[1]
     known = responses["response_id"].isin(texts.keys())
     responses = responses[known]
     features = measure(responses["response_id"], texts)

@@ -5,6 +5,8 @@ emojis ...) and votes for the side with clearly more; within a margin the pair i
 "tie", and when neither side shows the trait at all the vote is "neither".  The numbers
 come from `response_features`, computed once per response; `judge_pairs` then decides any
 number of pairs with array operations.  docs/judges.md explains every rule and margin.
+`RulesJudge` is the rules behind the judge seam (`ffsite.judges.judge`): the one place
+their votes are built, for `ffsite annotate --judge rules` and for whole datasets.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pandas as pd
 
 from ffsite.judges.body import parse_body
 from ffsite.judges.communication import COMMUNICATION_TRAITS, traits_of_body
+from ffsite.judges.judge import Pairs, Reply, Request, Votes
 from ffsite.traits import Trait, ff_v1_by_short
 
 RULES_VERSION = "rules-1"  # the judge id in annotation files; bump when a rule changes
@@ -148,3 +151,55 @@ def _vote(a: np.ndarray, b: np.ndarray, rule: Rule) -> np.ndarray:
     wins_b = (-lead >= rule.absolute) & (-lead > rule.relative * larger)
     return np.select([larger < rule.floor, wins_a, wins_b], ["neither", "A", "B"],
                      default="tie").astype(object)
+
+
+@dataclass(frozen=True)
+class RulesJudge:
+    """The rules as a `Judge`: no API, one vote per comparison on RULE_TRAITS."""
+
+    seed: int = 0  # recorded with each vote (the run's seed); the rules draw nothing
+
+    @property
+    def id(self) -> str:
+        return RULES_VERSION
+
+    @property
+    def version(self) -> str:
+        return RULES_VERSION
+
+    @property
+    def traits(self) -> tuple[Trait, ...]:
+        return RULE_TRAITS
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return (self.seed,)
+
+    @property
+    def api_models(self) -> tuple[str, ...]:
+        return ()
+
+    def describe(self) -> str:
+        return "the rule-based judge"
+
+    def requests(self, pairs: Pairs) -> list[Request]:
+        return []
+
+    def votes(self, pairs: Pairs, replies: Sequence[Reply] = ()) -> Votes:
+        """Each distinct text is measured once (a reference answer is in many pairs)."""
+        codes, texts = pd.factorize(np.concatenate([np.asarray(pairs.texts_a, object),
+                                                    np.asarray(pairs.texts_b, object)]),
+                                    use_na_sentinel=False)
+        features = response_features(list(texts))
+        n = len(pairs)
+        return self.votes_on(features.iloc[codes[:n]].reset_index(drop=True),
+                             features.iloc[codes[n:]].reset_index(drop=True))
+
+    def votes_on(self, features_a: pd.DataFrame, features_b: pd.DataFrame) -> Votes:
+        """Its votes on pairs of already measured responses (`response_features` rows)."""
+        decided = judge_pairs(features_a, features_b)
+        votes = decided[[t.id for t in RULE_TRAITS]].to_numpy(object).reshape(
+            len(decided), len(RULE_TRAITS))
+        return Votes(np.arange(len(votes), dtype=np.int64),
+                     np.full(len(votes), self.seed, np.int64), votes,
+                     np.full(votes.shape, None, dtype=object))

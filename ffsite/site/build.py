@@ -19,12 +19,12 @@ from pathlib import Path
 from ffsite.base.registry import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format.read import find_annotation_files, read_annotations
+from ffsite.progress import Progress
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import SiteContext
 from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS
-from ffsite.site.progress import Progress
 from ffsite.site.render import environment
 
 MARKER = ".ffsite-site"  # marks a folder as a built site, so a rebuild may replace it

@@ -19,10 +19,10 @@ from ffsite.errors import FfsiteError
 from ffsite.format.read import Annotations
 from ffsite.metrics import results
 from ffsite.metrics.results import DatasetDetails, ModelResults, TraitVotes
+from ffsite.progress import Progress
 from ffsite.site.config import CONFIG_FILE, SiteConfig
 from ffsite.site.examples import Texts
 from ffsite.site.output import SiteOutput
-from ffsite.site.progress import Progress
 from ffsite.site.urls import Slugs
 from ffsite.traits import AA30_NAMES, short_wording
 

@@ -18,7 +18,7 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from ffsite.site.progress import Progress
+from ffsite.progress import Progress
 from ffsite.site.render import render
 from ffsite.site.urls import root
 
