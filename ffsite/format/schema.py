@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-FORMAT_VERSION = "2"  # what ffsite writes
-READABLE_VERSIONS = ("1", "2")
+FORMAT_VERSION = "2"  # what ffsite writes for votes and response metrics
+SCORES_VERSION = "3"  # scores files came with version 3
+READABLE_VERSIONS = ("1", "2", "3")
 METADATA_KEY = b"ffsite"
 
 KIND_VOTES = "votes"
 KIND_RESPONSE_METRICS = "response-metrics"
+KIND_SCORES = "scores"
 
 ROLE_PREFERENCE = "preference"
 ROLE_TRAIT = "trait"
