@@ -1,0 +1,167 @@
+"""What judge scores say about each model, with 95% bootstrap intervals over prompts.
+
+- `score_means`: a model's mean on a trait is the plain average of every score its
+  responses got for that trait (from one judge, in one condition of one dataset).
+- `strength_from_scores`: the Feedback Forensics strength of a model against all the
+  others, from the votes that scores imply (docs/format.md: a higher score shows the trait
+  more, equal scores are a tie): (wins - losses) / comparisons over every other model and
+  prompt, with relevance and Cohen's kappa.  It equals what the metrics engine computes
+  on `derived.derive_votes` against all other models.
+
+Intervals resample prompts with replacement, 1,000 times, taking all of a prompt's scores
+along, and read the 2.5% and 97.5% quantiles.  A prompt, not a derived comparison, is the
+independent unit: one response takes part in every comparison of its prompt.  The models
+of a block (dataset, condition, trait, judge) share the resampled prompts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ffsite.format.scores import Scores
+from ffsite.models import Registry
+
+MEAN_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge", "mean",
+                "ci_low", "ci_high", "n", "n_prompts")
+STRENGTH_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge",
+                    "strength", "ci_low", "ci_high", "relevance", "cohens_kappa", "wins",
+                    "losses", "ties", "comparisons")
+BLOCK = ["dataset", "condition", "trait_id", "judge"]
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One (dataset, condition, trait, judge): every model's score total and count per
+    prompt, and how often each bootstrap resample drew each prompt."""
+
+    key: tuple
+    models: np.ndarray  # registry ids, sorted
+    spellings: np.ndarray  # the dataset's names for each model
+    total: np.ndarray  # [models, prompts]
+    count: np.ndarray  # [models, prompts]
+    times: np.ndarray  # [resamples, prompts]
+
+
+def score_means(scores: Scores, registry: Registry | None = None, *,
+                n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """One row per (dataset, condition, model, trait, judge): MEAN_COLUMNS, sorted.
+
+    `model` is the registry's id of the model (`source_model`: the dataset's own
+    spelling, '; '-joined when the dataset has several for one model).  `condition` is
+    "" for responses without one.  Seeded: the same scores give the same intervals.
+    """
+    frames = []
+    for block in _blocks(scores, registry, n_bootstrap, seed):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resampled = (block.total @ block.times.T) / (block.count @ block.times.T)
+        n = block.count.sum(axis=1)
+        low, high = _interval(resampled, level)
+        frames.append(_rows(block, MEAN_COLUMNS, mean=block.total.sum(axis=1) / n,
+                            ci_low=low, ci_high=high, n=n.astype(np.int64),
+                            n_prompts=(block.count > 0).sum(axis=1).astype(np.int64)))
+    return _table(frames, MEAN_COLUMNS)
+
+
+def strength_from_scores(scores: Scores, registry: Registry | None = None, *,
+                         n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
+                         ) -> pd.DataFrame:
+    """One row per (dataset, condition, model, trait, judge): STRENGTH_COLUMNS, sorted.
+
+    The model against every other model of its block, prompt by prompt, by mean score.
+    """
+    frames = []
+    for block in _blocks(scores, registry, n_bootstrap, seed):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = block.total / block.count  # NaN: no answer to that prompt
+        difference = mean[:, None, :] - mean[None, :, :]  # [model, other, prompt]
+        wins = (difference > 0).sum(axis=1).astype(float)
+        losses = (difference < 0).sum(axis=1).astype(float)
+        ties = (difference == 0).sum(axis=1) - (block.count > 0)  # not against itself
+        compared = wins + losses + ties
+        net = wins - losses
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resampled = (net @ block.times.T) / (compared @ block.times.T)
+            n, won, lost = compared.sum(axis=1), wins.sum(axis=1), losses.sum(axis=1)
+            strength = (won - lost) / n
+            accuracy = np.where(won + lost > 0, won / np.maximum(won + lost, 1), 0.5)
+        low, high = _interval(resampled, level)
+        frames.append(_rows(block, STRENGTH_COLUMNS, strength=strength, ci_low=low,
+                            ci_high=high, relevance=(won + lost) / n,
+                            cohens_kappa=2 * (accuracy - 0.5), wins=won.astype(np.int64),
+                            losses=lost.astype(np.int64),
+                            ties=ties.sum(axis=1).astype(np.int64),
+                            comparisons=n.astype(np.int64)))
+    return _table(frames, STRENGTH_COLUMNS)
+
+
+def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: int
+            ) -> Iterator[_Block]:
+    long = _long(scores, registry or Registry())
+    rng = np.random.default_rng(seed)
+    for key, part in long.groupby(BLOCK, sort=True, observed=True):
+        model_code, models = pd.factorize(part["model"], sort=True)
+        prompt_code, prompts = pd.factorize(part["prompt_id"], sort=True)
+        n_models, n_prompts = len(models), len(prompts)
+        cell = model_code * n_prompts + prompt_code
+        total = np.bincount(cell, part["score"].to_numpy(), n_models * n_prompts)
+        count = np.bincount(cell, minlength=n_models * n_prompts).astype(float)
+        draws = rng.integers(0, n_prompts, size=(n_bootstrap, n_prompts))
+        # How often each resample drew each prompt: a resampled sum is then one matrix
+        # product for all models at once.
+        times = np.bincount((draws + n_prompts * np.arange(n_bootstrap)[:, None]).ravel(),
+                            minlength=n_bootstrap * n_prompts).reshape(n_bootstrap, n_prompts)
+        spellings = part.groupby("model", sort=True)["source_model"].agg(
+            lambda names: "; ".join(sorted(set(names))))
+        yield _Block(key, np.asarray(models, object),
+                     spellings.reindex(models).to_numpy(object),
+                     total.reshape(n_models, n_prompts), count.reshape(n_models, n_prompts),
+                     times.astype(float))
+
+
+def _interval(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bounds per row; a resample without the model's answers (NaN) is left out."""
+    quantiles = [(1 - level) / 2, (1 + level) / 2]
+    quantile = np.nanquantile if np.isnan(resampled).any() else np.quantile
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN row: a lone model
+        return quantile(resampled, quantiles, axis=1)
+
+
+def _rows(block: _Block, columns: tuple[str, ...], **values: np.ndarray) -> pd.DataFrame:
+    dataset, condition, trait_id, judge = block.key
+    frame = pd.DataFrame({"dataset": dataset, "condition": condition, "model": block.models,
+                          "source_model": block.spellings, "trait_id": trait_id,
+                          "judge": judge, **values})
+    return frame[list(columns)]
+
+
+def _table(frames: list[pd.DataFrame], columns: tuple[str, ...]) -> pd.DataFrame:
+    if not frames:
+        return pd.DataFrame(columns=list(columns))
+    table = pd.concat(frames, ignore_index=True)
+    return table.sort_values(["dataset", "condition", "model", "trait_id", "judge"],
+                             kind="stable").reset_index(drop=True)
+
+
+def _long(scores: Scores, registry: Registry) -> pd.DataFrame:
+    """One row per score of a response with a model, the model under its registry id."""
+    responses = scores.responses
+    columns = scores.columns
+    model = responses["model"].to_numpy(object)[scores.response]
+    dataset = responses["dataset"].to_numpy(object)[scores.response]
+    frame = pd.DataFrame({
+        "dataset": dataset,
+        "condition": responses["condition"].fillna("").to_numpy(object)[scores.response],
+        "model": registry.ids(dataset, model),
+        "source_model": model,
+        "prompt_id": responses["prompt_id"].fillna("").to_numpy(object)[scores.response],
+        "trait_id": columns["trait_id"].to_numpy(object)[scores.column],
+        "judge": columns["judge"].to_numpy(object)[scores.column],
+        "score": scores.value,
+    })
+    return frame[frame["model"].notna().to_numpy()]
