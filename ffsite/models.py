@@ -96,6 +96,7 @@ def load_registry(content_dir: str | Path) -> Registry:
             raise FfsiteError(f"{path}: [[models]] entry {number}: id '{model.id}' is used "
                               "by an earlier entry; one entry per model")
         ids.add(model.id)
+        models.append(model)
         for dataset, names in model.aliases.items():
             for name in names:
                 if (dataset, name) in aliases:
