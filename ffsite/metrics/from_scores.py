@@ -165,3 +165,70 @@ def _long(scores: Scores, registry: Registry) -> pd.DataFrame:
         "score": scores.value,
     })
     return frame[frame["model"].notna().to_numpy()]
+
+
+SHIFT_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge",
+                 "shift", "ci_low", "ci_high", "baseline_mean", "condition_mean", "n_pairs")
+
+
+def pressure_shifts(scores: Scores, registry: Registry | None = None, *,
+                    baseline: str = "baseline", pair_by: str = "meta.scenario",
+                    n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
+                    ) -> pd.DataFrame:
+    """How far each model's scores move from `baseline` under every other condition.
+
+    Responses are paired by `pair_by` (the same question asked under both conditions;
+    `prompt_id` when the scores have no such column): the shift is the mean, over the
+    pairs, of the condition's score minus the baseline's, and its interval resamples the
+    pairs.  One row per (dataset, condition, model, trait, judge): SHIFT_COLUMNS.
+    """
+    long = _long(scores, registry or Registry())
+    key = pair_by if pair_by in scores.responses.columns else "prompt_id"
+    long["pair"] = scores.responses[key].fillna("").to_numpy(object)[
+        scores.response][long.index.to_numpy()]
+    rng = np.random.default_rng(seed)
+    frames = []
+    for (dataset, trait_id, judge), part in long.groupby(["dataset", "trait_id", "judge"],
+                                                         sort=True):
+        part = part.reset_index(drop=True)
+        model_code, models = pd.factorize(part["model"], sort=True)
+        pair_code, pairs = pd.factorize(part["pair"], sort=True)
+        shape = (len(models), len(pairs))
+        spellings = part.groupby("model", sort=True)["source_model"].agg(
+            lambda names: "; ".join(sorted(set(names))))
+        means = {}
+        for condition, rows in part.groupby("condition", sort=True):
+            at = rows.index.to_numpy()
+            cell = model_code[at] * len(pairs) + pair_code[at]
+            total = np.bincount(cell, rows["score"].to_numpy(), shape[0] * shape[1])
+            count = np.bincount(cell, minlength=shape[0] * shape[1])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means[condition] = (total / count).reshape(shape)
+        if baseline not in means:
+            continue
+        draws = rng.integers(0, len(pairs), size=(n_bootstrap, len(pairs)))
+        times = np.bincount((draws + len(pairs) * np.arange(n_bootstrap)[:, None]).ravel(),
+                            minlength=n_bootstrap * len(pairs)).reshape(
+            n_bootstrap, len(pairs)).astype(float)
+        for condition, under in sorted(means.items()):
+            if condition == baseline:
+                continue
+            difference = under - means[baseline]
+            paired = ~np.isnan(difference)
+            filled = np.where(paired, difference, 0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                resampled = (filled @ times.T) / (paired @ times.T)
+                n = paired.sum(axis=1)
+                shift = filled.sum(axis=1) / n
+                base = np.where(paired, means[baseline], 0).sum(axis=1) / n
+                moved = np.where(paired, under, 0).sum(axis=1) / n
+            low, high = _interval(resampled, level)
+            frame = pd.DataFrame({
+                "dataset": dataset, "condition": condition,
+                "model": np.asarray(models, object),
+                "source_model": spellings.reindex(models).to_numpy(object),
+                "trait_id": trait_id, "judge": judge, "shift": shift, "ci_low": low,
+                "ci_high": high, "baseline_mean": base, "condition_mean": moved,
+                "n_pairs": n.astype(np.int64)})
+            frames.append(frame[frame["n_pairs"] > 0])
+    return _table(frames, SHIFT_COLUMNS)
