@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ffsite.errors import FfsiteError
-from ffsite.format.scores import read_scores, write_scores
+from ffsite.format import read_scores, write_scores
 from ffsite.importers.behavioral_profiling import import_behavioral_profiling
 from ffsite.metrics.from_scores import score_means
 

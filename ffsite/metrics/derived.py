@@ -20,7 +20,7 @@ import pandas as pd
 
 from ffsite.format import schema
 from ffsite.format.read import Annotations
-from ffsite.format.scores import Scores
+from ffsite.format import Scores
 from ffsite.models import Registry
 
 DERIVED = " (derived from scores)"

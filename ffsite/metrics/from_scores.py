@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ffsite.format.scores import Scores
+from ffsite.format import Scores
 from ffsite.models import Registry
 
 MEAN_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge", "mean",
