@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ffsite.format import schema
-from ffsite.format import read_scores, write_scores
+from ffsite.format import read_scores, schema, write_scores
 from ffsite.metrics.derived import derive_votes
 from ffsite.metrics.from_scores import score_means, strength_from_scores
 from ffsite.metrics.strength import metric_frame, model_reference, trait_votes

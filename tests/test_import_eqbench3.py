@@ -94,3 +94,75 @@ def test_real_file(shared_data):
     assert set(frame["margin"]) == {1, 2, 3, 4, 5}
     models = set(frame["model_a"]) | set(frame["model_b"])
     assert len(models) == 27
+
+
+# ------------------------------------------------------------------ margins (version 3)
+
+def _written(tmp_path):
+    from ffsite.format import write_votes
+
+    result = import_eqbench3(write_file(tmp_path / "p.json.gz", ENTRIES))
+    path = tmp_path / "eq.parquet"
+    write_votes(result.table, path)
+    return path
+
+
+def test_margins_are_written_as_version_3_and_read_back(tmp_path):
+    import pyarrow.parquet as pq
+
+    from ffsite.format import vote_rows
+
+    path = _written(tmp_path)
+    assert json.loads(pq.read_schema(path).metadata[b"ffsite"])["format_version"] == "3"
+    rows = vote_rows(path).to_pandas()
+    margins = dict(zip(zip(rows["comparison_id"], rows["trait_id"], rows["seed"],
+                           strict=True), rows["margin"], strict=True))
+    assert margins[("1:x:y:1", "eq-demonstrated_empathy", 1)] == 5
+    assert margins[("401:y:x:1", "eq-theory_of_mind", 0)] == 4
+
+
+def _rewritten(tmp_path, change):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(_written(tmp_path))
+    metadata = json.loads(table.schema.metadata[b"ffsite"])
+    table = change(table.replace_schema_metadata(None), metadata, pa) or table
+    path = tmp_path / "bad.parquet"
+    pq.write_table(table.replace_schema_metadata({b"ffsite": json.dumps(metadata)}), path)
+    return path
+
+
+def _margin_column(table):
+    return next(n for n in table.column_names if n.startswith("margin:"))
+
+
+@pytest.mark.parametrize(("change", "needle"), [
+    (lambda t, m, pa: m.update(format_version="2"), "margins need format_version 3"),
+    (lambda t, m, pa: t.set_column(t.column_names.index(_margin_column(t)), _margin_column(t),
+                                   pa.array([9] * t.num_rows, pa.int8())),
+     "row 0: margin 9 is not 1 to 5"),
+    (lambda t, m, pa: t.set_column(t.column_names.index(_margin_column(t)), _margin_column(t),
+                                   pa.array(["2"] * t.num_rows)), "not whole numbers"),
+    (lambda t, m, pa: t.append_column("margin:99", pa.array([1] * t.num_rows, pa.int8())),
+     "'margin:99': not one of the"),
+])
+def test_margin_rules(tmp_path, change, needle):
+    from ffsite.format import read_annotations
+
+    path = _rewritten(tmp_path, change)
+    with pytest.raises(FfsiteError, match=re.escape(needle)):
+        read_annotations([path])
+
+
+def test_a_margin_beside_a_tie_is_refused(tmp_path):
+    from ffsite.format import read_annotations
+
+    def tie_everywhere(table, metadata, pa):
+        vote = next(n for n in table.column_names if n.startswith("vote:")
+                    and f"margin:{n[5:]}" in table.column_names)
+        return table.set_column(table.column_names.index(vote), vote,
+                                pa.array(["tie"] * table.num_rows))
+
+    with pytest.raises(FfsiteError, match="a margin beside a vote that is not A or B"):
+        read_annotations([_rewritten(tmp_path, tie_everywhere)])

@@ -117,7 +117,7 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     version = str(metadata.get("format_version"))
     if version not in schema.READABLE_VERSIONS:
         raise FfsiteError(f"{path}: format_version {version} is not supported (this ffsite "
-                          f"reads versions {' and '.join(schema.READABLE_VERSIONS)}); "
+                          f"reads versions {', '.join(schema.READABLE_VERSIONS)}); "
                           "upgrade ffsite or re-create the file")
     return metadata
 

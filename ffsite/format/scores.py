@@ -152,7 +152,7 @@ def write_scores(frame: pd.DataFrame, path: str | os.PathLike, *,
     table = pa.Table.from_arrays(arrays, names=names)
     metadata = file_metadata(schema.KIND_SCORES, judges=dict(sorted(judges.items()))
                              if judges else None, extra=dict(extra) if extra else None)
-    metadata["format_version"] = schema.SCORES_VERSION
+    metadata["format_version"] = schema.VERSION_3
     metadata["score_columns"] = entry_list
     # The reader's own checks, on what is about to be written: a file ffsite writes
     # always reads back.
@@ -219,9 +219,9 @@ def read_scores_file(path: str | os.PathLike, metadata: dict[str, Any] | None = 
 
 def unpack(table: pa.Table, metadata: dict[str, Any], source: str) -> Scores:
     """Check a scores table against the rules and turn it into `Scores`."""
-    if str(metadata.get("format_version")) != schema.SCORES_VERSION:
+    if str(metadata.get("format_version")) != schema.VERSION_3:
         raise FfsiteError(f"{source}: scores need format_version "
-                          f"{schema.SCORES_VERSION}, not {metadata.get('format_version')}; "
+                          f"{schema.VERSION_3}, not {metadata.get('format_version')}; "
                           "re-create the file with this ffsite")
     entries = metadata.get("score_columns")
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):

@@ -18,9 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ffsite.format import schema
+from ffsite.format import Scores, schema
 from ffsite.format.read import Annotations
-from ffsite.format import Scores
 from ffsite.models import Registry
 
 DERIVED = " (derived from scores)"
