@@ -80,3 +80,34 @@ def test_intervals_are_seeded(tmp_path):
     first = strength_from_scores(scores, n_bootstrap=100, seed=3)
     again = strength_from_scores(scores, n_bootstrap=100, seed=3)
     pd.testing.assert_frame_equal(first, again)
+
+
+def test_pressure_shift_and_bend_by_hand(tmp_path):
+    from ffsite.metrics.from_scores import bend_index, pressure_shifts
+
+    # Model a on scenarios s1, s2 for two traits; the authority prompts pair by scenario.
+    values = {("baseline", "warm", "s1"): 5, ("baseline", "warm", "s2"): 3,
+              ("authority", "warm", "s1"): 4, ("authority", "warm", "s2"): 1,
+              ("baseline", "deep", "s1"): 2, ("baseline", "deep", "s2"): 2,
+              ("authority", "deep", "s1"): 2, ("authority", "deep", "s2"): 4,
+              ("authority", "deep", "s3"): 9}  # s3 has no baseline: not paired
+    frame = pd.DataFrame([{
+        "dataset": "d", "response_id": f"{c}/{s}/a", "prompt_id": f"{s}_{c}", "model": "a",
+        "condition": c, "meta.scenario": s, "judge": "J", "trait_id": t, "trait": t,
+        "trait_set": "x", "scale_min": 0, "scale_max": 10, "seed": None, "score": v}
+        for (c, t, s), v in values.items()])
+    write_scores(frame, tmp_path / "p.parquet")
+    scores = read_scores([tmp_path / "p.parquet"])
+    shifts = pressure_shifts(scores, n_bootstrap=300).set_index("trait_id")
+    assert shifts.loc["warm", "shift"] == pytest.approx(-1.5)  # (-1 + -2) / 2
+    assert shifts.loc["deep", "shift"] == pytest.approx(1.0)  # (0 + 2) / 2
+    assert shifts.loc["deep", "n_pairs"] == 2
+    assert shifts.loc["warm", ["baseline_mean", "condition_mean"]].tolist() == [4.0, 2.5]
+    # Resampling two pairs: the shift is one pair's difference or their mean.
+    assert shifts.loc["warm", "ci_low"] == pytest.approx(-2.0)
+    assert shifts.loc["warm", "ci_high"] == pytest.approx(-1.0)
+    bend = bend_index(scores, n_bootstrap=300).iloc[0]
+    assert bend["bend"] == pytest.approx((1.5 + 1.0) / 2)
+    assert bend["traits"] == 2 and bend["condition"] == "authority"
+    # The resamples: both pairs s1 -> (1 + 0) / 2, both s2 -> (2 + 2) / 2.
+    assert bend["ci_low"] == pytest.approx(0.5) and bend["ci_high"] == pytest.approx(2.0)

@@ -144,8 +144,9 @@ def _table(frames: list[pd.DataFrame], columns: tuple[str, ...]) -> pd.DataFrame
     if not frames:
         return pd.DataFrame(columns=list(columns))
     table = pd.concat(frames, ignore_index=True)
-    return table.sort_values(["dataset", "condition", "model", "trait_id", "judge"],
-                             kind="stable").reset_index(drop=True)
+    keys = [name for name in ("dataset", "condition", "model", "trait_id", "judge")
+            if name in columns]
+    return table.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
 def _long(scores: Scores, registry: Registry) -> pd.DataFrame:
@@ -169,6 +170,35 @@ def _long(scores: Scores, registry: Registry) -> pd.DataFrame:
 
 SHIFT_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge",
                  "shift", "ci_low", "ci_high", "baseline_mean", "condition_mean", "n_pairs")
+BEND_COLUMNS = ("dataset", "condition", "model", "source_model", "judge", "bend", "ci_low",
+                "ci_high", "traits", "n_pairs")
+
+
+@dataclass(frozen=True)
+class _Pressure:
+    """One dataset, judge and condition against the baseline: per (trait, model, pair)
+    the condition's mean score minus the baseline's (NaN: not both), and how often each
+    bootstrap resample drew each pair (shared by every trait and model)."""
+
+    dataset: str
+    judge: str
+    condition: str
+    traits: np.ndarray
+    models: np.ndarray
+    spellings: np.ndarray
+    difference: np.ndarray  # [traits, models, pairs]
+    baseline: np.ndarray  # [traits, models, pairs]
+    times: np.ndarray  # [resamples, pairs]
+
+    def resampled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(shift, resampled shifts [traits, models, resamples], pairs) per trait and model."""
+        paired = ~np.isnan(self.difference)
+        filled = np.where(paired, self.difference, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n = paired.sum(axis=2)
+            shift = filled.sum(axis=2) / n
+            draws = (filled @ self.times.T) / (paired.astype(float) @ self.times.T)
+        return shift, draws, n
 
 
 def pressure_shifts(scores: Scores, registry: Registry | None = None, *,
@@ -182,53 +212,84 @@ def pressure_shifts(scores: Scores, registry: Registry | None = None, *,
     pairs, of the condition's score minus the baseline's, and its interval resamples the
     pairs.  One row per (dataset, condition, model, trait, judge): SHIFT_COLUMNS.
     """
+    frames = []
+    for block in _pressure(scores, registry, baseline, pair_by, n_bootstrap, seed):
+        shift, draws, n = block.resampled()
+        low, high = _interval(draws.reshape(-1, draws.shape[-1]), level)
+        paired = ~np.isnan(block.difference)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            before = np.where(paired, block.baseline, 0).sum(axis=2) / n
+        n_traits, n_models = shift.shape
+        frame = pd.DataFrame({
+            "dataset": block.dataset, "condition": block.condition,
+            "model": np.tile(block.models, n_traits),
+            "source_model": np.tile(block.spellings, n_traits),
+            "trait_id": np.repeat(block.traits, n_models), "judge": block.judge,
+            "shift": shift.ravel(), "ci_low": low, "ci_high": high,
+            "baseline_mean": before.ravel(), "condition_mean": (before + shift).ravel(),
+            "n_pairs": n.ravel().astype(np.int64)})
+        frames.append(frame[frame["n_pairs"] > 0])
+    return _table(frames, SHIFT_COLUMNS)
+
+
+def bend_index(scores: Scores, registry: Registry | None = None, *,
+               baseline: str = "baseline", pair_by: str = "meta.scenario",
+               n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """How much a model's personality bends under a condition: the mean, over the traits,
+    of the size of its shift from baseline (scale points), with a 95% interval from the
+    same resamples of pairs for every trait.  BEND_COLUMNS, one row per (dataset,
+    condition, model, judge)."""
+    frames = []
+    for block in _pressure(scores, registry, baseline, pair_by, n_bootstrap, seed):
+        shift, draws, n = block.resampled()
+        rated = n > 0  # [traits, models]
+        with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # a model with no pairs
+            bend = np.nanmean(np.where(rated, np.abs(shift), np.nan), axis=0)
+            drawn = np.nanmean(np.where(rated[..., None], np.abs(draws), np.nan), axis=0)
+        low, high = _interval(drawn, level)
+        frame = pd.DataFrame({
+            "dataset": block.dataset, "condition": block.condition, "model": block.models,
+            "source_model": block.spellings, "judge": block.judge, "bend": bend,
+            "ci_low": low, "ci_high": high, "traits": rated.sum(axis=0).astype(np.int64),
+            "n_pairs": n.max(axis=0).astype(np.int64)})
+        frames.append(frame[frame["traits"] > 0])
+    return _table(frames, BEND_COLUMNS)
+
+
+def _pressure(scores: Scores, registry: Registry | None, baseline: str, pair_by: str,
+              n_bootstrap: int, seed: int) -> Iterator[_Pressure]:
     long = _long(scores, registry or Registry())
     key = pair_by if pair_by in scores.responses.columns else "prompt_id"
     long["pair"] = scores.responses[key].fillna("").to_numpy(object)[
         scores.response][long.index.to_numpy()]
-    rng = np.random.default_rng(seed)
-    frames = []
-    for (dataset, trait_id, judge), part in long.groupby(["dataset", "trait_id", "judge"],
-                                                         sort=True):
+    for (dataset, judge), part in long.groupby(["dataset", "judge"], sort=True):
         part = part.reset_index(drop=True)
+        trait_code, traits = pd.factorize(part["trait_id"], sort=True)
         model_code, models = pd.factorize(part["model"], sort=True)
         pair_code, pairs = pd.factorize(part["pair"], sort=True)
-        shape = (len(models), len(pairs))
+        condition_code, conditions = pd.factorize(part["condition"], sort=True)
+        if baseline not in set(conditions):
+            continue
+        shape = (len(conditions), len(traits), len(models), len(pairs))
+        cell = np.ravel_multi_index((condition_code, trait_code, model_code, pair_code), shape)
+        size = int(np.prod(shape))
+        total = np.bincount(cell, part["score"].to_numpy(), size)
+        count = np.bincount(cell, minlength=size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (total / count).reshape(shape)
         spellings = part.groupby("model", sort=True)["source_model"].agg(
             lambda names: "; ".join(sorted(set(names))))
-        means = {}
-        for condition, rows in part.groupby("condition", sort=True):
-            at = rows.index.to_numpy()
-            cell = model_code[at] * len(pairs) + pair_code[at]
-            total = np.bincount(cell, rows["score"].to_numpy(), shape[0] * shape[1])
-            count = np.bincount(cell, minlength=shape[0] * shape[1])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means[condition] = (total / count).reshape(shape)
-        if baseline not in means:
-            continue
+        rng = np.random.default_rng(seed)
         draws = rng.integers(0, len(pairs), size=(n_bootstrap, len(pairs)))
         times = np.bincount((draws + len(pairs) * np.arange(n_bootstrap)[:, None]).ravel(),
                             minlength=n_bootstrap * len(pairs)).reshape(
             n_bootstrap, len(pairs)).astype(float)
-        for condition, under in sorted(means.items()):
+        base = means[list(conditions).index(baseline)]
+        for number, condition in enumerate(conditions):
             if condition == baseline:
                 continue
-            difference = under - means[baseline]
-            paired = ~np.isnan(difference)
-            filled = np.where(paired, difference, 0.0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                resampled = (filled @ times.T) / (paired @ times.T)
-                n = paired.sum(axis=1)
-                shift = filled.sum(axis=1) / n
-                base = np.where(paired, means[baseline], 0).sum(axis=1) / n
-                moved = np.where(paired, under, 0).sum(axis=1) / n
-            low, high = _interval(resampled, level)
-            frame = pd.DataFrame({
-                "dataset": dataset, "condition": condition,
-                "model": np.asarray(models, object),
-                "source_model": spellings.reindex(models).to_numpy(object),
-                "trait_id": trait_id, "judge": judge, "shift": shift, "ci_low": low,
-                "ci_high": high, "baseline_mean": base, "condition_mean": moved,
-                "n_pairs": n.astype(np.int64)})
-            frames.append(frame[frame["n_pairs"] > 0])
-    return _table(frames, SHIFT_COLUMNS)
+            yield _Pressure(dataset, judge, condition, np.asarray(traits, object),
+                            np.asarray(models, object),
+                            spellings.reindex(models).to_numpy(object),
+                            means[number] - base, base, times)
