@@ -10,6 +10,7 @@ datasets.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import tomllib
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.errors import FfsiteError
+from ffsite.format import Annotations, Scores
 
 REGISTRY_FILE = "models.toml"
 _KEYS = {"id", "name", "organisation", "open_weights", "released", "aliases", "note"}
@@ -60,6 +62,14 @@ class Registry:
         resolved = np.array([None if name == "" else self.model_id(dataset, name)
                              for dataset, name in uniques], dtype=object)
         return resolved[codes]
+
+    def resolve(self, name: str) -> str:
+        """The id of a model a user names by its id or by any dataset's spelling (when
+        that spelling means one model); otherwise the name itself."""
+        if name in self._by_id:
+            return name
+        owners = {owner for (_, alias), owner in self._by_alias.items() if alias == name}
+        return owners.pop() if len(owners) == 1 else name
 
     def get(self, model_id: str) -> Model | None:
         return self._by_id.get(model_id)
@@ -149,3 +159,43 @@ def _is_date(text: str) -> bool:
         except ValueError:
             continue
     return False
+
+
+def apply_registry(annotations: Annotations, registry: Registry) -> Annotations:
+    """The same votes with every model named by its registry id (per dataset)."""
+    comparisons = annotations.comparisons
+    if not registry.models or comparisons.empty:
+        return annotations
+    datasets = comparisons["dataset"].to_numpy(object)
+    renamed = comparisons.copy()
+    for side in ("model_a", "model_b"):
+        ids = registry.ids(datasets, comparisons[side].astype(object).where(
+            comparisons[side].notna(), None).to_numpy(object))
+        renamed[side] = pd.Categorical(ids)
+    return dataclasses.replace(annotations, comparisons=renamed)
+
+
+def source_names(annotations: Annotations, registry: Registry) -> pd.DataFrame:
+    """model (registry id) -> source_model: the datasets' own spellings, '; '-joined."""
+    comparisons = annotations.comparisons
+    sides = pd.DataFrame({
+        "dataset": np.concatenate([comparisons["dataset"].to_numpy(object)] * 2),
+        "source_model": np.concatenate([comparisons[side].astype(object).to_numpy()
+                                        for side in ("model_a", "model_b")])})
+    sides = sides.dropna().drop_duplicates()
+    sides["model"] = registry.ids(sides["dataset"], sides["source_model"])
+    joined = sides.groupby("model", sort=True)["source_model"].agg(
+        lambda names: "; ".join(sorted(set(names))))
+    return joined.reset_index()
+
+
+def names_seen(annotations: Annotations, scores: Scores) -> set[tuple[str, str]]:
+    """Every (dataset, model name) the votes and scores mention."""
+    comparisons = annotations.comparisons
+    seen = set()
+    for side in ("model_a", "model_b"):
+        pairs = pd.DataFrame({"dataset": comparisons["dataset"].astype(object),
+                              "model": comparisons[side].astype(object)}).dropna()
+        seen |= set(pairs.drop_duplicates().itertuples(index=False, name=None))
+    responses = scores.responses[["dataset", "model"]].dropna().drop_duplicates()
+    return seen | set(responses.itertuples(index=False, name=None))

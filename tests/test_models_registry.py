@@ -80,8 +80,10 @@ def test_the_shipped_registry_covers_every_name_of_the_real_data(shared_data):
     from pathlib import Path
 
     registry = load_registry(Path(__file__).resolve().parents[1] / "content")
-    names = {("alpaca_eval", p.stem) for p in (shared_data / "alpaca_eval" /
-                                                "model_outputs").glob("*.json")}
+    # AlpacaEval names a model by the `generator` of its outputs (one file is named
+    # otherwise).
+    names = {("alpaca_eval", json.loads(p.read_text())[0]["generator"])
+             for p in (shared_data / "alpaca_eval" / "model_outputs").glob("*.json")}
     jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
                        "baseline.json").read_text())["job_contributions"]
     names |= {("behavioral_profiling", m) for job in jobs.values() for m in job["contributions"]}
@@ -95,3 +97,19 @@ def test_the_shipped_registry_covers_every_name_of_the_real_data(shared_data):
     # The same model under three spellings has one id.
     assert registry.model_id("behavioral_profiling", "Claude-3.5-Sonnet-v1") == \
         registry.model_id("alpaca_eval", "claude-3-5-sonnet-20240620")
+
+
+def test_validate_names_registry_aliases_that_match_nothing(tmp_path):
+    from helpers import run_cli, two_comparisons, write_test_votes
+
+    write_test_votes(tmp_path / "v.parquet", *two_comparisons())  # models m1, m2 in "d"
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "models.toml").write_text(
+        "[[models]]\nid = 'one'\nname = 'One'\naliases = { d = ['m1', 'm3'], e = ['x'] }\n")
+    result = run_cli("validate", str(tmp_path / "v.parquet"), "--content", str(content))
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stdout.splitlines() if line.startswith("note:")]
+    # m3 is not in dataset d; dataset e is not in these files at all, so x is not judged.
+    assert notes == [f"note: {content}/models.toml: alias d: m3 matches no model in these "
+                     "files (a typo, or a model the data no longer has)"]
