@@ -26,24 +26,25 @@ from ffsite.importers.result import ImportResult
 JUDGE = "claude-3.7-sonnet"
 TRAIT_SET = "eqbench3"
 ROLE_PLAY, ANALYSIS = "role-play", "analysis"
-# Criteria (our wording), and which scenario type asks each.
+# Criteria ("<label>: <our wording>"), and which scenario type asks each.
 CRITERIA = {
-    "demonstrated_empathy": ("Shows more demonstrated empathy (not just performed)",
+    "demonstrated_empathy": ("Demonstrated empathy: shows real empathy, not a performance of it",
                              ROLE_PLAY),
-    "pragmatic_ei": ("Shows more pragmatic emotional intelligence", ROLE_PLAY),
-    "social_dexterity": ("Shows more social dexterity", ROLE_PLAY),
-    "emotional_reasoning": ("Shows better emotional reasoning", ROLE_PLAY),
+    "pragmatic_ei": ("Pragmatic EI: puts emotional intelligence to practical use", ROLE_PLAY),
+    "social_dexterity": ("Social dexterity: handles the people involved with skill", ROLE_PLAY),
+    "emotional_reasoning": ("Emotional reasoning: reasons well about feelings", ROLE_PLAY),
     "appropriate_validating_challenging": (
-        "Validates or challenges the other person more appropriately", ROLE_PLAY),
-    "message_tailoring": ("Tailors its message better to where the person is", ROLE_PLAY),
-    "depth_of_insight": ("Shows more depth of insight", None),
-    "overall_eq": ("Shows more emotional intelligence overall", None),
-    "authentic_eu": ("Shows more authentic emotional understanding", ANALYSIS),
-    "causal_attribution": ("Explains behaviour by its causes better", ANALYSIS),
-    "theory_of_mind": ("Shows more theory of mind", ANALYSIS),
-    "incisiveness": ("Is more incisive", ANALYSIS),
-    "reading_between_lines": ("Reads between the lines more", ANALYSIS),
-    "correctness": ("Is more correct", ANALYSIS),
+        "Validating or challenging: validates or pushes back as the moment needs", ROLE_PLAY),
+    "message_tailoring": ("Message tailoring: meets the person where they are", ROLE_PLAY),
+    "depth_of_insight": ("Depth of insight: sees further into the situation", None),
+    "overall_eq": ("Overall EQ: more emotionally intelligent, all told", None),
+    "authentic_eu": ("Emotional understanding: understands feelings authentically", ANALYSIS),
+    "causal_attribution": ("Causal attribution: explains behaviour by its causes", ANALYSIS),
+    "theory_of_mind": ("Theory of mind: models what others think and feel", ANALYSIS),
+    "incisiveness": ("Incisiveness: goes straight to what matters", ANALYSIS),
+    "reading_between_lines": ("Reading between the lines: catches what is left unsaid",
+                              ANALYSIS),
+    "correctness": ("Correctness: reads the situation correctly", ANALYSIS),
 }
 _VERDICT = re.compile(r"(A\d+)(\+{1,5})")
 _ORDER = re.compile(r"(A\d+):(test|other) / (A\d+):(test|other)")
