@@ -91,3 +91,25 @@ def hostile_site(tmp_path_factory) -> Path:
     from hostile_fixture import build_hostile
 
     return build_hostile(tmp_path_factory.mktemp("hostile"))
+
+
+@pytest.fixture(scope="session")
+def default_site(tmp_path_factory, shared_data: Path) -> Path:
+    """The repository's default site (annotations/, content/, templates/) with the base
+    data in ../shared/data, built once per session."""
+    from ffsite.site.build import build_site
+
+    out = tmp_path_factory.mktemp("default-site") / "site"
+    build_site(REPO / "annotations", out, content=REPO / "content",
+               templates=REPO / "templates", base_data=shared_data)
+    return out
+
+
+@pytest.fixture(scope="session")
+def default_root(default_site: Path):
+    """The default site served like GitHub Pages under /ffsite/; yields its URL."""
+    from browser import PagesServer
+
+    server = PagesServer(default_site)
+    yield server.root
+    server.close()

@@ -175,15 +175,17 @@ def _difference_bars() -> dict[str, Any]:
 
 
 def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choose: str,
-               value_title: str, description: str, interval: bool = False
-               ) -> dict[str, Any]:
+               value_title: str, description: str, interval: bool = False,
+               value_format: str = ",.0f") -> dict[str, Any]:
     """One chart for many measures: a menu (`choose`: its label) picks the rows whose
     `key` is the chosen option; each row is a `name` with its `value` (and, with
-    `interval`, a dot with a `low`..`high` error bar instead of a bar)."""
+    `interval`, a dot with a `low`..`high` error bar instead of a bar).  `value_format`
+    is d3's format of the interval's bounds in tooltips (",.0f" for Elo, ".2f" for a
+    1-10 score)."""
     columns = ["key", "name", "value", *(["low", "high"] if interval else [])]
     bands = int(frame.groupby("key").size().max()) if len(frame) else 1
-    spec = _finish(_selectable(value_title, interval), description, records(frame[columns]),
-                   bands)
+    spec = _finish(_selectable(value_title, interval, value_format), description,
+                   records(frame[columns]), bands)
     (pick,) = spec["params"]
     pick["value"] = options[0] if options else ""
     pick["bind"].update(options=list(options), labels=list(labels), name=choose + " ")
@@ -191,15 +193,15 @@ def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choos
 
 
 @functools.cache
-def _selectable(value_title: str, interval: bool) -> dict[str, Any]:
+def _selectable(value_title: str, interval: bool, value_format: str) -> dict[str, Any]:
     pick = alt.param(name="pick", value="", bind=alt.binding_select(options=[""]))
     base = alt.Chart(ROWS).transform_filter("datum.key == pick")
     y = alt.Y("name:N", sort=alt.EncodingSortField("value", order="descending"), title=None)
     tooltip = [alt.Tooltip("name:N", title="model"),
                alt.Tooltip("value:Q", title=value_title, format=",.2f")]
     if interval:
-        tooltip += [alt.Tooltip("low:Q", title="95% interval from", format=",.0f"),
-                    alt.Tooltip("high:Q", title="to", format=",.0f")]
+        tooltip += [alt.Tooltip("low:Q", title="95% interval from", format=value_format),
+                    alt.Tooltip("high:Q", title="to", format=value_format)]
         layers = [base.mark_rule(color="currentColor", opacity=0.7).encode(
                       x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=False)),
                       x2="high:Q", y=y),
