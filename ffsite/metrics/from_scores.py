@@ -16,12 +16,15 @@ of a block (dataset, condition, trait, judge) share the resampled prompts.
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite.format import Scores
 from ffsite.models import Registry
@@ -32,6 +35,19 @@ STRENGTH_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id",
                     "strength", "ci_low", "ci_high", "relevance", "cohens_kappa", "wins",
                     "losses", "ties", "comparisons")
 BLOCK = ["dataset", "condition", "trait_id", "judge"]
+
+
+F = TypeVar("F", bound=Callable)
+
+
+def _one_blas_thread(function: F) -> F:
+    """Run with BLAS on one thread: the products here are small, and on a busy machine
+    BLAS threads waiting for each other made them ten times slower (measured)."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return function(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,7 @@ class _Block:
     times: np.ndarray  # [resamples, prompts]
 
 
+@_one_blas_thread
 def score_means(scores: Scores, registry: Registry | None = None, *,
                 n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
     """One row per (dataset, condition, model, trait, judge): MEAN_COLUMNS, sorted.
@@ -67,6 +84,7 @@ def score_means(scores: Scores, registry: Registry | None = None, *,
     return _table(frames, MEAN_COLUMNS)
 
 
+@_one_blas_thread
 def strength_from_scores(scores: Scores, registry: Registry | None = None, *,
                          n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
                          ) -> pd.DataFrame:
@@ -115,12 +133,17 @@ def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: i
         # product for all models at once.
         times = np.bincount((draws + n_prompts * np.arange(n_bootstrap)[:, None]).ravel(),
                             minlength=n_bootstrap * n_prompts).reshape(n_bootstrap, n_prompts)
-        spellings = part.groupby("model", sort=True)["source_model"].agg(
-            lambda names: "; ".join(sorted(set(names))))
         yield _Block(key, np.asarray(models, object),
-                     spellings.reindex(models).to_numpy(object),
+                     _spellings(part).reindex(models).to_numpy(object),
                      total.reshape(n_models, n_prompts), count.reshape(n_models, n_prompts),
                      times.astype(float))
+
+
+def _spellings(part: pd.DataFrame) -> pd.Series:
+    """model -> the dataset's names for it, '; '-joined (from the distinct pairs only)."""
+    pairs = part[["model", "source_model"]].drop_duplicates()
+    return pairs.groupby("model", sort=True)["source_model"].agg(
+        lambda names: "; ".join(sorted(names)))
 
 
 def _interval(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -194,13 +217,18 @@ class _Pressure:
         """(shift, resampled shifts [traits, models, resamples], pairs) per trait and model."""
         paired = ~np.isnan(self.difference)
         filled = np.where(paired, self.difference, 0.0)
+        n_traits, n_models, n_pairs = filled.shape
+        # One 2-D product each (BLAS), not a stack of small ones.
+        sums = filled.reshape(-1, n_pairs) @ self.times.T
+        counts = paired.reshape(-1, n_pairs).astype(float) @ self.times.T
         with np.errstate(invalid="ignore", divide="ignore"):
             n = paired.sum(axis=2)
             shift = filled.sum(axis=2) / n
-            draws = (filled @ self.times.T) / (paired.astype(float) @ self.times.T)
+            draws = (sums / counts).reshape(n_traits, n_models, -1)
         return shift, draws, n
 
 
+@_one_blas_thread
 def pressure_shifts(scores: Scores, registry: Registry | None = None, *,
                     baseline: str = "baseline", pair_by: str = "meta.scenario",
                     n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
@@ -232,6 +260,7 @@ def pressure_shifts(scores: Scores, registry: Registry | None = None, *,
     return _table(frames, SHIFT_COLUMNS)
 
 
+@_one_blas_thread
 def bend_index(scores: Scores, registry: Registry | None = None, *,
                baseline: str = "baseline", pair_by: str = "meta.scenario",
                n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
@@ -278,8 +307,7 @@ def _pressure(scores: Scores, registry: Registry | None, baseline: str, pair_by:
         count = np.bincount(cell, minlength=size)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = (total / count).reshape(shape)
-        spellings = part.groupby("model", sort=True)["source_model"].agg(
-            lambda names: "; ".join(sorted(set(names))))
+        spellings = _spellings(part)
         rng = np.random.default_rng(seed)
         draws = rng.integers(0, len(pairs), size=(n_bootstrap, len(pairs)))
         times = np.bincount((draws + len(pairs) * np.arange(n_bootstrap)[:, None]).ravel(),
