@@ -257,6 +257,6 @@ def test_the_reference_model_has_a_page_saying_what_it_is(site):
     assert "<h1>R</h1>" in html
     text = section(html, "text-statistics")
     assert "is the reference model on d" in text and "no strengths of its own" in text
-    assert "5 comparisons in all" in text  # c1 to c5
+    assert "5 comparisons in all). On the" in text  # c1 to c5; R anchors the ratings
     assert 'id="traits"' not in text
     assert row(text, "comparisons", "d") == ["d", "5"]
