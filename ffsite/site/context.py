@@ -111,7 +111,7 @@ class SiteContext:
         datasets = results.dataset_summary(annotations)
         scored = scores.responses[["dataset", "model"]].dropna().drop_duplicates()
         model_ids = set(by_model.models["model"]) | set(registry.ids(
-            scored["dataset"], scored["model"]))
+            scored["dataset"], scored["model"])) | ({reference} & set(models))  # its own page
         for dataset in pairwise_datasets(annotations, reference):
             own = annotations.comparisons[annotations.comparisons["dataset"] == dataset]
             model_ids |= set(own["model_a"].dropna()) | set(own["model_b"].dropna())
