@@ -57,9 +57,12 @@ aliases = { behavioral_profiling = ["a"] }
 """
 
 
-def write_pressure_scores(path: Path) -> Path:
+def write_pressure_scores(path: Path, names: dict[str, str] | None = None) -> Path:
+    """The scores above; `names` renames models of the source (hostile spellings)."""
+    names = names or {}
     rows = []
-    for (model, trait_id), by_condition in SCORES.items():
+    for (source, trait_id), by_condition in SCORES.items():
+        model = names.get(source, source)
         for condition, values in by_condition.items():
             for scenario, score in zip(("s1", "s2"), values, strict=True):
                 rows.append({
@@ -72,13 +75,13 @@ def write_pressure_scores(path: Path) -> Path:
     return path
 
 
-def build_pressure(root: Path) -> Path:
+def build_pressure(root: Path, names: dict[str, str] | None = None) -> Path:
     """The tiny vote set plus the scores above, built to root/site."""
     from ffsite.site.build import build_site
 
     annotations = root / "annotations"
     write_tiny(annotations)
-    write_pressure_scores(annotations / "scores.parquet")
+    write_pressure_scores(annotations / "scores.parquet", names)
     content = write_content(root / "content")
     (content / "models.toml").write_text(REGISTRY, "utf-8")
     build_site(annotations, root / "site", content=content, templates=REPO / "templates")

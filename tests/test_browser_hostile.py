@@ -66,7 +66,7 @@ def test_no_script_from_data_runs_on_any_page(chromium, hostile_site, hostile_ro
     watch = Watch(hostile_root).attach(context)
     page = context.new_page()
     pages = site_pages(hostile_site)
-    assert len(pages) == 14 + len(MODELS)  # the fixed pages and one page per model
+    assert len(pages) == 15 + len(MODELS)  # the fixed pages and one page per model
     for path in pages:
         open_page(page, hostile_root + path)
         for y in range(50, 750, 100):  # hover over whatever is there (onmouseover)

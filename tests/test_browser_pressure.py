@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import SCHEMES, SCREENSHOTS, PagesServer, Watch, open_page
+from browser import PAGE_FACTS, SCHEMES, SCREENSHOTS, PagesServer, Watch, open_page
 from test_browser_a11y import contrast, effective_background, over, parse_colour
 
 from ffsite.site.build import build_site
@@ -162,5 +162,28 @@ def test_pressure_page_words_on_the_default_data(chromium, default_root):
         # Who bends: 46 models, one column per condition.
         assert page.locator("#who-bends tbody tr").count() == 46
         assert page.locator("#who-bends thead th").count() == 6
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_headings_controls_and_heat_colours(chromium, default_root, scheme):
+    """The checks test_browser_a11y makes on the fixture site, on these two pages."""
+    context = chromium.new_context(color_scheme=scheme)
+    page = context.new_page()
+    try:
+        for path in PAGES.values():
+            open_page(page, default_root + path)
+            facts = page.evaluate(PAGE_FACTS)
+            levels = [h["level"] for h in facts["headings"]]
+            assert levels.count(1) == 1 and levels[0] == 1, (path, levels)
+            assert all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), path
+            assert all(c["labels"] or c["ariaLabel"] for c in facts["controls"]), path
+            assert all(t["caption"] for t in facts["tables"]), path
+            for cell in facts["heat"]:
+                behind = effective_background(cell["backgrounds"])
+                text = over(parse_colour(cell["color"]), behind)
+                assert contrast(text, behind) >= 4.5, (path, scheme, cell)
+            assert {c["css"].split()[0] for c in facts["heat"]} >= {"hp4", "hn4", "h0"}
     finally:
         context.close()

@@ -216,3 +216,17 @@ def test_without_scores_the_page_says_so(tiny_site):
     assert "nothing to compare" in text
     assert 'href="data/pressure-shifts.csv"' in html(tiny_site, "pressure.html")
     assert csv_rows(tiny_site, "pressure-shifts") == []
+
+
+def test_model_names_from_data_are_escaped(tmp_path):
+    hostile = '<script>alert("b")</script>'
+    site = build_pressure(tmp_path, names={"b": hostile})
+    escaped = "&lt;script&gt;alert(&#34;b&#34;)&lt;/script&gt;"
+    for page in ("pressure.html", f"traits/{WARM}.html"):
+        text = html(site, page)
+        assert "<script>alert" not in text, page
+        assert escaped in text, page  # in the tables and the summary
+        spec = re.search(r'class="chart-spec" data-for="[^"]+">(.*?)</script>', text,
+                         re.S).group(1)
+        # The chart's data (JSON escaped for a script element) holds the name unchanged.
+        assert hostile in {row["name"] for row in json.loads(spec)["data"]["values"]}, page
