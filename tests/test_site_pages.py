@@ -26,7 +26,7 @@ def test_every_page_kind_exists(site):
                  "datasets/d.html", "traits.html", f"traits/{VERBOSE['trait_id']}.html",
                  f"traits/{CONCISE['trait_id']}.html", "compare.html", "agreement.html",
                  "methodology.html", "about.html", "404.html", "downloads.html",
-                 "ratings.html", "communication.html"):
+                 "ratings.html", "communication.html", "pressure.html"):
         html = text(site, page)
         assert html.startswith("<!doctype html>") and "<h1>" in html, page
     # The reference has no row of strengths but a page of its own (saying it is the

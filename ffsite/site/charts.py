@@ -212,3 +212,69 @@ def _selectable(value_title: str, interval: bool, value_format: str) -> dict[str
             x=alt.X("value:Q", title=value_title), y=y, tooltip=tooltip)]
     return _spec(alt.layer(*layers).add_params(pick).properties(
         width="container", height=alt.Step(STEP)))
+
+
+# ------------------------------------------------- judge scores: dots with 95% intervals
+
+def interval_dots(frame: pd.DataFrame, value_title: str, description: str,
+                  signed: bool = False) -> dict[str, Any]:
+    """A dot per row of `frame` (columns name, value, low, high), in the frame's order,
+    with its 95% interval as a line; `signed`: a zero line, dots coloured by sign."""
+    rows = records(frame[["name", "value", "low", "high"]])
+    return _finish(_interval_dots(value_title, signed, ()), description, rows,
+                   bands=len(rows))
+
+
+def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[str],
+                                                                   list[str]]],
+                         value_title: str, description: str, signed: bool = False
+                         ) -> dict[str, Any]:
+    """`interval_dots` for one choice of several menus inside the chart: each menu is
+    (column of `frame`, its label, options, option labels) and shows the rows whose
+    column equals the chosen option, highest value first (the first option is chosen
+    at first)."""
+    columns = [column for column, *_ in menus]
+    rows = records(frame[[*columns, "name", "value", "low", "high"]])
+    bands = int(frame.groupby(columns).size().max()) if len(frame) else 1
+    spec = _finish(_interval_dots(value_title, signed, tuple(columns)), description, rows,
+                   bands)
+    for param, (_, label, options, labels) in zip(spec["params"], menus, strict=True):
+        param["value"] = options[0] if options else ""
+        param["bind"].update(options=list(options), labels=list(labels), name=label + " ")
+    return spec
+
+
+@functools.cache
+def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...]
+                   ) -> dict[str, Any]:
+    params = [alt.param(name=f"pick_{column}", value="",
+                        bind=alt.binding_select(options=[""])) for column in menus]
+    base = alt.Chart(ROWS)
+    if menus:
+        base = base.transform_filter(" && ".join(f"datum.{column} == pick_{column}"
+                                                 for column in menus))
+    # Without menus the frame's order; with them, the chosen rows highest first.  On a
+    # phone, long names are cut to 40% of the width, so the dots keep room.
+    y = alt.Y("name:N", title=None, sort=alt.EncodingSortField("value", order="descending")
+              if menus else None,
+              axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
+    number = "+.2f" if signed else ".2f"
+    tooltip = [alt.Tooltip("name:N", title="model"),
+               alt.Tooltip("value:Q", title=value_title, format=number),
+               alt.Tooltip("low:Q", title="95% interval from", format=number),
+               alt.Tooltip("high:Q", title="to", format=number)]
+    colour = (alt.condition("datum.value >= 0", alt.value(POSITIVE), alt.value(NEGATIVE))
+              if signed else alt.value(POSITIVE))
+    layers = [base.mark_rule(color="currentColor", opacity=0.7).encode(
+                  x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=signed),
+                          axis=alt.Axis(tickCount=6)),
+                  x2="high:Q", y=y),
+              base.mark_circle(size=50, opacity=1).encode(x="value:Q", y=y, color=colour,
+                                                          tooltip=tooltip)]
+    if signed:
+        layers.append(base.mark_rule(color="currentColor", strokeDash=[3, 3]).encode(
+            x=alt.datum(0)))
+    chart = alt.layer(*layers)
+    if params:
+        chart = chart.add_params(*params)
+    return _spec(chart.properties(width="container", height=alt.Step(STEP)))

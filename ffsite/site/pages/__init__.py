@@ -21,6 +21,7 @@ from ffsite.site.pages import (
     downloads,
     home,
     models,
+    pressure,
     ratings,
     traits,
 )
@@ -32,6 +33,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     home.build,
     models.build,
     ratings.build,
+    pressure.build,
     communication.build,
     datasets.build,
     traits.build,
@@ -45,6 +47,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
 NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("index", "Leaderboard"),
     ("ratings", "Ratings"),
+    ("pressure", "Under pressure"),
     ("communication", "Communication"),
     ("datasets", "Datasets"),
     ("traits", "Traits"),

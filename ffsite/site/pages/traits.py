@@ -7,6 +7,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.ratings import rating_table
+from ffsite.site.pages.scored_traits import scored_trait_page
 from ffsite.site.render import number
 from ffsite.site.urls import DATASETS, TRAITS, link, page_path
 from ffsite.site.views import (
@@ -50,6 +51,9 @@ def build(ctx: SiteContext) -> None:
     for trait in ctx.progress.items("trait pages", list(traits.itertuples(index=False))):
         slug = ctx.slugs.traits[trait.trait_id]
         page = page_path(TRAITS, slug)
+        if trait.scored:  # judges scored it: a page of its own kind
+            scored_trait_page(ctx, trait, page, slug)
+            continue
         model_table, dataset_table, profile = None, None, None
         own = models_of.get(trait.trait_id)
         if own is not None:
