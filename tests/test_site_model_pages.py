@@ -171,10 +171,10 @@ def test_judged_personality_numbers_by_hand(site):
     # 2nd of 3 (y 8, x 4). Derived votes: p1 beats x, loses to y; p2 beats both:
     # (3 - 1) / 4 = +0.50; p1 alone gives 0, p2 alone +1.
     assert row(html, "personality", "Warmth") == [
-        "Warmth", "7.00 | 6.00–8.00", "2 of 3", "+0.50 | +0.00–+1.00", "2"]
+        "Warmth", "7.00 | 6.00–8.00", "2 of 3", "+0.50 | +0.00 to +1.00", "2"]
     # Formality: 2 on both prompts, the lowest of three; loses all four derived votes.
     assert row(html, "personality", "Formality") == [
-        "Formality", "2.00 | 2.00–2.00", "3 of 3", "-1.00 | -1.00–-1.00", "2"]
+        "Formality", "2.00 | 2.00–2.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
 
 
 def test_under_pressure_numbers_by_hand(site):
@@ -183,9 +183,9 @@ def test_under_pressure_numbers_by_hand(site):
     # Urgency: Warmth 3 - 6 and 5 - 8 (-3); Formality 3 - 2 twice (+1): bend (3 + 1) / 2
     # = 2, the most of the three (x: 0; y: (0.5 + 0) / 2 = 0.25).
     assert row(html, "bend", "Urgency") == ["Urgency", "2.00 | 2.00–2.00", "1 of 3", "2"]
-    assert row(html, "shifts", "Warmth") == ["Warmth", "Urgency", "-3.00 | -3.00–-3.00",
+    assert row(html, "shifts", "Warmth") == ["Warmth", "Urgency", "-3.00 | -3.00 to -3.00",
                                              "7.00 → 4.00", "2"]
-    assert row(html, "shifts", "Formality") == ["Formality", "Urgency", "+1.00 | +1.00–+1.00",
+    assert row(html, "shifts", "Formality") == ["Formality", "Urgency", "+1.00 | +1.00 to +1.00",
                                                 "2.00 → 3.00", "2"]
 
 
@@ -239,7 +239,7 @@ def test_a_model_without_registry_entry_gets_its_own_page(site):
     assert "Most exhibited" not in html
     # x scored 4 on Warmth (last of 3) and lost every derived vote; it never moves.
     assert row(html, "personality", "Warmth") == [
-        "Warmth", "4.00 | 4.00–4.00", "3 of 3", "-1.00 | -1.00–-1.00", "2"]
+        "Warmth", "4.00 | 4.00–4.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
     assert row(html, "bend", "Urgency") == ["Urgency", "0.00 | 0.00–0.00", "3 of 3", "2"]
 
 

@@ -112,11 +112,13 @@ def metric_cells(row: Any, min_valid: int) -> list[Cell]:
 
 def interval_text(low: float | None, high: float | None, digits: int = 2,
                   signs: bool = False) -> str | None:
-    """ "5.09–6.42": a 95% interval as a cell shows it under its value (None if unknown)."""
+    """ "5.09–6.42" (signed: "−0.38 to +0.12"): a 95% interval as a cell shows it under
+    its value (None if unknown)."""
     if low is None or high is None or pd.isna(low) or pd.isna(high):
         return None
-    show = signed if signs else number
-    return f"{show(low, digits)}–{show(high, digits)}"
+    if signs:  # "-0.38–-0.12" would read as a range to a negative
+        return f"{signed(low, digits)} to {signed(high, digits)}"
+    return f"{number(low, digits)}–{number(high, digits)}"
 
 
 def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,

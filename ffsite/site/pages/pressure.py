@@ -11,7 +11,7 @@ words: a summary computed from those tables, and one section per condition.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -66,19 +66,8 @@ def shift_class(value: float) -> str:
 
 def shift_cell(row) -> Cell:
     """A shift (row: shift, ci_low, ci_high) with its interval, heat-coloured."""
-    return signed_cell(row.shift, row.ci_low, row.ci_high, shift_class(row.shift),
-                       "shift from baseline")
-
-
-def signed_cell(value: float, low: float, high: float, css: str, what: str) -> Cell:
-    """`estimate_cell` with signs, its interval written "-0.38 to +0.12": a dash between
-    two signed numbers ("-0.38–-0.12") reads badly."""
-    cell = estimate_cell(value, low, high, signs=True, css=css, what=what)
-    if cell.interval is None:
-        return cell
-    interval = f"{signed(low)} to {signed(high)}"
-    return replace(cell, interval=interval, title=f"{what}: {signed(value)}, 95% interval "
-                   f"{interval}")
+    return estimate_cell(row.shift, row.ci_low, row.ci_high, signs=True,
+                         css=shift_class(row.shift), what="shift from baseline")
 
 
 def model_names(ctx: SiteContext, ids) -> dict[str, str]:

@@ -26,7 +26,6 @@ from ffsite.site.pages.pressure import (
     model_cell,
     named,
     shift_cell,
-    signed_cell,
 )
 from ffsite.site.render import number
 from ffsite.site.urls import TRAITS, link, page_path
@@ -151,8 +150,9 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
                 Column("losses", "Losses", title="prompts where the other model scored "
                        "higher"),
                 Column("comparisons", "Comparisons")],
-            [[cells[r.model], signed_cell(r.strength, r.ci_low, r.ci_high,
-                                          heat_class(r.strength), f"strength ({DERIVED})"),
+            [[cells[r.model], estimate_cell(r.strength, r.ci_low, r.ci_high, signs=True,
+                                            css=heat_class(r.strength),
+                                            what=f"strength ({DERIVED})"),
               Cell(number(r.relevance), sort_value(r.relevance)), count_cell(r.wins),
               count_cell(r.ties), count_cell(r.losses), count_cell(r.comparisons)]
              for r in strengths.itertuples(index=False)], download)
