@@ -212,3 +212,30 @@ def _selectable(value_title: str, interval: bool, value_format: str) -> dict[str
             x=alt.X("value:Q", title=value_title), y=y, tooltip=tooltip)]
     return _spec(alt.layer(*layers).add_params(pick).properties(
         width="container", height=alt.Step(STEP)))
+
+
+# ------------------------------------------------------------------ EQ-Bench 3 page
+
+def interval_dots(frame: pd.DataFrame, value_title: str, description: str
+                  ) -> dict[str, Any]:
+    """A dot per row at its `value` with a `low`..`high` (95% interval) rule, highest
+    first (columns: name, elo or value, ci_low/low, ci_high/high)."""
+    rows = frame.rename(columns={"elo": "value", "ci_low": "low", "ci_high": "high"})
+    return _finish(_interval_dots(value_title), description,
+                   records(rows[["name", "value", "low", "high"]]), bands=len(rows))
+
+
+@functools.cache
+def _interval_dots(value_title: str) -> dict[str, Any]:
+    base = alt.Chart(ROWS)
+    y = alt.Y("name:N", sort=alt.EncodingSortField("value", order="descending"), title=None)
+    tooltip = [alt.Tooltip("name:N", title="model"),
+               alt.Tooltip("value:Q", title=value_title, format=",.0f"),
+               alt.Tooltip("low:Q", title="95% interval from", format=",.0f"),
+               alt.Tooltip("high:Q", title="to", format=",.0f")]
+    rules = base.mark_rule(color="currentColor", opacity=0.7).encode(
+        x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=False)), x2="high:Q", y=y)
+    dots = base.mark_circle(color=POSITIVE, size=50, opacity=1).encode(
+        x="value:Q", y=y, tooltip=tooltip)
+    return _spec(alt.layer(rules, dots).properties(width="container",
+                                                   height=alt.Step(STEP)))
