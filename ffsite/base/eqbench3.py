@@ -11,6 +11,8 @@ Layout (as in ../shared/data and as `ffsite fetch` writes it):
   eqbench3/scenario_prompts.txt
       "######## <id> | <category> | <title>" headers, then "####### Prompt<k>" turns.
 The transcripts are not public; the scenario prompts and the judge's reasoning are.
+The reasoning stays base data (`read_reasoning`): pages join it to the votes by comparison
+id and seed at build time; it is never written to annotations.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from ffsite.errors import FfsiteError
 
@@ -84,3 +87,37 @@ def load_texts(root: Path) -> tuple[dict[str, str], dict[str, str]]:
     if not path.is_file():
         return {}, {}
     return {sid: s["prompt"] for sid, s in read_scenarios(path).items()}, {}
+
+
+class Reasoning(NamedTuple):
+    """The judge's chain of thought for one verdict, and the respondent codes it uses for
+    the side shown first and the side shown second (e.g. "A0493", "A0488")."""
+
+    text: str
+    first: str
+    second: str
+
+
+def read_reasoning(path: str | os.PathLike) -> dict[tuple[str, int], Reasoning]:
+    """{(comparison id, seed): the judge's reasoning} for every judged entry of a
+    pairwise_comparisons file, with the importer's rules: the comparison id of
+    ffsite.importers.eqbench3.comparison_id, seed 0 when the test model (side A) was
+    shown first and 1 when it was shown second.  Entries with an `error` have none."""
+    # The importer reads this module; importing it here, at call time, avoids the cycle.
+    from ffsite.importers.eqbench3 import _pair, comparison_id
+
+    found: dict[tuple[str, int], Reasoning] = {}
+    for number, entry in enumerate(read_comparisons(path)):
+        if not isinstance(entry, dict) or "error" in entry:
+            continue
+        scenario, test, neighbour, iteration, order, test_first = _pair(entry, path, number)
+        text = (entry.get("judge_response") or {}).get(REASONING_KEY)
+        if not isinstance(text, str):
+            continue
+        # `order` maps each code to its side; the test model's code was shown first in
+        # seed 0, the other's in seed 1.
+        first, second = sorted(order, key=lambda code: (order[code] == "test") != test_first)
+        found[(comparison_id(scenario, test, neighbour, iteration),
+               0 if test_first else 1)] = Reasoning(text, first, second)
+    return found
+

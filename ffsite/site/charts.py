@@ -217,11 +217,12 @@ def _selectable(value_title: str, interval: bool, value_format: str) -> dict[str
 # ------------------------------------------------- judge scores: dots with 95% intervals
 
 def interval_dots(frame: pd.DataFrame, value_title: str, description: str,
-                  signed: bool = False) -> dict[str, Any]:
+                  signed: bool = False, value_format: str | None = None) -> dict[str, Any]:
     """A dot per row of `frame` (columns name, value, low, high), in the frame's order,
-    with its 95% interval as a line; `signed`: a zero line, dots coloured by sign."""
+    with its 95% interval as a line; `signed`: a zero line, dots coloured by sign.
+    `value_format`: d3's format in tooltips (default ".2f", "+.2f" when signed)."""
     rows = records(frame[["name", "value", "low", "high"]])
-    return _finish(_interval_dots(value_title, signed, ()), description, rows,
+    return _finish(_interval_dots(value_title, signed, (), value_format), description, rows,
                    bands=len(rows))
 
 
@@ -236,8 +237,8 @@ def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[s
     columns = [column for column, *_ in menus]
     rows = records(frame[[*columns, "name", "value", "low", "high"]])
     bands = int(frame.groupby(columns).size().max()) if len(frame) else 1
-    spec = _finish(_interval_dots(value_title, signed, tuple(columns)), description, rows,
-                   bands)
+    spec = _finish(_interval_dots(value_title, signed, tuple(columns), None), description,
+                   rows, bands)
     for param, (_, label, options, labels) in zip(spec["params"], menus, strict=True):
         param["value"] = options[0] if options else ""
         param["bind"].update(options=list(options), labels=list(labels), name=label + " ")
@@ -245,8 +246,8 @@ def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[s
 
 
 @functools.cache
-def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...]
-                   ) -> dict[str, Any]:
+def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...],
+                   value_format: str | None) -> dict[str, Any]:
     params = [alt.param(name=f"pick_{column}", value="",
                         bind=alt.binding_select(options=[""])) for column in menus]
     base = alt.Chart(ROWS)
@@ -258,7 +259,7 @@ def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...]
     y = alt.Y("name:N", title=None, sort=alt.EncodingSortField("value", order="descending")
               if menus else None,
               axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
-    number = "+.2f" if signed else ".2f"
+    number = value_format or ("+.2f" if signed else ".2f")
     tooltip = [alt.Tooltip("name:N", title="model"),
                alt.Tooltip("value:Q", title=value_title, format=number),
                alt.Tooltip("low:Q", title="95% interval from", format=number),
