@@ -12,13 +12,10 @@ one, a model in all three datasets.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from browser import SCHEMES, SCREENSHOTS, PagesServer, Watch, open_page
-
-from ffsite.site.build import build_site
+from browser import SCHEMES, SCREENSHOTS, Watch, open_page
 
 REPO = Path(__file__).resolve().parents[1]
 # model id -> the sections its page must have ("In these datasets" lists them in order).
@@ -54,27 +51,6 @@ FACTS = """() => {
   };
 }"""
 INTERVAL = re.compile(r"[+-]?\d+(\.\d+)?–[+-]?\d+(\.\d+)?|anchor, fixed")
-
-
-@pytest.fixture(scope="module")
-def default_site(shared_data, tmp_path_factory) -> Path:
-    """The default site with the example texts; fewer bootstrap resamples than the
-    published site (the layout, not the numbers, is under test here)."""
-    root = tmp_path_factory.mktemp("default-models")
-    content = root / "content"
-    shutil.copytree(REPO / "content", content)
-    with (content / "site.toml").open("a", encoding="utf-8") as settings:
-        settings.write("\nrating_resamples = 200\n")
-    build_site(REPO / "annotations", root / "site", content=content,
-               templates=REPO / "templates", base_data=shared_data)
-    return root / "site"
-
-
-@pytest.fixture(scope="module")
-def default_root(default_site):
-    server = PagesServer(default_site)
-    yield server.root
-    server.close()
 
 
 def pages_to_visit(site: Path) -> dict[str, str]:

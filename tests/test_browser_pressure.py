@@ -9,10 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import PAGE_FACTS, SCHEMES, SCREENSHOTS, PagesServer, Watch, open_page
+from browser import PAGE_FACTS, SCHEMES, SCREENSHOTS, Watch, open_page
 from test_browser_a11y import contrast, effective_background, over, parse_colour
-
-from ffsite.site.build import build_site
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = {"pressure": "pressure.html", "warmth": "traits/bp-warmth.html"}
@@ -66,17 +64,6 @@ MEASURE = """() => {
   };
 }"""
 SYMBOLS = "id => document.querySelectorAll('#' + id + ' svg g.mark-symbol path').length"
-
-
-@pytest.fixture(scope="module")
-def default_root(tmp_path_factory):
-    """The default site (the repository's annotations and content), served under /ffsite/."""
-    site = tmp_path_factory.mktemp("default") / "site"
-    build_site(REPO / "annotations", site, content=REPO / "content",
-               templates=REPO / "templates")
-    server = PagesServer(site)
-    yield server.root
-    server.close()
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)

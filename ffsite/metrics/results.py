@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -80,6 +80,8 @@ METRICS_TABLE_COLUMNS = tuple(name for metric in METRIC_COLUMNS for name in (
     (metric, "ci_low", "ci_high") if metric == "strength" else (metric,)))
 # Intervals are Monte Carlo: one seed everywhere, so a table's bounds never change.
 INTERVAL_SEED = 0
+# In datasets of judged pairs, a trait counts only where this metadata asked it at all.
+SCOPE_COLUMN = schema.META_PREFIX + "scenario_type"
 # A metadata column is a useful split when it has this many values (FF's tables have few).
 MAX_SPLIT_VALUES = 30
 
@@ -406,15 +408,44 @@ class PairwiseResults:
 
 def pairwise_results(annotations: Annotations, dataset: str, *, min_valid_votes: int,
                      preferred_anchor: str | None = None, n_bootstrap: int = 1000,
-                     seed: int = 0) -> PairwiseResults:
-    """Result B against all other models, and the ratings, on one dataset's votes."""
+                     seed: int = 0, scope_column: str = SCOPE_COLUMN) -> PairwiseResults:
+    """Result B against all other models, and the ratings, on one dataset's votes.
+
+    When the comparisons carry `scope_column` (EQ-Bench 3's scenario type), a trait
+    counts only on the comparisons of the values where it was asked at all: a criterion
+    that only analysis scenarios ask is not "not relevant" on every role-play pair (which
+    would shrink its strength by the share of role-play pairs, and make one model's
+    criteria impossible to compare with each other).
+    """
     own = annotations.where((annotations.comparisons["dataset"] == dataset).to_numpy())
     votes = trait_votes(own)
     anchor = anchor_model(own, preferred_anchor)
     ratings = ratings_table(own, anchor=anchor, seed=seed, n_bootstrap=n_bootstrap) if (
         anchor is not None) else pd.DataFrame(columns=list(RATING_COLUMNS))
-    return PairwiseResults(dataset, anchor, model_results(own, votes, None, min_valid_votes),
-                           ratings)
+    models = model_results(own, votes, None, min_valid_votes)
+    if scope_column in own.comparisons.columns:
+        models = replace(models, traits=_scoped_traits(own, votes, models.traits,
+                                                       scope_column, min_valid_votes))
+    return PairwiseResults(dataset, anchor, models, ratings)
+
+
+def _scoped_traits(annotations: Annotations, votes: TraitVotes, traits: pd.DataFrame,
+                   column: str, min_valid_votes: int) -> pd.DataFrame:
+    """`traits` (model_results rows), each trait measured on the comparisons whose
+    `column` value asked it: traits asked by the same values are measured together."""
+    values = annotations.comparisons[column].astype(object).fillna("").to_numpy()
+    kinds = sorted(set(values))
+    asked = {trait_id: frozenset(values[votes.matrix[:, number] != 0])
+             for number, trait_id in enumerate(votes.traits["trait_id"])}
+    everywhere = [trait_id for trait_id, scope in asked.items() if scope == set(kinds)]
+    parts = [traits[traits["trait_id"].isin(everywhere)]]
+    for scope in sorted({a for a in asked.values() if a != set(kinds)}, key=sorted):
+        within = annotations.where(np.isin(values, list(scope)))
+        found = model_results(within, trait_votes(within), None, min_valid_votes).traits
+        ids = [t for t, a in asked.items() if a == scope]
+        parts.append(found[found["trait_id"].isin(ids)])
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values(["model", "trait_id"], kind="stable").reset_index(drop=True)
 
 
 # --------------------------------------------------------------------- judge scores

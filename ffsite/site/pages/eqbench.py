@@ -24,7 +24,6 @@ from markupsafe import Markup
 from ffsite.base import eqbench3 as base
 from ffsite.format.read import read_file_metadata, vote_rows
 from ffsite.importers.eqbench3 import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
-from ffsite.metrics import results
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
@@ -151,10 +150,11 @@ def rating_rows(ctx: SiteContext, found: PairwiseResults, criteria: pd.DataFrame
 
 def strength_rows(ctx: SiteContext, found: PairwiseResults, criteria: pd.DataFrame
                   ) -> pd.DataFrame:
-    """Each model against all the others it met, per criterion (`in_scope_strengths`),
-    with labels, judge and display names; criteria in the page's order, models by name."""
+    """Each model against all the others it met, per criterion (each counted on the
+    scenarios that ask it: results.pairwise_results), with labels, judge and display
+    names; criteria in the page's order, models by name."""
     facts = criteria.set_index("trait_id")
-    frame = in_scope_strengths(ctx, found, criteria)
+    frame = found.models.traits
     frame = frame[frame["trait_id"].isin(facts.index)].copy()
     frame.insert(1, "model_name", [display(ctx, m) for m in frame["model"]])
     frame.insert(3, "criterion", frame["trait_id"].map(facts["criterion"]).to_numpy())
@@ -164,36 +164,6 @@ def strength_rows(ctx: SiteContext, found: PairwiseResults, criteria: pd.DataFra
     frame = frame.assign(_position=position, _name=frame["model"].str.lower())
     return frame.sort_values(["_position", "_name"], kind="stable").drop(
         columns=["_position", "_name"]).reset_index(drop=True)
-
-
-def in_scope_strengths(ctx: SiteContext, found: PairwiseResults, criteria: pd.DataFrame
-                       ) -> pd.DataFrame:
-    """found.models.traits, except that a criterion only one scenario type asks is
-    measured on that type's comparisons alone.  Against all comparisons, the pairs that
-    never asked it would count as "not relevant" and shrink its strength by the share of
-    the other type (about half): the criteria of a model could not be compared with each
-    other.  Computed once per build (the trait pages ask again)."""
-    key = "eqbench3-in-scope-strengths"
-    if key in ctx._computed:
-        return ctx._computed[key]
-    column = "meta.scenario_type"
-    frame = found.models.traits
-    comparisons = ctx.annotations.comparisons
-    if column in comparisons.columns:
-        types = criteria.set_index("trait_id")["scenario_type"]
-        own_type = frame["trait_id"].map(types)
-        parts = [frame[~own_type.isin([ROLE_PLAY, ANALYSIS]).to_numpy()]]
-        for kind in (ROLE_PLAY, ANALYSIS):
-            mask = ((comparisons["dataset"] == DATASET) & (comparisons[column] == kind))
-            if not mask.any():
-                continue
-            scope = ctx.annotations.where(mask.to_numpy())
-            by_model = results.model_results(scope, results.trait_votes(scope), None,
-                                             ctx.min_valid).traits
-            parts.append(by_model[by_model["trait_id"].map(types).eq(kind).to_numpy()])
-        frame = pd.concat(parts, ignore_index=True)
-    ctx._computed[key] = frame
-    return frame
 
 
 def overall_table(ctx: SiteContext, overall: pd.DataFrame, download: Download) -> Table:
