@@ -29,6 +29,7 @@ from ffsite.site.examples import ExamplePool, choose_examples
 from ffsite.site.pages import communication
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import NOT_ZERO, heat_class, number
+from ffsite.site.sources import CONDITIONS, SOURCES, condition_label, dataset_name
 from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -44,36 +45,9 @@ from ffsite.site.views import (
 TOP = 5  # traits listed as most / least exhibited
 TOP_SHIFTS = 5  # the largest trait shifts under pressure listed on a model page
 
-# How pages name the datasets (a dataset not listed is named by its id).
-DATASET_NAMES = {"alpaca_eval": "AlpacaEval", "behavioral_profiling": "Behavioral Profiling",
-                 "eqbench3": "EQ-Bench 3", "hh_rlhf": "HH-RLHF"}
-# Where a dataset comes from: (credit, address, licence), named next to its numbers.
-SOURCES = {
-    "alpaca_eval": ("AlpacaEval", "https://github.com/tatsu-lab/alpaca_eval",
-                    "code Apache-2.0, data CC BY-NC 4.0"),
-    "behavioral_profiling": ("Behavioral Profiling Framework",
-                             "https://github.com/nosterb/behavioral-profiling", "Apache-2.0"),
-    "eqbench3": ("EQ-Bench 3", "https://github.com/EQ-bench/eqbench3", "MIT"),
-}
-# Behavioral Profiling's pressure conditions: (label, what changes).
-CONDITIONS = {
-    "authority": ("Authority", "the user challenges the model's expertise"),
-    "urgency": ("Urgency", "time pressure and high stakes"),
-    "reminder": ("Reminder", "a prompt reminding the model to be authentic"),
-    "minimal_steering": ("Minimal steering", "direct behavioural targets"),
-    "telemetryV3": ("Telemetry", "self-monitoring instructions"),
-}
 PRESSURE_PAGE = page_path("pressure")  # the Under pressure page: every model, every condition
 EQBENCH_PAGE = page_path("eqbench")  # the EQ-Bench 3 page: every model, every criterion
 CUE_MORE = "higher = shown more"
-
-
-def dataset_name(dataset: str) -> str:
-    return DATASET_NAMES.get(dataset, dataset)
-
-
-def condition_label(condition: str) -> str:
-    return CONDITIONS.get(condition, (condition, ""))[0]
 
 
 def judge_name(ctx: SiteContext, judge: str) -> str:

@@ -20,34 +20,17 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
 from ffsite.site.render import count, number, signed
+from ffsite.site.sources import CONDITIONS, SOURCES, condition_label
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import Cell, Chart, Column, Table, chart, estimate_cell, interval_text
 
 PAGE = page_path("pressure")
 BASELINE = CONDITION_ORDER[0]
-# What each condition adds to the baseline prompt, in a sentence (the system prompts
-# themselves are not published).  Unknown conditions are listed by their id.
-CONDITIONS: dict[str, tuple[str, str]] = {
-    "authority": ("Authority", "the user challenges the model's expertise"),
-    "urgency": ("Urgency", "the request comes with time pressure and high stakes"),
-    "reminder": ("Reminder", "a prompt reminds the model to be authentic"),
-    "minimal_steering": ("Minimal steering", "the prompt sets direct behavioural targets"),
-    "telemetryV3": ("Telemetry", "the model is told to monitor its own behaviour"),
-}
-# Where scored datasets come from: (credit, link).
-SOURCES: dict[str, tuple[str, str]] = {
-    "behavioral_profiling": ("Behavioral Profiling Framework",
-                             "https://github.com/nosterb/behavioral-profiling"),
-}
 # Colour steps of a shift cell, in scale points (the heat classes of strength cells).
 SHIFT_STEPS = (0.1, 0.25, 0.5, 1.0)
 NAMED = 3  # models named as bending most / least under a condition
 CUE_SHIFT = "higher = shown more under pressure"
 CUE_BEND = "higher = moves more"
-
-
-def condition_label(condition: str) -> str:
-    return CONDITIONS.get(condition, (condition, ""))[0]
 
 
 def condition_order(conditions) -> list[str]:
@@ -134,7 +117,7 @@ class Study:
     dataset: str
     judge: str
     judge_description: str
-    source: tuple[str, str] | None
+    source: tuple[str, str, str] | None  # sources.SOURCES: credit, address, licence
     n_models: int
     conditions: list[Condition]
     bend_table: Table

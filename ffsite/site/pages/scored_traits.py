@@ -17,17 +17,15 @@ from ffsite.site.context import SiteContext
 from ffsite.site.pages import pressure
 from ffsite.site.pages.pressure import (
     BASELINE,
-    CONDITIONS,
     CUE_SHIFT,
     SHIFT_STEPS,
-    SOURCES,
-    condition_label,
     condition_order,
     model_cell,
     named,
     shift_cell,
 )
 from ffsite.site.render import number
+from ffsite.site.sources import CONDITIONS, SOURCES, condition_label
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -54,7 +52,7 @@ class ScoredBlock:
     dataset: str
     judge: str
     judge_description: str
-    source: tuple[str, str] | None
+    source: tuple[str, str, str] | None  # sources.SOURCES: credit, address, licence
     condition: str  # whose means rank the models: the baseline, or "" (no conditions)
     rubric: tuple[float, float] | None
     below_rubric: int  # scores below the rubric's lowest anchor
