@@ -92,3 +92,17 @@ def _shot(name: str) -> str:
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return str(SCREENSHOTS / name)
+
+
+def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(default_site):
+    ratings = pd.read_csv(default_site / "data" / "trait-bp-warmth-ratings.csv")
+    assert set(ratings["votes"]) == {"derived from scores"}
+    assert len(ratings) == 46
+    anchor = ratings[ratings["model"] == "gpt-4.1"].iloc[0]  # anchor_model in site.toml
+    assert (anchor["elo"], anchor["ci_low"], anchor["ci_high"]) == (1000, 1000, 1000)
+    # Ordered like the means: the warmest model by mean is near the top by rating too.
+    means = _personality(default_site)
+    warmest = means[means["trait_id"] == "bp-warmth"].sort_values("mean").iloc[-1]["model"]
+    assert ratings.set_index("model").loc[warmest, "rank"] <= 3
+    html = (default_site / "traits" / "bp-warmth.html").read_text()
+    assert "Bradley–Terry rating (derived from scores)" in html

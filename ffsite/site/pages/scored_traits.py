@@ -61,6 +61,8 @@ class ScoredBlock:
     means: Table
     chart: Chart
     strengths: Table | None
+    ratings: Table | None
+    anchor: str | None
     shifts: Table | None
     suffix: str
 
@@ -72,6 +74,7 @@ def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
     strengths = named(ctx, results.strengths[results.strengths["trait_id"]
                                              == trait.trait_id])
     shifts = named(ctx, results.shifts[results.shifts["trait_id"] == trait.trait_id])
+    ratings = results.ratings[results.ratings["trait_id"] == trait.trait_id]
     scale = results.traits.set_index("trait_id").loc[trait.trait_id]
     blocks = []
     groups = list(means.groupby(["dataset", "judge"], sort=True))
@@ -85,8 +88,11 @@ def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
         key = (strengths["dataset"] == dataset) & (strengths["judge"] == judge) & (
             strengths["condition"] == condition)
         shifted = shifts[(shifts["dataset"] == dataset) & (shifts["judge"] == judge)]
+        rated = ratings[(ratings["dataset"] == dataset) & (ratings["description"] == trait.trait)
+                        ] if condition == BASELINE else ratings.iloc[:0]
         blocks.append(block(ctx, trait, page, slug, suffix, dataset, judge, condition,
-                            results.judges.get(judge, ""), own, strengths[key], shifted))
+                            results.judges.get(judge, ""), own, strengths[key], shifted,
+                            rated))
     ctx.output.page(page, "trait_scored.html", section=page_path(TRAITS), trait=trait,
                     scale=(scale["scale_min"], scale["scale_max"]), blocks=blocks,
                     charts=[b.chart for b in blocks],
@@ -96,7 +102,8 @@ def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
 
 def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: str,
           judge: str, condition: str, judge_description: str, means: pd.DataFrame,
-          strengths: pd.DataFrame, shifts: pd.DataFrame) -> ScoredBlock:
+          strengths: pd.DataFrame, shifts: pd.DataFrame, ratings: pd.DataFrame
+          ) -> ScoredBlock:
     output = ctx.output
     slug += suffix
     everyone = pd.concat([frame[["model", "model_name"]] for frame in (means, strengths,
@@ -155,6 +162,30 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
               count_cell(r.ties), count_cell(r.losses), count_cell(r.comparisons)]
              for r in strengths.itertuples(index=False)], download)
 
+    rating_table, anchor = None, None
+    if len(ratings):
+        ratings = named(ctx, ratings.sort_values(["elo", "model"], ascending=[False, True],
+                                                 kind="stable"))
+        # The anchor is the model held at exactly 1000 (its interval has no width).
+        anchor = next((name for name, elo, low, high in ratings[
+            ["model_name", "elo", "ci_low", "ci_high"]].itertuples(index=False)
+            if elo == 1000 and low == high), None)
+        download = output.data(
+            f"trait-{slug}-ratings", ratings.drop(columns="description").assign(votes=DERIVED),
+            f"{trait.label}: Bradley-Terry Elo ({DERIVED}, {judge})", page)
+        rating_table = Table(
+            f"ratings{suffix}", f"Bradley–Terry rating ({DERIVED}), Elo scale", [
+                Column("model", "Model", numeric=False),
+                Column("elo", "Elo", cue="higher = shows it more",
+                       title="400 points = 10:1 odds of showing it more on a prompt"),
+                Column("rank", "Rank", cue="lower = shows it more",
+                       title="1 + the number of models rated surely higher"),
+                Column("n", "Comparisons")],
+            [[cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
+              estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what=f"Elo ({DERIVED})"),
+              count_cell(r.rank), count_cell(r.n)]
+             for r in ratings.itertuples(index=False)], download)
+
     shift_table = None
     conditions = condition_order(shifts["condition"])
     if len(shifts):
@@ -185,7 +216,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
     return ScoredBlock(dataset, judge, judge_description, SOURCES.get(dataset), condition,
                        rubric, below, scored,
                        [CONDITIONS.get(c, (c, "")) for c in conditions], means_table, dots,
-                       strength_table, shift_table, suffix)
+                       strength_table, rating_table, anchor, shift_table, suffix)
 
 
 def at(condition: str) -> str:
