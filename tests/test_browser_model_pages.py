@@ -50,7 +50,7 @@ FACTS = """() => {
         .map(th => th.getBoundingClientRect().width)),
   };
 }"""
-INTERVAL = re.compile(r"[+-]?\d+(\.\d+)?–[+-]?\d+(\.\d+)?|anchor, fixed")
+INTERVAL = re.compile(r"[+-]?\d+(\.\d+)?(–| to )[+-]?\d+(\.\d+)?|anchor, fixed")
 
 
 def pages_to_visit(site: Path) -> dict[str, str]:
