@@ -21,6 +21,7 @@ COMMANDS = {
     "upgrade": "ffsite.commands.upgrade:upgrade",
     "metrics": "ffsite.commands.metrics:metrics",
     "ratings": "ffsite.commands.ratings:ratings",
+    "scores": "ffsite.commands.scores:scores",
     "annotate": "ffsite.commands.annotate:annotate",
     "import": "ffsite.commands.importing:import_group",
     "export": "ffsite.commands.export:export_group",

@@ -13,6 +13,10 @@ writes, from ffsite's own importers and the rule-based judge (ids, votes, number
     hh_rlhf/preferences.parquet        chosen vs rejected, the crowdworkers' preference
     hh_rlhf/rules.parquet              rules-judge votes on those comparisons
     hh_rlhf/communication.parquet      the 21 communication traits of every response
+    behavioral_profiling/scores.parquet  the judge panel's 1-10 scores of 46 models' answers
+                                       on nine dimensions, in all six conditions
+    eqbench3/votes.parquet             Claude 3.7 Sonnet's pairwise verdicts per criterion,
+                                       with margins
 
 Everything is seeded and sorted, so the same base data gives byte-identical files.
 """
@@ -25,10 +29,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from ffsite.base import alpaca_eval, hh_rlhf, registry
+from ffsite.base import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf, registry
 from ffsite.errors import FfsiteError, ParameterError
-from ffsite.format import schema, write_response_metrics, write_votes
+from ffsite.format import schema, write_response_metrics, write_scores, write_votes
 from ffsite.importers.alpaca_eval import model_pairs, preference_votes
+from ffsite.importers.behavioral_profiling import import_behavioral_profiling
+from ffsite.importers.eqbench3 import JUDGE as EQ_JUDGE
+from ffsite.importers.eqbench3 import import_eqbench3
 from ffsite.importers.hh_rlhf import import_hh_rlhf
 from ffsite.importers.result import ImportResult
 from ffsite.judges.apply import communication_rows, dataset_responses, measure, rule_votes
@@ -52,7 +59,10 @@ def default_annotations(base_dir: str | os.PathLike | None, out: str | os.PathLi
     out = Path(out)
     builders = {alpaca_eval.NAME: lambda root, target: _alpaca_eval(
                     root, target, seed=seed, pair_prompts=pair_prompts, say=say),
-                hh_rlhf.NAME: lambda root, target: _hh_rlhf(root, target, seed=seed, say=say)}
+                hh_rlhf.NAME: lambda root, target: _hh_rlhf(root, target, seed=seed, say=say),
+                behavioral_profiling.NAME: lambda root, target: _behavioral_profiling(
+                    root, target, say=say),
+                eqbench3.NAME: lambda root, target: _eqbench3(root, target, say=say)}
     missing = [name for name in builders if not registry.is_available(folder, name)]
     if len(missing) == len(builders):
         raise FfsiteError(f"{folder}: holds none of the base datasets "
@@ -92,6 +102,25 @@ def _hh_rlhf(root: Path, target: Path, *, seed: int, say: Callable[[str], None])
     comparisons = _comparisons(imported.table)
     _write_rules(comparisons, features, target / "rules.parquet", say)
     _write_communication(dataset_responses(comparisons), features, target, say)
+
+
+def _behavioral_profiling(root: Path, target: Path, *, say: Callable[[str], None]) -> None:
+    imported = import_behavioral_profiling(root)
+    path = target / "scores.parquet"
+    written = write_scores(imported.frame, path, judges=imported.judges, extra=imported.extra)
+    say(f"wrote {path}: {written} scores")
+    for line in imported.report:
+        say(f"note: {line}")
+
+
+def _eqbench3(root: Path, target: Path, *, say: Callable[[str], None]) -> None:
+    imported = import_eqbench3(root / eqbench3.COMPARISONS_FILE)
+    path = target / "votes.parquet"
+    written = write_votes(imported.table, path, extra={
+        "source": eqbench3.NAME, "judge": EQ_JUDGE,
+        "left_out": dict(sorted(imported.skipped.items()))})
+    say(f"wrote {path}: {written.num_rows} votes on {written.num_comparisons} comparisons "
+        f"({', '.join(f'{n} {why}' for why, n in imported.skipped.items())} left out)")
 
 
 def _comparisons(votes: pd.DataFrame) -> pd.DataFrame:

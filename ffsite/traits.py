@@ -28,6 +28,16 @@ def trait_id(wording: str) -> str:
     return hashlib.md5(wording.encode("utf-8")).hexdigest()[:8]
 
 
+def trait_label(trait_id: str, wording: str) -> str:
+    """What pages call a trait: its AA-PersonalityBench name, the part before ": " of a
+    "<label>: <definition>" wording (scored traits, EQ-Bench criteria), else the FF
+    wording without its "Select the response that" lead."""
+    if trait_id in AA30_NAMES:
+        return AA30_NAMES[trait_id]
+    label, colon, _ = wording.partition(": ")
+    return label if colon and not wording.startswith(PREFIX) else short_wording(wording)
+
+
 def short_wording(wording: str) -> str:
     text = wording.strip()
     if text.startswith(PREFIX):

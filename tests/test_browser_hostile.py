@@ -66,7 +66,8 @@ def test_no_script_from_data_runs_on_any_page(chromium, hostile_site, hostile_ro
     watch = Watch(hostile_root).attach(context)
     page = context.new_page()
     pages = site_pages(hostile_site)
-    assert len(pages) == 14 + len(MODELS)  # the fixed pages and one page per model
+    # The fixed pages and one page per model, the reference model's too.
+    assert len(pages) == 16 + len(MODELS) + 1
     for path in pages:
         open_page(page, hostile_root + path)
         for y in range(50, 750, 100):  # hover over whatever is there (onmouseover)
@@ -86,7 +87,7 @@ def test_model_page_shows_names_prompts_and_responses_as_text(watched, hostile_s
                                                               hostile_root):
     page, _ = watched
     pages = model_pages(page, hostile_root, hostile_site)
-    assert sorted(pages) == sorted(MODELS)
+    assert sorted(pages) == sorted([*MODELS, "R"])  # the reference model has one too
     open_page(page, hostile_root + pages[SCRIPT_MODEL])
     text = page.evaluate(TEXT)
     assert page.locator("h1").text_content() == SCRIPT_MODEL

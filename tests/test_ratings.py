@@ -216,7 +216,8 @@ def test_cli_prints_ratings_and_indices_deterministically(small_file):
                     "--format", "csv")
     assert first.returncode == 0, first.stderr
     assert first.stdout == again.stdout
-    assert first.stdout.splitlines()[0] == "trait_id,description,model,elo,ci_low,ci_high,rank,n"
+    assert first.stdout.splitlines()[0] == ("trait_id,description,model,source_model,elo,"
+                                            "ci_low,ci_high,rank,n")
     rows = json.loads(run_cli("ratings", str(small_file), "--anchor", "ref", "--bootstrap",
                               "100", "--indices", "--format", "json").stdout)
     # Both test traits belong to the FF Verbosity index (concise reversed).

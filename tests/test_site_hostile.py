@@ -76,7 +76,7 @@ def test_hostile_text_is_shown_as_text(site):
     home = (site / "index.html").read_text("utf-8")
     assert "&lt;script&gt;alert(&#34;model&#34;)&lt;/script&gt;" in home
     model_pages = sorted((site / "models").glob("*.html"))
-    assert len(model_pages) == len(MODELS)
+    assert len(model_pages) == len(MODELS) + 1  # and the reference model's
     assert all(p.name.endswith(".html") and "<" not in p.name for p in model_pages)
     texts = "".join(p.read_text("utf-8") for p in model_pages)
     assert "&lt;script&gt;alert(&#39;prompt&#39;)" in texts  # the prompt, as text

@@ -26,10 +26,12 @@ def test_every_page_kind_exists(site):
                  "datasets/d.html", "traits.html", f"traits/{VERBOSE['trait_id']}.html",
                  f"traits/{CONCISE['trait_id']}.html", "compare.html", "agreement.html",
                  "methodology.html", "about.html", "404.html", "downloads.html",
-                 "ratings.html", "communication.html"):
+                 "ratings.html", "communication.html", "pressure.html"):
         html = text(site, page)
         assert html.startswith("<!doctype html>") and "<h1>" in html, page
-    assert not (site / "models" / "R.html").exists()  # the reference is not a row
+    # The reference has no row of strengths but a page of its own (saying it is the
+    # reference), like every model id.
+    assert "is the reference model on d" in text(site, "models/R.html")
     assert list((site / "assets").glob("favicon-*.svg"))
     assert 'rel="icon"' in text(site, "index.html")
 
@@ -151,4 +153,4 @@ def test_ratings_page_and_model_ratings(site):
     assert csv_rows(site, "indices")
     assert "Index scores" in text(site, "ratings.html")
     model = text(site, "models/m1.html")
-    assert "Elo rating per trait" in model and "index scores" in model
+    assert "Elo rating per trait" in model and "Index scores" in model

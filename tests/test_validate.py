@@ -51,8 +51,8 @@ def test_truncated_parquet(tmp_path):
 
 
 def test_other_schema_version(tmp_path):
-    path = _raw_write(tmp_path / "v3.parquet", vote_rows(*two_comparisons()), version="3")
-    expect_validate_error(path, "format_version 3", "upgrade ffsite")
+    path = _raw_write(tmp_path / "v4.parquet", vote_rows(*two_comparisons()), version="4")
+    expect_validate_error(path, "format_version 4", "upgrade ffsite")
 
 
 def test_parquet_without_our_metadata(tmp_path):

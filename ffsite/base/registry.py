@@ -7,11 +7,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ffsite._names import safe_name
-from ffsite.base import alpaca_eval, hh_rlhf, texts
+from ffsite.base import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf, texts
 from ffsite.errors import FfsiteError, ParameterError
 
 ENV = "FFSITE_BASE_DATA"
-_LOADERS = {alpaca_eval.NAME: alpaca_eval.load_texts, hh_rlhf.NAME: hh_rlhf.load_texts}
+_LOADERS = {alpaca_eval.NAME: alpaca_eval.load_texts, hh_rlhf.NAME: hh_rlhf.load_texts,
+            behavioral_profiling.NAME: behavioral_profiling.load_texts,
+            eqbench3.NAME: eqbench3.load_texts}
 
 
 FETCH_HINT = "run ffsite fetch to download the base datasets"

@@ -10,6 +10,8 @@ from ffsite.commands.options import out_option
 from ffsite.format import write_votes
 from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.importers.annotated_pairs import read_annotated_pairs
+from ffsite.importers.behavioral_profiling import import_behavioral_profiling
+from ffsite.importers.eqbench3 import import_eqbench3
 from ffsite.importers.hh_rlhf import import_hh_rlhf
 from ffsite.importers.icai_csv import read_icai_csv
 from ffsite.importers.result import ImportResult
@@ -17,7 +19,7 @@ from ffsite.importers.result import ImportResult
 
 @click.group(name="import")
 def import_group() -> None:
-    """Import pairwise data into an annotation file."""
+    """Import pairwise data or judge scores into an annotation file."""
 
 
 def _finish(result: ImportResult, out: str, base_out: str | None) -> None:
@@ -83,3 +85,32 @@ def alpaca_eval(folder: str, reference: str, out: str, seed: int) -> None:
 def hh_rlhf(file: str, out: str, seed: int) -> None:
     """Anthropic HH-RLHF (a .jsonl.gz file of chosen/rejected conversations)."""
     _finish(import_hh_rlhf(file, seed=seed), out, None)
+
+
+@import_group.command("eqbench3")
+@click.argument("file", type=click.Path(dir_okay=False))
+@_out
+def eqbench3(file: str, out: str) -> None:
+    """EQ-Bench 3's pairwise judge verdicts (pairwise_comparisons.json.gz), with margins."""
+    _finish(import_eqbench3(file), out, None)
+
+
+@import_group.command("behavioral-profiling")
+@click.argument("folder", type=click.Path(file_okay=False))
+@out_option("The scores file to write (.parquet).", required=True)
+@_base_out
+def behavioral_profiling(folder: str, out: str, base_out: str | None) -> None:
+    """Behavioral Profiling's panel scores, every condition (FOLDER holds contributions/
+    and prompts/)."""
+    from ffsite.format import write_scores
+
+    result = import_behavioral_profiling(folder)
+    written = write_scores(result.frame, out, judges=result.judges, extra=result.extra)
+    responses = result.frame.drop_duplicates(["dataset", "response_id"])
+    click.echo(f"wrote {out}: {written} scores on {len(responses)} responses of "
+               f"{responses['model'].nunique()} models")
+    for line in result.report:
+        click.echo(f"note: {line}", err=True)
+    if base_out:
+        path = write_texts(base_out, result.dataset, result.prompts, {})
+        click.echo(f"wrote {path}: {len(result.prompts)} prompts")

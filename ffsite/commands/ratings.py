@@ -6,10 +6,11 @@ import click
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.commands._output import emit
-from ffsite.commands.options import annotation_paths, format_option
+from ffsite.commands.options import annotation_paths, content_option, format_option
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.results import indices_table, ratings_table
+from ffsite.models import apply_registry, load_registry, source_names
 
 
 @click.command(name="ratings")
@@ -21,12 +22,19 @@ from ffsite.metrics.results import indices_table, ratings_table
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--indices", "show_indices", is_flag=True,
               help="Print the personality indices (1-100) instead of per-trait Elo.")
+@content_option
 @format_option
 def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
-            show_indices: bool, fmt: str) -> None:
-    """Bradley-Terry ratings (Firth, Elo scale) per trait and model, with 95% intervals."""
-    annotations = read_annotations(paths)
-    table = ratings_table(annotations, anchor=anchor, n_bootstrap=n_bootstrap, seed=seed)
+            show_indices: bool, content: str, fmt: str) -> None:
+    """Bradley-Terry ratings (Firth, Elo scale) per trait and model, with 95% intervals.
+
+    Models are named by the site's ids (content/models.toml); `source_model` gives each
+    dataset's own spelling."""
+    registry = load_registry(content)
+    original = read_annotations(paths)
+    annotations = apply_registry(original, registry)
+    table = ratings_table(annotations, anchor=registry.resolve(anchor),
+                          n_bootstrap=n_bootstrap, seed=seed)
     if table.empty:
         raise FfsiteError(f"no trait could be rated: no trait votes link two different models "
                           f"to the anchor '{anchor}'; check the files or pick --anchor")
@@ -34,4 +42,8 @@ def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
     if unrated:
         click.echo(f"note: {unrated} trait(s) not rated: no trait vote links a model pair "
                    f"to the anchor '{anchor}' on them", err=True)
+    if not show_indices:
+        names = source_names(original, registry).set_index("model")["source_model"]
+        table.insert(table.columns.get_loc("model") + 1, "source_model",
+                     table["model"].map(names).to_numpy(object))
     emit(indices_table(table) if show_indices else table, fmt)

@@ -2,10 +2,11 @@ import click
 from click.core import ParameterSource
 
 from ffsite.annotate.contrib import check_contribution
-from ffsite.commands.options import annotation_paths
+from ffsite.commands.options import annotation_paths, content_option
 from ffsite.errors import FfsiteError
-from ffsite.format.read import find_annotation_files
+from ffsite.format import find_annotation_files, read_annotations, read_scores
 from ffsite.format.validate import validate_paths
+from ffsite.models import REGISTRY_FILE, load_registry, names_seen
 
 
 @click.command()
@@ -16,15 +17,22 @@ from ffsite.format.validate import validate_paths
 @click.option("--replace", is_flag=True,
               help="With --site: the model may already be there (its earlier contribution "
               "is replaced).")
+@content_option
 @click.pass_context
 def validate(ctx: click.Context, paths: tuple[str, ...], site: str | None,
-             replace: bool) -> None:
-    """Check annotation files against the format (default: annotations/)."""
+             replace: bool, content: str) -> None:
+    """Check annotation files against the format (default: annotations/), and say which
+    entries of the model registry (content/models.toml) match no model in them."""
     if site is not None and ctx.get_parameter_source("paths") is ParameterSource.DEFAULT:
         raise FfsiteError("--site checks contributed files: give them as PATHS, e.g. "
                           "ffsite validate annotations/contrib/my-model.parquet --site annotations")
     for line in validate_paths(paths):
         click.echo(line)
+    registry = load_registry(content)
+    seen = names_seen(read_annotations(paths), read_scores(paths))
+    for alias in registry.unmatched(seen):
+        click.echo(f"note: {content}/{REGISTRY_FILE}: alias {alias} matches no model in "
+                   "these files (a typo, or a model the data no longer has)")
     if site is not None:
         for path in find_annotation_files(paths):
             click.echo(check_contribution(path, site, replace=replace))

@@ -4,7 +4,8 @@ Read votes files with `read_annotations` (any number of files, merged into one
 `Annotations`) or `read_votes_file` (one file, as `CodedVotes`); look inside one with
 `vote_rows`.  Write them with `write_votes` (votes one per row, or laid out by
 `encode_votes`) and response-metrics files with `write_response_metrics`; read those with
-`read_response_metrics`.  `validate_paths` and `upgrade_paths` are `ffsite validate` and
+`read_response_metrics`; scores files (version 3) with `write_scores` and `read_scores`.
+`validate_paths` and `upgrade_paths` are `ffsite validate` and
 `ffsite upgrade`; `schema` holds the format's constants.
 
 Other packages import these names from here, or from the public submodules (`schema`,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # for readers and tools; at run time `__getattr__` imports on
         vote_rows,
     )
     from ffsite.format.response_metrics import read_response_metrics
+    from ffsite.format.scores import Scores, read_scores, write_scores
     from ffsite.format.upgrade import upgrade_paths
     from ffsite.format.validate import validate_paths
     from ffsite.format.write import Written, write_response_metrics, write_votes
@@ -41,6 +43,7 @@ if TYPE_CHECKING:  # for readers and tools; at run time `__getattr__` imports on
 __all__ = [
     "Annotations",
     "CodedVotes",
+    "Scores",
     "EncodedVotes",
     "Written",
     "codes_of",
@@ -49,12 +52,14 @@ __all__ = [
     "read_annotations",
     "read_file_metadata",
     "read_response_metrics",
+    "read_scores",
     "read_votes_file",
     "schema",
     "upgrade_paths",
     "validate_paths",
     "vote_rows",
     "write_response_metrics",
+    "write_scores",
     "write_votes",
 ]
 
@@ -62,6 +67,7 @@ __all__ = [
 _HOME = {
     "Annotations": "read",
     "CodedVotes": "coded",
+    "Scores": "scores",
     "EncodedVotes": "encode",
     "Written": "write",
     "codes_of": "_columns",
@@ -70,12 +76,14 @@ _HOME = {
     "read_annotations": "read",
     "read_file_metadata": "read",
     "read_response_metrics": "response_metrics",
+    "read_scores": "scores",
     "read_votes_file": "read",
     "schema": "schema",
     "upgrade_paths": "upgrade",
     "validate_paths": "validate",
     "vote_rows": "read",
     "write_response_metrics": "write",
+    "write_scores": "scores",
     "write_votes": "write",
 }
 

@@ -27,6 +27,7 @@ from ffsite.format.coded import CodedVotes
 
 VOTE_PREFIX = "vote:"
 NOTE_PREFIX = "note:"
+MARGIN_PREFIX = "margin:"
 ENTRY_FIELDS = (*schema.ANNOTATOR_COLUMNS, "seed")
 _VOTE_DICTIONARY = pa.array(schema.VOTE_VALUES, pa.string())
 
@@ -51,7 +52,7 @@ def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
             fail.column(name, None, "missing; every votes file needs the columns "
                         + ", ".join(schema.COMPARISON_COLUMNS) + " and its vote columns")
     for name in names:
-        if name.startswith((VOTE_PREFIX, NOTE_PREFIX)):
+        if name.startswith((VOTE_PREFIX, NOTE_PREFIX, MARGIN_PREFIX)):
             number = name.partition(":")[2]
             if not (number.isdigit() and int(number) < len(entries)
                     and name == f"{name.partition(':')[0]}:{int(number)}"):
@@ -92,6 +93,8 @@ def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
             fail.column(name, row, f"'{values[codes[row]]}' is not a vote; allowed: "
                         + ", ".join(schema.VOTE_VALUES) + " (or empty for no vote)")
         votes[:, place] = column
+        if f"{MARGIN_PREFIX}{number}" in names:
+            _check_margins(table, number, column, metadata, fail)
     has_vote = votes != 0
     if has_vote.all():
         comparison = np.repeat(np.arange(n_comparisons, dtype=np.int32), len(entries))
@@ -104,6 +107,31 @@ def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
         vote = votes[has_vote]
     return CodedVotes(comparisons=comparisons, annotators=annotators, comparison=comparison,
                       annotator=annotator, vote=vote)
+
+
+def _check_margins(table: pa.Table, number: int, votes: np.ndarray, metadata: dict[str, Any],
+                   fail: _Failure) -> None:
+    """A margin column (version 3): whole numbers in MARGIN_RANGE, beside A/B votes only."""
+    name = f"{MARGIN_PREFIX}{number}"
+    if str(metadata.get("format_version")) != schema.VERSION_3:
+        fail.column(name, None, f"margins need format_version {schema.VERSION_3}; "
+                    "re-write the file with this ffsite")
+    if name not in table.column_names:
+        return  # not read
+    column = table.column(name)
+    if not pa.types.is_integer(column.type):
+        fail.column(name, None, f"holds {column.type}, not whole numbers")
+    present = ~np.asarray(column.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    values = column.fill_null(0).to_numpy(zero_copy_only=False)
+    low, high = schema.MARGIN_RANGE
+    outside = present & ((values < low) | (values > high))
+    if outside.any():
+        row = int(np.argmax(outside))
+        fail.column(name, row, f"margin {values[row]} is not {low} to {high}")
+    undecided = present & (votes != schema.A) & (votes != schema.B)
+    if undecided.any():
+        fail.column(name, int(np.argmax(undecided)), "a margin beside a vote that is not A "
+                    "or B; a margin says how strongly a side was preferred")
 
 
 class _Failure:
@@ -236,7 +264,8 @@ def long_rows(table: pa.Table, entries: list[dict]) -> pa.Table:
         votes[number] = np.array([schema.VOTE_CODES.get(v, 0) for v in values] + [0],
                                  dtype=np.int8)[codes]
     comparison, column = np.nonzero(votes.T)  # comparison-major
-    compared = [n for n in table.column_names if not n.startswith((VOTE_PREFIX, NOTE_PREFIX))]
+    compared = [n for n in table.column_names
+                if not n.startswith((VOTE_PREFIX, NOTE_PREFIX, MARGIN_PREFIX))]
     rows = table.select(compared).take(pa.array(comparison))
     columns = {name: _plain(rows.column(name)) for name in compared}
     for name in ENTRY_FIELDS:
@@ -247,7 +276,11 @@ def long_rows(table: pa.Table, entries: list[dict]) -> pa.Table:
                                        _VOTE_DICTIONARY).dictionary_decode()
     columns["note"] = _notes(table, len(entries), comparison, column)
     meta = sorted(n for n in compared if n.startswith(schema.META_PREFIX))
-    return pa.table({name: columns[name] for name in schema.votes_schema(meta).names})
+    names = schema.votes_schema(meta).names
+    if any(name.startswith(MARGIN_PREFIX) for name in table.column_names):
+        columns["margin"] = _margins(table, len(entries), comparison, column)
+        names.append("margin")
+    return pa.table({name: columns[name] for name in names})
 
 
 def _notes(table: pa.Table, n_columns: int, comparison: np.ndarray, column: np.ndarray
@@ -260,6 +293,18 @@ def _notes(table: pa.Table, n_columns: int, comparison: np.ndarray, column: np.n
     for number in present:
         notes[number] = table.column(f"{NOTE_PREFIX}{number}").to_pylist()
     return pa.array(notes[column, comparison], pa.string())
+
+
+def _margins(table: pa.Table, n_columns: int, comparison: np.ndarray, column: np.ndarray
+             ) -> pa.Array:
+    """Each vote's margin (0 in the grid, null in the result, for none)."""
+    margins = np.zeros((n_columns, table.num_rows), dtype=np.int8)
+    for number in range(n_columns):
+        name = f"{MARGIN_PREFIX}{number}"
+        if name in table.column_names:
+            margins[number] = table.column(name).fill_null(0).to_numpy(zero_copy_only=False)
+    values = margins[column, comparison]
+    return pa.array(values, pa.int8(), mask=values == 0)
 
 
 def plain_long(table: pa.Table) -> pa.Table:

@@ -44,13 +44,15 @@ class EncodedVotes:
 def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
                  vote_comparison: np.ndarray, vote_annotator: np.ndarray, vote: np.ndarray,
                  *, seed: Sequence[int | None] | None = None,
-                 note: Sequence[str | None] | None = None) -> EncodedVotes:
+                 note: Sequence[str | None] | None = None,
+                 margin: Sequence[int | None] | None = None) -> EncodedVotes:
     """Lay votes out as format 2, sorted, without touching strings per vote.
 
     `comparisons` has one row per comparison (the comparison columns and any `meta.*`),
     `annotators` one row per annotator (role, judge, trait_id, trait, trait_set); each vote
     points into them by position, with a vote code from `schema.VOTE_CODES`, an optional
-    seed (None for none) and an optional note.  Comparisons without a vote are left out, as
+    seed (None for none), an optional note and an optional margin (1-5, version 3).
+    Comparisons without a vote are left out, as
     a file one row per vote would leave them out.
     """
     vote_comparison, vote_annotator = np.asarray(vote_comparison), np.asarray(vote_annotator)
@@ -105,6 +107,8 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
         arrays[f"{_wide.VOTE_PREFIX}{number}"] = _wide.vote_array(votes[number])
     if note is not None:
         arrays.update(_note_columns(note, column, row_of[vote_comparison], votes.shape))
+    if margin is not None:
+        arrays.update(_margin_columns(margin, column, row_of[vote_comparison], votes.shape))
     return EncodedVotes(pa.table(arrays), entries)
 
 
@@ -150,6 +154,17 @@ def _note_columns(note: Sequence[str | None], column: np.ndarray, row: np.ndarra
     return {f"{_wide.NOTE_PREFIX}{number}": dictionary_array(
         written[number], notes.dictionary).dictionary_decode()
         for number in np.flatnonzero((written >= 0).any(axis=1)).tolist()}
+
+
+def _margin_columns(margin: Sequence[int | None], column: np.ndarray, row: np.ndarray,
+                    shape: tuple[int, int]) -> dict[str, pa.Array]:
+    """A `margin:<n>` column (int8, null for none) for each vote column with a margin."""
+    values = pd.array(margin, dtype="Int64").to_numpy(dtype=np.int64, na_value=0)
+    written = np.zeros(shape, dtype=np.int64)
+    written[column, row] = values
+    return {f"{_wide.MARGIN_PREFIX}{number}": pa.array(
+        written[number].astype(np.int8), pa.int8(), mask=written[number] == 0)
+        for number in np.flatnonzero((written != 0).any(axis=1)).tolist()}
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, pa.Array]:

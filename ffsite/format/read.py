@@ -14,7 +14,7 @@ import functools
 import json
 import os
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,21 @@ class Annotations:
         sides = pd.concat([self.comparisons["model_a"], self.comparisons["model_b"]])
         return sorted(sides.dropna().unique())
 
+    def where(self, mask: np.ndarray) -> Annotations:
+        """The comparisons where `mask` is true and their votes (every annotator kept)."""
+        mask = np.asarray(mask, dtype=bool)
+        renumber = np.cumsum(mask) - 1
+        comparison = self.votes["comparison"].to_numpy()
+        keep = mask[comparison]
+        votes = pd.DataFrame({"comparison": renumber[comparison[keep]].astype(np.int32),
+                              "annotator": self.votes["annotator"].to_numpy()[keep],
+                              "vote": self.votes["vote"].to_numpy()[keep]})
+        comparisons = self.comparisons[mask].reset_index(drop=True)
+        for name in comparisons.columns:
+            if isinstance(comparisons[name].dtype, pd.CategoricalDtype):
+                comparisons[name] = comparisons[name].cat.remove_unused_categories()
+        return replace(self, comparisons=comparisons, votes=votes)
+
     def traits(self) -> pd.DataFrame:
         """One row per trait id: trait_id, trait (wording), trait_set, judges ('+'-joined)."""
         trait_rows = self.annotators[self.annotators["role"] == schema.ROLE_TRAIT]
@@ -117,7 +132,7 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     version = str(metadata.get("format_version"))
     if version not in schema.READABLE_VERSIONS:
         raise FfsiteError(f"{path}: format_version {version} is not supported (this ffsite "
-                          f"reads versions {' and '.join(schema.READABLE_VERSIONS)}); "
+                          f"reads versions {', '.join(schema.READABLE_VERSIONS)}); "
                           "upgrade ffsite or re-create the file")
     return metadata
 

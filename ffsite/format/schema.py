@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-FORMAT_VERSION = "2"  # what ffsite writes
-READABLE_VERSIONS = ("1", "2")
+FORMAT_VERSION = "2"  # what ffsite writes for votes and response metrics
+VERSION_3 = "3"  # adds scores files and vote margins; written only for files that use them
+READABLE_VERSIONS = ("1", "2", "3")
 METADATA_KEY = b"ffsite"
 
 KIND_VOTES = "votes"
 KIND_RESPONSE_METRICS = "response-metrics"
+KIND_SCORES = "scores"
 
 ROLE_PREFERENCE = "preference"
 ROLE_TRAIT = "trait"
@@ -45,6 +47,9 @@ COMPARISON_COLUMNS = (
     "response_a_id",
     "response_b_id",
 )
+# How strongly a judge preferred its side, when it says (version 3): 1 (slightly) .. 5.
+MARGIN_RANGE = (1, 5)
+
 # Per-vote columns.
 VOTE_COLUMNS = ("role", "judge", "trait_id", "trait", "trait_set", "seed", "vote", "note")
 REQUIRED_COLUMNS = COMPARISON_COLUMNS + VOTE_COLUMNS

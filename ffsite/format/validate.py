@@ -13,6 +13,7 @@ from ffsite.format.read import (
     read_file_metadata,
     read_votes_file,
 )
+from ffsite.format.scores import read_scores, read_scores_file
 
 
 def validate_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
@@ -26,14 +27,19 @@ def validate_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
         metadata = read_file_metadata(path)
         if metadata.get("kind") == schema.KIND_VOTES:
             votes, _ = read_votes_file(path, use_cache=False)
-            old = str(metadata.get("format_version")) != schema.FORMAT_VERSION
+            old = str(metadata.get("format_version")) == "1"
             lines.append(f"ok {path}: {votes.n_votes} votes on {votes.n_comparisons} "
                          "comparisons"
                          + (" (format version 1: `ffsite upgrade` rewrites it as version "
                             f"{schema.FORMAT_VERSION}, faster to read)" if old else ""))
         elif metadata.get("kind") == schema.KIND_RESPONSE_METRICS:
             lines.append(f"ok {path}: response metrics")
+        elif metadata.get("kind") == schema.KIND_SCORES:
+            scores = read_scores_file(path, metadata)
+            lines.append(f"ok {path}: {len(scores)} scores on {len(scores.responses)} "
+                         f"responses, {len(scores.columns)} score columns")
         else:
             raise FfsiteError(f"{path}: unknown kind '{metadata.get('kind')}'")
     read_annotations(files)  # the cross-file rules
+    read_scores(files)
     return lines

@@ -37,13 +37,14 @@ def votes_table(frame: pd.DataFrame | pa.Table) -> pa.Table:
     table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(
         frame, preserve_index=False)
     meta = [name for name in table.column_names if name.startswith(schema.META_PREFIX)]
-    if table.schema.remove_metadata().equals(schema.votes_schema(meta)):
+    target = schema.votes_schema(meta)
+    if "margin" in table.column_names:  # version 3: kept beside each vote
+        target = target.append(pa.field("margin", pa.int8(), nullable=True))
+    if table.schema.remove_metadata().equals(target):
         return table
     missing = [name for name in schema.REQUIRED_COLUMNS if name not in table.column_names]
     if missing:
         raise ValueError(f"votes frame lacks columns {missing}")
-    meta_columns = [name for name in table.column_names if name.startswith(schema.META_PREFIX)]
-    target = schema.votes_schema(meta_columns)
     plain = []
     for field in target:
         column = table.column(field.name)
@@ -87,6 +88,8 @@ def write_votes(frame: pd.DataFrame | pa.Table | EncodedVotes, path: str | os.Pa
     encoded = frame if isinstance(frame, EncodedVotes) else _encoded_rows(frame, metadata,
                                                                           str(path))
     metadata["vote_columns"] = encoded.entries
+    if any(name.startswith(_wide.MARGIN_PREFIX) for name in encoded.table.column_names):
+        metadata["format_version"] = schema.VERSION_3
     # Every rule is checked by the reader's own code, on a second thread while Arrow
     # encodes; the file replaces its target only once the check has passed.  The result
     # is what a read of the file will find, so the first read need not check again.
@@ -104,10 +107,13 @@ def write_votes(frame: pd.DataFrame | pa.Table | EncodedVotes, path: str | os.Pa
 def _encoded_rows(frame: pd.DataFrame | pa.Table, metadata: dict[str, Any], source: str
                   ) -> EncodedVotes:
     """Votes one per row, checked by format 1's rules, then laid out as format 2."""
-    rows = ColumnReader(source, table=votes_table(frame))
+    table = votes_table(frame)
+    rows = ColumnReader(source, table=table)
     votes = check_votes(rows, metadata)
     seed_codes, seeds = rows.codes("seed")
     note_codes, notes = rows.codes("note")
+    margin = table.column("margin").to_pandas().astype("Int64") if (
+        "margin" in table.column_names) else None
     return encode_votes(
         pd.DataFrame({name: np.asarray(values, dtype=object)
                       for name, values in votes.comparisons.items()}),
@@ -115,7 +121,8 @@ def _encoded_rows(frame: pd.DataFrame | pa.Table, metadata: dict[str, Any], sour
                       for name, values in votes.annotators.items()}),
         votes.comparison, votes.annotator, votes.vote,
         seed=np.array([*seeds, None], dtype=object)[seed_codes] if seeds else None,
-        note=np.array([*notes, None], dtype=object)[note_codes] if notes else None)
+        note=np.array([*notes, None], dtype=object)[note_codes] if notes else None,
+        margin=margin)
 
 
 def write_response_metrics(frame: pd.DataFrame, path: str | os.PathLike, *,

@@ -8,6 +8,9 @@ the tables of `ffsite build` show (methods.md).
   (`dataset_details`), or any of these as `ffsite metrics` asks (`metrics_table`).
 - Ratings (Bradley–Terry Elo per trait and model) and the indices built on them.
 - Win rates, model and dataset summaries, trait agreement, communication averages.
+- Datasets of judged pairs without a reference model (`pairwise_results`: EQ-Bench 3)
+  and judge scores (`score_results`: means, strength from derived votes, shifts under
+  pressure, ratings).
 
 Tables are long DataFrames keyed by model, dataset and trait id.  The engines beside
 this module compute them (strength: votes and counts; intervals; ratings; indices;
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -27,8 +30,16 @@ from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.format.response_metrics import ID_COLUMNS, read_response_metrics
+from ffsite.format.scores import Scores
 from ffsite.metrics.agreement import trait_agreement
 from ffsite.metrics.combine import combine
+from ffsite.metrics.derived import derive_votes
+from ffsite.metrics.from_scores import (
+    bend_index,
+    pressure_shifts,
+    score_means,
+    strength_from_scores,
+)
 from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
 from ffsite.metrics.intervals import metric_frame_with_intervals
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
@@ -45,10 +56,12 @@ from ffsite.metrics.strength import (
     sides_reference,
     trait_votes,
 )
+from ffsite.models import Registry
 
 __all__ = [
     "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails",
-    "ModelResults", "Reference", "TraitVotes", "communication_averages",
+    "ModelResults", "PairwiseResults", "Reference", "ScoreResults", "TraitVotes",
+    "anchor_model", "communication_averages", "pairwise_results", "score_results",
     "dataset_details", "dataset_results", "dataset_summary", "default_preference_judge",
     "indices_table", "metrics_table", "model_dataset_counts", "model_results",
     "preference_codes", "ratings_table", "spread", "trait_agreement", "trait_results",
@@ -67,6 +80,8 @@ METRICS_TABLE_COLUMNS = tuple(name for metric in METRIC_COLUMNS for name in (
     (metric, "ci_low", "ci_high") if metric == "strength" else (metric,)))
 # Intervals are Monte Carlo: one seed everywhere, so a table's bounds never change.
 INTERVAL_SEED = 0
+# In datasets of judged pairs, a trait counts only where this metadata asked it at all.
+SCOPE_COLUMN = schema.META_PREFIX + "scenario_type"
 # A metadata column is a useful split when it has this many values (FF's tables have few).
 MAX_SPLIT_VALUES = 30
 
@@ -360,3 +375,118 @@ def communication_averages(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     measures = [c for c in frame.columns if c not in ID_COLUMNS]
     with_model = frame[frame["model"].notna()]
     return with_model.groupby("model", sort=True)[measures].mean().reset_index()
+
+
+# ------------------------------------------------ datasets judged without a reference
+
+def anchor_model(annotations: Annotations, preferred: str | None = None) -> str | None:
+    """The model a dataset's ratings are anchored on: `preferred` when the dataset has
+    it, else the model it compares most often (ties: the first by name)."""
+    models = annotations.models
+    if not models:
+        return None
+    if preferred in models:
+        return preferred
+    comparisons = annotations.comparisons
+    sides = pd.concat([comparisons["model_a"].astype(object),
+                       comparisons["model_b"].astype(object)], ignore_index=True).dropna()
+    counts = sides.value_counts()
+    most = counts[counts == counts.max()].index
+    return sorted(most)[0]
+
+
+@dataclass(frozen=True)
+class PairwiseResults:
+    """A dataset of judged pairs between models and no reference model (EQ-Bench 3):
+    each model against all the others it met, and Bradley-Terry ratings."""
+
+    dataset: str
+    anchor: str | None  # Elo 1000 on every trait
+    models: ModelResults  # reference_model None: against all others
+    ratings: pd.DataFrame  # RATING_COLUMNS
+
+
+def pairwise_results(annotations: Annotations, dataset: str, *, min_valid_votes: int,
+                     preferred_anchor: str | None = None, n_bootstrap: int = 1000,
+                     seed: int = 0, scope_column: str = SCOPE_COLUMN) -> PairwiseResults:
+    """Result B against all other models, and the ratings, on one dataset's votes.
+
+    When the comparisons carry `scope_column` (EQ-Bench 3's scenario type), a trait
+    counts only on the comparisons of the values where it was asked at all: a criterion
+    that only analysis scenarios ask is not "not relevant" on every role-play pair (which
+    would shrink its strength by the share of role-play pairs, and make one model's
+    criteria impossible to compare with each other).
+    """
+    own = annotations.where((annotations.comparisons["dataset"] == dataset).to_numpy())
+    votes = trait_votes(own)
+    anchor = anchor_model(own, preferred_anchor)
+    ratings = ratings_table(own, anchor=anchor, seed=seed, n_bootstrap=n_bootstrap) if (
+        anchor is not None) else pd.DataFrame(columns=list(RATING_COLUMNS))
+    models = model_results(own, votes, None, min_valid_votes)
+    if scope_column in own.comparisons.columns:
+        models = replace(models, traits=_scoped_traits(own, votes, models.traits,
+                                                       scope_column, min_valid_votes))
+    return PairwiseResults(dataset, anchor, models, ratings)
+
+
+def _scoped_traits(annotations: Annotations, votes: TraitVotes, traits: pd.DataFrame,
+                   column: str, min_valid_votes: int) -> pd.DataFrame:
+    """`traits` (model_results rows), each trait measured on the comparisons whose
+    `column` value asked it: traits asked by the same values are measured together."""
+    values = annotations.comparisons[column].astype(object).fillna("").to_numpy()
+    kinds = sorted(set(values))
+    asked = {trait_id: frozenset(values[votes.matrix[:, number] != 0])
+             for number, trait_id in enumerate(votes.traits["trait_id"])}
+    everywhere = [trait_id for trait_id, scope in asked.items() if scope == set(kinds)]
+    parts = [traits[traits["trait_id"].isin(everywhere)]]
+    for scope in sorted({a for a in asked.values() if a != set(kinds)}, key=sorted):
+        within = annotations.where(np.isin(values, list(scope)))
+        found = model_results(within, trait_votes(within), None, min_valid_votes).traits
+        ids = [t for t, a in asked.items() if a == scope]
+        parts.append(found[found["trait_id"].isin(ids)])
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values(["model", "trait_id"], kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------- judge scores
+
+@dataclass(frozen=True)
+class ScoreResults:
+    """What judge scores say about the models (ffsite.metrics.from_scores): per dataset,
+    condition, model, trait and judge, the mean score and the strength against all
+    other models (from derived votes), the shift from baseline and how much each model
+    bends; Bradley-Terry ratings from the baseline's derived votes.  Every interval
+    resamples prompts (scenarios for shifts), except the ratings' (comparisons)."""
+
+    means: pd.DataFrame  # from_scores.MEAN_COLUMNS
+    strengths: pd.DataFrame  # from_scores.STRENGTH_COLUMNS
+    shifts: pd.DataFrame  # from_scores.SHIFT_COLUMNS
+    bend: pd.DataFrame  # from_scores.BEND_COLUMNS
+    ratings: pd.DataFrame  # RATING_COLUMNS plus dataset, on derived votes
+    traits: pd.DataFrame  # Scores.traits(): trait_id, trait, trait_set, scale, judge
+    judges: dict[str, str]
+
+
+def score_results(scores: Scores, registry: Registry | None = None, *,
+                  baseline: str = "baseline", preferred_anchor: str | None = None,
+                  n_bootstrap: int = 1000, seed: int = 0) -> ScoreResults:
+    """Every table of `ScoreResults`, seeded."""
+    options = {"n_bootstrap": n_bootstrap, "seed": seed}
+    ratings = []
+    for dataset in sorted(scores.responses["dataset"].unique()):
+        derived = derive_votes(scores, registry, condition=baseline)
+        derived = derived.where((derived.comparisons["dataset"] == dataset).to_numpy())
+        anchor = anchor_model(derived, preferred_anchor)
+        if anchor is not None:
+            ratings.append(ratings_table(derived, anchor=anchor, **options).assign(
+                dataset=dataset))
+    return ScoreResults(
+        means=score_means(scores, registry, **options),
+        strengths=strength_from_scores(scores, registry, **options),
+        shifts=pressure_shifts(scores, registry, baseline=baseline, **options),
+        bend=bend_index(scores, registry, baseline=baseline, **options),
+        ratings=pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame(
+            columns=[*RATING_COLUMNS, "dataset"]),
+        traits=scores.traits() if len(scores) else pd.DataFrame(
+            columns=["trait_id", "trait", "trait_set", "scale_min", "scale_max", "judge"]),
+        judges=dict(scores.judges))

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from ffsite.base.registry import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
-from ffsite.format.read import find_annotation_files, read_annotations
+from ffsite.format import find_annotation_files, read_annotations, read_scores
+from ffsite.models import apply_registry, load_registry
 from ffsite.progress import Progress
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
@@ -56,7 +57,9 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         raise ParameterError(f"{annotations}: no annotation files (.parquet) found; add some "
                              "or pass {annotations} DIR", "annotations")
     progress.step(f"reading {len(files)} annotation files")
-    annotation_data = read_annotations(files)
+    registry = load_registry(config.content_dir)
+    annotation_data = apply_registry(read_annotations(files), registry)
+    scores = read_scores(files)
     assets = collect_assets(Path(templates))
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -70,7 +73,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                   "last_updated": last_updated(files)}
         # Every builder computes first; then everything is written.
         output = SiteOutput()
-        ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files)
+        ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
+                                 registry=registry, scores=scores)
         for builder in PAGE_BUILDERS:
             builder(ctx)
         writer = SiteWriter(staging, env, common)

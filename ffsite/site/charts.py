@@ -175,15 +175,17 @@ def _difference_bars() -> dict[str, Any]:
 
 
 def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choose: str,
-               value_title: str, description: str, interval: bool = False
-               ) -> dict[str, Any]:
+               value_title: str, description: str, interval: bool = False,
+               value_format: str = ",.0f") -> dict[str, Any]:
     """One chart for many measures: a menu (`choose`: its label) picks the rows whose
     `key` is the chosen option; each row is a `name` with its `value` (and, with
-    `interval`, a dot with a `low`..`high` error bar instead of a bar)."""
+    `interval`, a dot with a `low`..`high` error bar instead of a bar).  `value_format`
+    is d3's format of the interval's bounds in tooltips (",.0f" for Elo, ".2f" for a
+    1-10 score)."""
     columns = ["key", "name", "value", *(["low", "high"] if interval else [])]
     bands = int(frame.groupby("key").size().max()) if len(frame) else 1
-    spec = _finish(_selectable(value_title, interval), description, records(frame[columns]),
-                   bands)
+    spec = _finish(_selectable(value_title, interval, value_format), description,
+                   records(frame[columns]), bands)
     (pick,) = spec["params"]
     pick["value"] = options[0] if options else ""
     pick["bind"].update(options=list(options), labels=list(labels), name=choose + " ")
@@ -191,15 +193,15 @@ def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choos
 
 
 @functools.cache
-def _selectable(value_title: str, interval: bool) -> dict[str, Any]:
+def _selectable(value_title: str, interval: bool, value_format: str) -> dict[str, Any]:
     pick = alt.param(name="pick", value="", bind=alt.binding_select(options=[""]))
     base = alt.Chart(ROWS).transform_filter("datum.key == pick")
     y = alt.Y("name:N", sort=alt.EncodingSortField("value", order="descending"), title=None)
     tooltip = [alt.Tooltip("name:N", title="model"),
                alt.Tooltip("value:Q", title=value_title, format=",.2f")]
     if interval:
-        tooltip += [alt.Tooltip("low:Q", title="95% interval from", format=",.0f"),
-                    alt.Tooltip("high:Q", title="to", format=",.0f")]
+        tooltip += [alt.Tooltip("low:Q", title="95% interval from", format=value_format),
+                    alt.Tooltip("high:Q", title="to", format=value_format)]
         layers = [base.mark_rule(color="currentColor", opacity=0.7).encode(
                       x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=False)),
                       x2="high:Q", y=y),
@@ -210,3 +212,70 @@ def _selectable(value_title: str, interval: bool) -> dict[str, Any]:
             x=alt.X("value:Q", title=value_title), y=y, tooltip=tooltip)]
     return _spec(alt.layer(*layers).add_params(pick).properties(
         width="container", height=alt.Step(STEP)))
+
+
+# ------------------------------------------------- judge scores: dots with 95% intervals
+
+def interval_dots(frame: pd.DataFrame, value_title: str, description: str,
+                  signed: bool = False, value_format: str | None = None) -> dict[str, Any]:
+    """A dot per row of `frame` (columns name, value, low, high), in the frame's order,
+    with its 95% interval as a line; `signed`: a zero line, dots coloured by sign.
+    `value_format`: d3's format in tooltips (default ".2f", "+.2f" when signed)."""
+    rows = records(frame[["name", "value", "low", "high"]])
+    return _finish(_interval_dots(value_title, signed, (), value_format), description, rows,
+                   bands=len(rows))
+
+
+def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[str],
+                                                                   list[str]]],
+                         value_title: str, description: str, signed: bool = False
+                         ) -> dict[str, Any]:
+    """`interval_dots` for one choice of several menus inside the chart: each menu is
+    (column of `frame`, its label, options, option labels) and shows the rows whose
+    column equals the chosen option, highest value first (the first option is chosen
+    at first)."""
+    columns = [column for column, *_ in menus]
+    rows = records(frame[[*columns, "name", "value", "low", "high"]])
+    bands = int(frame.groupby(columns).size().max()) if len(frame) else 1
+    spec = _finish(_interval_dots(value_title, signed, tuple(columns), None), description,
+                   rows, bands)
+    for param, (_, label, options, labels) in zip(spec["params"], menus, strict=True):
+        param["value"] = options[0] if options else ""
+        param["bind"].update(options=list(options), labels=list(labels), name=label + " ")
+    return spec
+
+
+@functools.cache
+def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...],
+                   value_format: str | None) -> dict[str, Any]:
+    params = [alt.param(name=f"pick_{column}", value="",
+                        bind=alt.binding_select(options=[""])) for column in menus]
+    base = alt.Chart(ROWS)
+    if menus:
+        base = base.transform_filter(" && ".join(f"datum.{column} == pick_{column}"
+                                                 for column in menus))
+    # Without menus the frame's order; with them, the chosen rows highest first.  On a
+    # phone, long names are cut to 40% of the width, so the dots keep room.
+    y = alt.Y("name:N", title=None, sort=alt.EncodingSortField("value", order="descending")
+              if menus else None,
+              axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
+    number = value_format or ("+.2f" if signed else ".2f")
+    tooltip = [alt.Tooltip("name:N", title="model"),
+               alt.Tooltip("value:Q", title=value_title, format=number),
+               alt.Tooltip("low:Q", title="95% interval from", format=number),
+               alt.Tooltip("high:Q", title="to", format=number)]
+    colour = (alt.condition("datum.value >= 0", alt.value(POSITIVE), alt.value(NEGATIVE))
+              if signed else alt.value(POSITIVE))
+    layers = [base.mark_rule(color="currentColor", opacity=0.7).encode(
+                  x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=signed),
+                          axis=alt.Axis(tickCount=6)),
+                  x2="high:Q", y=y),
+              base.mark_circle(size=50, opacity=1).encode(x="value:Q", y=y, color=colour,
+                                                          tooltip=tooltip)]
+    if signed:
+        layers.append(base.mark_rule(color="currentColor", strokeDash=[3, 3]).encode(
+            x=alt.datum(0)))
+    chart = alt.layer(*layers)
+    if params:
+        chart = chart.add_params(*params)
+    return _spec(chart.properties(width="container", height=alt.Step(STEP)))

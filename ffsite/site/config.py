@@ -37,6 +37,9 @@ class SiteConfig:
     examples: bool = True
     # Bootstrap resamples behind each Elo rating's 95% interval (issue 6: 1,000).
     rating_resamples: int = field(default=1000, metadata=AT_LEAST_ONE)
+    # Fixed at Elo 1000 in the ratings of datasets without reference_model (EQ-Bench 3,
+    # Behavioral Profiling); None: the model each such dataset compares most often.
+    anchor_model: str | None = None
 
     def markdown_file(self, name: str) -> Path:
         return self.content_dir / name

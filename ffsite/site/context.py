@@ -16,24 +16,37 @@ import pandas as pd
 
 from ffsite.base.registry import load_texts
 from ffsite.errors import FfsiteError
-from ffsite.format.read import Annotations
+from ffsite.format import Annotations, Scores
+from ffsite.format.scores import empty_scores
 from ffsite.metrics import results
-from ffsite.metrics.results import DatasetDetails, ModelResults, TraitVotes
+from ffsite.metrics.results import (
+    DatasetDetails,
+    ModelResults,
+    PairwiseResults,
+    ScoreResults,
+    TraitVotes,
+)
+from ffsite.models import Registry
 from ffsite.progress import Progress
 from ffsite.site.config import CONFIG_FILE, SiteConfig
 from ffsite.site.examples import Texts
 from ffsite.site.output import SiteOutput
 from ffsite.site.urls import Slugs
-from ffsite.traits import AA30_NAMES, short_wording
+from ffsite.traits import trait_label
 
-_LAST_RATINGS: dict[tuple, pd.DataFrame] = {}
+# The slowest results of a build (ratings: bootstrap refits), kept from the last build
+# for as long as the annotation files stay the same: `ffsite serve` rebuilds in one process.
+_LAST_RATINGS: dict[tuple, object] = {}
 
 
-def trait_table(votes: TraitVotes) -> pd.DataFrame:
+def trait_table(votes: TraitVotes, scores: Scores | None = None) -> pd.DataFrame:
     """One row per trait: trait_id, label (what pages show), trait (full wording),
-    trait_set, judge."""
-    traits = votes.traits
-    labels = [AA30_NAMES.get(tid) or short_wording(wording)
+    trait_set, judge, and `scored`: whether judges scored it (not pairwise votes)."""
+    traits = votes.traits.assign(scored=False)
+    if scores is not None and len(scores):
+        scored = scores.traits()[["trait_id", "trait", "trait_set", "judge"]]
+        traits = pd.concat([traits, scored.assign(scored=True)], ignore_index=True)
+    labels = [trait_label(tid, wording)
               for tid, wording in zip(traits["trait_id"], traits["trait"], strict=True)]
     return pd.DataFrame({
         "trait_id": traits["trait_id"].to_numpy(),
@@ -41,6 +54,7 @@ def trait_table(votes: TraitVotes) -> pd.DataFrame:
         "trait": traits["trait"].to_numpy(),
         "trait_set": traits["trait_set"].to_numpy(),
         "judge": traits["judge"].to_numpy(),
+        "scored": traits["scored"].to_numpy(bool),
     })
 
 
@@ -66,6 +80,8 @@ class SiteContext:
     dataset_traits: pd.DataFrame  # results.dataset_results, labelled
     output: SiteOutput
     progress: Progress
+    registry: Registry = field(default_factory=Registry)
+    scores: Scores = field(default_factory=empty_scores)
     base_dir: Path | None = None
     files: list[Path] = field(default_factory=list)  # every annotation file read
     notes: list[str] = field(default_factory=list)  # what the build left out, said once
@@ -76,26 +92,38 @@ class SiteContext:
 
     @classmethod
     def create(cls, config: SiteConfig, annotations: Annotations, output: SiteOutput,
-               progress: Progress, base_dir: Path | None, files: list[Path]) -> SiteContext:
+               progress: Progress, base_dir: Path | None, files: list[Path], *,
+               registry: Registry | None = None, scores: Scores | None = None
+               ) -> SiteContext:
+        """`annotations` name models by registry id (ffsite.models.apply_registry)."""
         progress.step("computing tables")
         reference, models = config.reference_model, annotations.models
         if reference is not None and models and reference not in models:
             raise FfsiteError(f"{config.content_dir / CONFIG_FILE}: reference_model "
                               f"'{reference}' is not in the annotations; set it to one of: "
                               + ", ".join(models[:10]) + (" ..." if len(models) > 10 else ""))
+        registry = registry or Registry()
+        scores = scores if scores is not None else empty_scores()
         votes = results.trait_votes(annotations)
-        traits = trait_table(votes)
+        traits = trait_table(votes, scores)
         labels = traits.set_index("trait_id")["label"]
         by_model = results.model_results(annotations, votes, reference, config.min_valid_votes)
         datasets = results.dataset_summary(annotations)
+        scored = scores.responses[["dataset", "model"]].dropna().drop_duplicates()
+        model_ids = set(by_model.models["model"]) | set(registry.ids(
+            scored["dataset"], scored["model"])) | ({reference} & set(models))  # its own page
+        for dataset in pairwise_datasets(annotations, reference):
+            own = annotations.comparisons[annotations.comparisons["dataset"] == dataset]
+            model_ids |= set(own["model_a"].dropna()) | set(own["model_b"].dropna())
         return cls(config=config, annotations=annotations, votes=votes, traits=traits,
-                   slugs=Slugs.create(traits["trait_id"], by_model.models["model"],
+                   slugs=Slugs.create(traits["trait_id"], sorted(model_ids, key=str.lower),
                                       datasets["dataset"]),
                    models=replace(by_model, traits=labelled(by_model.traits, labels)),
                    datasets=datasets,
                    dataset_traits=labelled(results.dataset_results(
                        annotations, votes, config.min_valid_votes), labels),
-                   output=output, progress=progress, base_dir=base_dir, files=files)
+                   output=output, progress=progress, registry=registry, scores=scores,
+                   base_dir=base_dir, files=files)
 
     @property
     def min_valid(self) -> int:
@@ -131,18 +159,41 @@ class SiteContext:
         return self._computed["ratings"]
 
     def _rate(self, anchor: str) -> pd.DataFrame:
-        # The slowest step of a build; `ffsite serve` rebuilds in one process, so the
-        # last result is kept for as long as the annotation files stay the same.
-        key = (anchor, self.config.rating_resamples,
-               tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in self.files))
-        if key not in _LAST_RATINGS:
-            self.progress.step(f"rating models ({self.config.rating_resamples} bootstrap "
-                               "resamples)")
-            _LAST_RATINGS.clear()
-            _LAST_RATINGS[key] = results.ratings_table(
-                self.annotations, anchor=anchor, seed=0,
-                n_bootstrap=self.config.rating_resamples)
-        return _LAST_RATINGS[key].copy()
+        return self._kept("rating models", lambda: results.ratings_table(
+            self.annotations, anchor=anchor, seed=0,
+            n_bootstrap=self.config.rating_resamples), anchor).copy()
+
+    def _kept(self, what: str, compute, *key: object):
+        """`compute()`, or the last build's result for the same files and settings."""
+        files = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in self.files)
+        full_key = (what, *key, self.config.rating_resamples, self.config.anchor_model,
+                    files)
+        if full_key not in _LAST_RATINGS:
+            self.progress.step(f"{what} ({self.config.rating_resamples} bootstrap resamples)")
+            for old in [k for k in _LAST_RATINGS if k[0] == what]:
+                del _LAST_RATINGS[old]
+            _LAST_RATINGS[full_key] = compute()
+        return _LAST_RATINGS[full_key]
+
+    def score_results(self) -> ScoreResults:
+        """What the judge scores say (means, strengths, pressure, ratings), by registry
+        id; computed once."""
+        return self._kept("scoring models", lambda: results.score_results(
+            self.scores, self.registry, preferred_anchor=self.config.anchor_model,
+            n_bootstrap=self.config.rating_resamples))
+
+    def pairwise(self) -> dict[str, PairwiseResults]:
+        """Per dataset of judged pairs without the reference model (EQ-Bench 3): each
+        model against the others, and ratings; computed once."""
+        def compute() -> dict[str, PairwiseResults]:
+            found = {}
+            for dataset in pairwise_datasets(self.annotations, self.config.reference_model):
+                found[dataset] = results.pairwise_results(
+                    self.annotations, dataset, min_valid_votes=self.min_valid,
+                    preferred_anchor=self.config.anchor_model,
+                    n_bootstrap=self.config.rating_resamples)
+            return found
+        return self._kept("rating judged pairs", compute)
 
     def indices(self) -> pd.DataFrame:
         """Index scores (1-100) per model, from the ratings."""
@@ -180,3 +231,16 @@ class SiteContext:
             self._preferences[judge] = results.preference_codes(self.annotations, judge)
         code = int(self._preferences[judge][row])
         return (judge, code) if code else None
+
+
+def pairwise_datasets(annotations: Annotations, reference_model: str | None) -> list[str]:
+    """Datasets whose trait votes compare models with each other but never with the
+    reference model: they get their own results (`SiteContext.pairwise`)."""
+    comparisons = annotations.comparisons
+    found = []
+    for dataset in annotations.datasets:
+        own = comparisons[(comparisons["dataset"] == dataset).to_numpy()]
+        models = set(own["model_a"].dropna()) | set(own["model_b"].dropna())
+        if len(models) >= 2 and reference_model not in models:
+            found.append(dataset)
+    return found

@@ -39,6 +39,7 @@ class Cell:
     css: str | None = None
     title: str | None = None
     header: bool = False  # the row's header cell (th scope=row)
+    interval: str | None = None  # a 95% interval, shown under the value (not only on hover)
 
 
 @dataclass
@@ -107,6 +108,29 @@ def metric_cells(row: Any, min_valid: int) -> list[Cell]:
                        f"{signed(row.cohens_kappa_high)}"),
             Cell(count(row.valid_votes), int(row.valid_votes)),
             Cell(count(row.num_votes), int(row.num_votes))]
+
+
+def interval_text(low: float | None, high: float | None, digits: int = 2,
+                  signs: bool = False) -> str | None:
+    """ "5.09–6.42" (signed: "−0.38 to +0.12"): a 95% interval as a cell shows it under
+    its value (None if unknown)."""
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return None
+    if signs:  # "-0.38–-0.12" would read as a range to a negative
+        return f"{signed(low, digits)} to {signed(high, digits)}"
+    return f"{number(low, digits)}–{number(high, digits)}"
+
+
+def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,
+                  signs: bool = False, css: str | None = None, what: str = "") -> Cell:
+    """A number with its 95% interval in view (a second line), and in the title for
+    screen readers and copy-paste."""
+    interval = interval_text(low, high, digits, signs)
+    show = signed if signs else number
+    title = f"{what + ': ' if what else ''}{show(value, digits)}, 95% interval {interval}" \
+        if interval else None
+    return Cell(show(value, digits), sort_value(value), css=css, title=title,
+                interval=interval)
 
 
 def percent_cell(value: float) -> Cell:

@@ -60,7 +60,7 @@ def model_table(ctx: SiteContext, model: str) -> Table | None:
     if model not in averages.index:
         return None
     reference = ctx.config.reference_model
-    has_reference = reference in averages.index
+    has_reference = reference in averages.index and reference != model  # not beside itself
     columns = [Column("measure", "Measure", numeric=False), Column("value", model)]
     if has_reference:
         columns.append(Column("reference", reference))

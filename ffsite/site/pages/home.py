@@ -1,4 +1,5 @@
-"""Home: the model leaderboard (a row per model, a column per trait) and a headline chart."""
+"""Home: judged personality first (ffsite.site.pages.judged), then the text-statistics
+leaderboard (a row per model, a column per rules-judge trait) and its headline chart."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pandas as pd
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.pages.judged import judged_overview
 from ffsite.site.render import content_markdown
 from ffsite.site.urls import MODELS, link, page_path
 from ffsite.site.views import (
@@ -84,8 +86,10 @@ def build(ctx: SiteContext) -> None:
             strip, f"The {len(top)} traits on which models differ most. Each tick is one "
             "model's strength against the reference: right of zero, the model shows the "
             "trait more; left, less. Every number is in the table below."))
+    judged = judged_overview(ctx, page)
+    charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
     output.page(page, "home.html", section=page,
-                intro=content_markdown(ctx.config.markdown_file("intro.md")),
-                table=table, headline=headline, charts=[headline] if headline else [],
+                intro=content_markdown(ctx.config.markdown_file("intro.md")), judged=judged,
+                table=table, headline=headline, charts=charts_shown,
                 long_download=long_download, reference=results.reference_model,
                 n_models=len(results.models), n_traits=len(shown))

@@ -5,8 +5,10 @@ from __future__ import annotations
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.pages import eqbench
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.ratings import rating_table
+from ffsite.site.pages.scored_traits import scored_trait_page
 from ffsite.site.render import number
 from ffsite.site.urls import DATASETS, TRAITS, link, page_path
 from ffsite.site.views import (
@@ -50,6 +52,11 @@ def build(ctx: SiteContext) -> None:
     for trait in ctx.progress.items("trait pages", list(traits.itertuples(index=False))):
         slug = ctx.slugs.traits[trait.trait_id]
         page = page_path(TRAITS, slug)
+        if trait.scored:  # judges scored it: a page of its own kind
+            scored_trait_page(ctx, trait, page, slug)
+            continue
+        if eqbench_trait_page(ctx, trait, page):
+            continue
         model_table, dataset_table, profile = None, None, None
         own = models_of.get(trait.trait_id)
         if own is not None:
@@ -90,3 +97,12 @@ def build(ctx: SiteContext) -> None:
         output.page(page, "trait.html", section=index_page, trait=trait,
                     model_table=model_table, dataset_table=dataset_table, profile=profile,
                     charts=[profile] if profile else [], elo_table=elo_table)
+
+
+def eqbench_trait_page(ctx: SiteContext, trait, page: str) -> bool:
+    """An EQ-Bench 3 criterion gets its own page (its models never meet the reference
+    model: Elo and strength among themselves); True when `trait` is one."""
+    if not trait.trait_id.startswith("eq-") or trait.scored:
+        return False
+    eqbench.criterion_page(ctx, trait, page)
+    return True

@@ -1,0 +1,123 @@
+"""EQ-Bench 3 as a base dataset: the judge's pairwise verdicts and the scenario prompts.
+
+Layout (as in ../shared/data and as `ffsite fetch` writes it):
+  eqbench3/pairwise_comparisons.json.gz
+      {"__metadata__": {"global_pairwise_comparisons": [entry, ...]}}; an entry names the
+      scenario, the pair (test_model, neighbor_model), the `order` ("A0493:test /
+      A0488:other": the respondent codes of the two sides, the one shown first listed
+      first) and the
+      judge's response: a chain of thought and, per criterion, the code of the side that
+      shows it more with one to five "+" (the margin); or an `error` instead.
+  eqbench3/scenario_prompts.txt
+      "######## <id> | <category> | <title>" headers, then "####### Prompt<k>" turns.
+The transcripts are not public; the scenario prompts and the judge's reasoning are.
+The reasoning stays base data (`read_reasoning`): pages join it to the votes by comparison
+id and seed at build time; it is never written to annotations.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from ffsite.errors import FfsiteError
+
+NAME = "eqbench3"
+COMPARISONS_FILE = "pairwise_comparisons.json.gz"
+PROMPTS_FILE = "scenario_prompts.txt"
+REASONING_KEY = "chain_of_thought_reasoning"
+
+_SCENARIO = re.compile(r"^######## (\d+)\s*\|\s*([^|]*?)\s*\|\s*(.*?)\s*$")
+_TURN = re.compile(r"^####### Prompt(\d+)\s*$")
+
+
+def read_comparisons(path: str | os.PathLike) -> list[dict]:
+    """The judged entries of a pairwise_comparisons.json(.gz) file."""
+    path = Path(path)
+    try:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            document = json.load(handle)
+    except OSError as exc:
+        raise FfsiteError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (ValueError, EOFError) as exc:
+        raise FfsiteError(f"{path}: not valid (gzipped) JSON ({exc}); fetch it again") from None
+    entries = (document.get("__metadata__") or {}).get("global_pairwise_comparisons") if (
+        isinstance(document, dict)) else None
+    if not isinstance(entries, list):
+        raise FfsiteError(f"{path}: no '__metadata__.global_pairwise_comparisons' list; is "
+                          "this EQ-Bench 3's pairwise_comparisons file?")
+    return entries
+
+
+def read_scenarios(path: str | os.PathLike) -> dict[str, dict]:
+    """{scenario id: {"category", "title", "prompt"}} from scenario_prompts.txt; a
+    scenario listed twice keeps its first listing.  The prompt joins the turns."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FfsiteError(f"{path}: cannot read ({exc})") from None
+    scenarios: dict[str, dict] = {}
+    current: dict | None = None
+    for line in lines:
+        header = _SCENARIO.match(line)
+        if header:
+            current = None if header[1] in scenarios else {
+                "category": header[2], "title": header[3], "turns": []}
+            if current is not None:
+                scenarios[header[1]] = current
+        elif current is not None and _TURN.match(line):
+            current["turns"].append([])
+        elif current is not None and current["turns"]:
+            current["turns"][-1].append(line)
+    for scenario in scenarios.values():
+        turns = ["\n".join(turn).strip() for turn in scenario.pop("turns")]
+        scenario["prompt"] = "\n\n".join(f"Turn {k}:\n{text}" if len(turns) > 1 else text
+                                         for k, text in enumerate(turns, start=1))
+    return scenarios
+
+
+def load_texts(root: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(scenario prompts by scenario id, no responses: the transcripts are not public)."""
+    path = root / PROMPTS_FILE
+    if not path.is_file():
+        return {}, {}
+    return {sid: s["prompt"] for sid, s in read_scenarios(path).items()}, {}
+
+
+class Reasoning(NamedTuple):
+    """The judge's chain of thought for one verdict, and the respondent codes it uses for
+    the side shown first and the side shown second (e.g. "A0493", "A0488")."""
+
+    text: str
+    first: str
+    second: str
+
+
+def read_reasoning(path: str | os.PathLike) -> dict[tuple[str, int], Reasoning]:
+    """{(comparison id, seed): the judge's reasoning} for every judged entry of a
+    pairwise_comparisons file, with the importer's rules: the comparison id of
+    ffsite.importers.eqbench3.comparison_id, seed 0 when the test model (side A) was
+    shown first and 1 when it was shown second.  Entries with an `error` have none."""
+    # The importer reads this module; importing it here, at call time, avoids the cycle.
+    from ffsite.importers.eqbench3 import _pair, comparison_id
+
+    found: dict[tuple[str, int], Reasoning] = {}
+    for number, entry in enumerate(read_comparisons(path)):
+        if not isinstance(entry, dict) or "error" in entry:
+            continue
+        scenario, test, neighbour, iteration, order, test_first = _pair(entry, path, number)
+        text = (entry.get("judge_response") or {}).get(REASONING_KEY)
+        if not isinstance(text, str):
+            continue
+        # `order` maps each code to its side; the test model's code was shown first in
+        # seed 0, the other's in seed 1.
+        first, second = sorted(order, key=lambda code: (order[code] == "test") != test_first)
+        found[(comparison_id(scenario, test, neighbour, iteration),
+               0 if test_first else 1)] = Reasoning(text, first, second)
+    return found
+

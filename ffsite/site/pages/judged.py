@@ -1,0 +1,195 @@
+"""The home page's lead: judged personality at a glance (Behavioral Profiling's judge panel)
+and emotional intelligence (EQ-Bench 3's judge), each number with its 95% interval.
+
+The rule-judged text statistics follow on the home page, under their own heading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ffsite.site import charts
+from ffsite.site.context import SiteContext
+from ffsite.site.output import Download
+from ffsite.site.render import number
+from ffsite.site.urls import MODELS, TRAITS, link
+from ffsite.site.views import (
+    Cell,
+    Chart,
+    Column,
+    Table,
+    chart,
+    count_cell,
+    estimate_cell,
+    interval_text,
+)
+
+BASELINE = "baseline"
+GLANCE = 3  # models listed at each end of a trait
+EQ_OVERALL = "eq-overall_eq"
+EQ_TOP = 5
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One model at one end of a trait, as the at-a-glance cards list it."""
+
+    model: str
+    href: str
+    mean: str
+    interval: str | None
+
+
+@dataclass(frozen=True)
+class Glance:
+    """A trait's card: its name, scale ends and the models at each end."""
+
+    label: str
+    href: str
+    low_end: str  # what a low score means, e.g. "cold, clinical"
+    high_end: str
+    most: list[Standing]
+    least: list[Standing]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the home page shows of the judged data (None parts are left out)."""
+
+    judge: str
+    judge_description: str
+    n_models: int
+    n_prompts: int
+    glances: list[Glance]
+    table: Table
+    chart: Chart
+    eq: Table | None
+    eq_anchor: str | None
+    eq_download: Download | None
+
+
+def judged_overview(ctx: SiteContext, page: str) -> Judged | None:
+    """The judged-personality section, or None when no scores were read."""
+    if not len(ctx.scores):
+        return None
+    scored = ctx.score_results()
+    means = scored.means[scored.means["condition"] == BASELINE]
+    if means.empty:
+        return None
+    traits = ctx.traits[ctx.traits["scored"]].set_index("trait_id")
+    means = means[means["trait_id"].isin(traits.index)]
+    # The traits on which the models differ most come first (FF's "max diff", on means).
+    by_trait = means.groupby("trait_id")["mean"]
+    spread = (by_trait.max() - by_trait.min()).rename("spread").reset_index()
+    order = list(spread.sort_values(["spread", "trait_id"], ascending=[False, True],
+                                    kind="stable")["trait_id"])
+    judge = str(means["judge"].iloc[0])
+    names = {model: ctx.registry.display_name(model) for model in means["model"].unique()}
+    download = ctx.output.data(
+        "personality", _published(means, traits),
+        f"Judged personality: each model's mean score per trait, {BASELINE} (judge: {judge})",
+        page)
+
+    glances = [_glance(ctx, page, traits.loc[t], means[means["trait_id"] == t], names)
+               for t in order]
+    table = _table(ctx, page, means, order, traits, names, download)
+    rows = means.assign(key=means["trait_id"], name=means["model"].map(names),
+                        value=means["mean"], low=means["ci_low"], high=means["ci_high"])
+    figure = chart("personality-chart", charts.selectable(
+        rows, order, [traits.at[t, "label"] for t in order], "Trait", "mean score (0-10)",
+        f"Each model's mean score on the chosen trait, highest first, with its 95% "
+        f"interval (bootstrap over prompts). Judge: {judge}. The table below has every "
+        "number.", interval=True, value_format=".2f"))
+    eq, eq_anchor, eq_download = _eq_overall(ctx, page)
+    return Judged(judge=judge, judge_description=scored.judges.get(judge, ""),
+                  n_models=means["model"].nunique(), n_prompts=int(means["n_prompts"].max()),
+                  glances=glances, table=table, chart=figure, eq=eq, eq_anchor=eq_anchor,
+                  eq_download=eq_download)
+
+
+def _published(means: pd.DataFrame, traits: pd.DataFrame) -> pd.DataFrame:
+    """The downloadable table: the means with each trait's label and scale."""
+    frame = means.drop(columns="condition").copy()
+    frame.insert(frame.columns.get_loc("trait_id") + 1, "trait",
+                 frame["trait_id"].map(traits["label"]).to_numpy())
+    return frame.sort_values(["trait_id", "mean", "model"], ascending=[True, False, True],
+                             kind="stable").reset_index(drop=True)
+
+
+def _standing(ctx: SiteContext, page: str, row, names: dict[str, str]) -> Standing:
+    return Standing(names[row.model], link(page, ctx.slugs.page(MODELS, row.model)),
+                    number(row.mean), interval_text(row.ci_low, row.ci_high))
+
+
+def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
+            names: dict[str, str]) -> Glance:
+    ranked = own.sort_values(["mean", "model"], ascending=[False, True], kind="stable")
+    low_end, high_end = _ends(trait["trait"])
+    return Glance(
+        label=trait["label"], href=link(page, ctx.slugs.page(TRAITS, trait.name)),
+        low_end=low_end, high_end=high_end,
+        most=[_standing(ctx, page, r, names) for r in ranked.head(GLANCE).itertuples()],
+        least=[_standing(ctx, page, r, names)
+               for r in ranked.tail(GLANCE).iloc[::-1].itertuples()])
+
+
+def _ends(wording: str) -> tuple[str, str]:
+    """The scale's anchors from a "Label: 1 low words; 10 high words" wording."""
+    _, _, scale = wording.partition(": ")
+    low, _, high = scale.partition("; ")
+    return low.lstrip("0123456789 "), high.lstrip("0123456789 ")
+
+
+def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
+           traits: pd.DataFrame, names: dict[str, str], download: Download) -> Table:
+    by_cell = means.set_index(["model", "trait_id"])
+    models = sorted(means["model"].unique(), key=lambda m: names[m].lower())
+    columns = [Column("model", "Model", numeric=False)] + [
+        Column(t, traits.at[t, "label"], title=traits.at[t, "trait"]) for t in order]
+    rows = []
+    for model in models:
+        row = [Cell(names[model], href=link(page, ctx.slugs.page(MODELS, model)),
+                    header=True)]
+        for trait_id in order:
+            if (model, trait_id) in by_cell.index:
+                found = by_cell.loc[(model, trait_id)]
+                row.append(estimate_cell(found["mean"], found["ci_low"], found["ci_high"],
+                                         what=traits.at[trait_id, "label"]))
+            else:
+                row.append(Cell("–"))
+        rows.append(row)
+    return Table("personality", "Mean score per trait (0-10), with its 95% interval",
+                 columns, rows, download,
+                 note="Higher means more of the trait; the traits on which models differ "
+                      "most come first. Sort by any column.")
+
+
+def _eq_overall(ctx: SiteContext, page: str
+                ) -> tuple[Table | None, str | None, Download | None]:
+    """EQ-Bench 3's overall emotional intelligence: the top models by Elo."""
+    found = ctx.pairwise().get("eqbench3")
+    if found is None or found.ratings.empty:
+        return None, None, None
+    overall = found.ratings[found.ratings["trait_id"] == EQ_OVERALL]
+    if overall.empty:
+        return None, None, None
+    ranked = overall.sort_values(["elo", "model"], ascending=[False, True], kind="stable")
+    names = ranked["model"].map(ctx.registry.display_name)
+    download = ctx.output.data("eqbench3-overall", ranked.assign(name=names.to_numpy())
+                               .drop(columns="description"),
+                               "EQ-Bench 3: overall emotional intelligence (Elo)", page)
+    rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
+             estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
+             count_cell(r.rank), count_cell(r.n)]
+            for name, r in zip(names.head(EQ_TOP), ranked.head(EQ_TOP).itertuples(),
+                               strict=True)]
+    table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
+        Column("model", "Model", numeric=False),
+        Column("elo", "Elo", cue="higher = more emotionally intelligent",
+               title="Bradley-Terry rating; 400 points = 10:1 odds"),
+        Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
+        Column("n", "Comparisons")], rows, download)
+    return table, found.anchor, download
+

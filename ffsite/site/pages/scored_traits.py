@@ -1,0 +1,234 @@
+"""The page of a trait that judges scored (Behavioral Profiling's nine): its definition and
+scale, every model ranked by its baseline mean, its strength against all other models
+(from votes derived from the scores) and its shift under each pressure condition.
+
+Called from traits.build for each scored trait; the numbers are `ScoreResults`'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ffsite.site import charts
+from ffsite.site.context import SiteContext
+from ffsite.site.pages import pressure
+from ffsite.site.pages.pressure import (
+    BASELINE,
+    CUE_SHIFT,
+    SHIFT_STEPS,
+    condition_order,
+    model_cell,
+    named,
+    shift_cell,
+)
+from ffsite.site.render import number
+from ffsite.site.sources import CONDITIONS, SOURCES, condition_label
+from ffsite.site.urls import TRAITS, link, page_path
+from ffsite.site.views import (
+    Cell,
+    Chart,
+    Column,
+    Table,
+    chart,
+    count_cell,
+    estimate_cell,
+    heat_class,
+    sort_value,
+)
+
+# The judges' rubric where the data says no more than the stored scale: (lowest anchor,
+# highest anchor).  Behavioral Profiling stores 0-10, but its rubric anchors 1 and 10.
+RUBRICS: dict[str, tuple[float, float]] = {"behavioral_profiling": (1, 10)}
+DERIVED = "derived from scores"
+
+
+@dataclass(frozen=True)
+class ScoredBlock:
+    """One dataset and judge that scored the trait."""
+
+    dataset: str
+    judge: str
+    judge_description: str
+    source: tuple[str, str, str] | None  # sources.SOURCES: credit, address, licence
+    condition: str  # whose means rank the models: the baseline, or "" (no conditions)
+    rubric: tuple[float, float] | None
+    below_rubric: int  # scores below the rubric's lowest anchor
+    n_scores: int
+    conditions: list[tuple[str, str]]  # (label, what it adds) of the shifts' conditions
+    means: Table
+    chart: Chart
+    strengths: Table | None
+    ratings: Table | None
+    anchor: str | None
+    shifts: Table | None
+    suffix: str
+
+
+def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
+    """The page of scored trait `trait` (a row of ctx.traits) at `page`."""
+    results = ctx.score_results()
+    means = named(ctx, results.means[results.means["trait_id"] == trait.trait_id])
+    strengths = named(ctx, results.strengths[results.strengths["trait_id"]
+                                             == trait.trait_id])
+    shifts = named(ctx, results.shifts[results.shifts["trait_id"] == trait.trait_id])
+    ratings = results.ratings[results.ratings["trait_id"] == trait.trait_id]
+    scale = results.traits.set_index("trait_id").loc[trait.trait_id]
+    blocks = []
+    groups = list(means.groupby(["dataset", "judge"], sort=True))
+    for position, ((dataset, judge), own) in enumerate(groups):
+        # Ids and file names stay unique when several judges scored the trait.
+        suffix = "" if position == 0 else f"-{position + 1}"
+        conditions = set(own["condition"])
+        condition = BASELINE if BASELINE in conditions else sorted(conditions)[0]
+        own = own[own["condition"] == condition].sort_values(
+            ["mean", "model_name"], ascending=[False, True], kind="stable")
+        key = (strengths["dataset"] == dataset) & (strengths["judge"] == judge) & (
+            strengths["condition"] == condition)
+        shifted = shifts[(shifts["dataset"] == dataset) & (shifts["judge"] == judge)]
+        rated = ratings[(ratings["dataset"] == dataset) & (ratings["description"] == trait.trait)
+                        ] if condition == BASELINE else ratings.iloc[:0]
+        blocks.append(block(ctx, trait, page, slug, suffix, dataset, judge, condition,
+                            results.judges.get(judge, ""), own, strengths[key], shifted,
+                            rated))
+    ctx.output.page(page, "trait_scored.html", section=page_path(TRAITS), trait=trait,
+                    scale=(scale["scale_min"], scale["scale_max"]), blocks=blocks,
+                    charts=[b.chart for b in blocks],
+                    pressure_page=link(page, pressure.PAGE), steps=SHIFT_STEPS,
+                    derived=DERIVED)
+
+
+def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: str,
+          judge: str, condition: str, judge_description: str, means: pd.DataFrame,
+          strengths: pd.DataFrame, shifts: pd.DataFrame, ratings: pd.DataFrame
+          ) -> ScoredBlock:
+    output = ctx.output
+    slug += suffix
+    everyone = pd.concat([frame[["model", "model_name"]] for frame in (means, strengths,
+                                                                        shifts)])
+    cells = {model: model_cell(ctx, page, model, name)
+             for model, name in everyone.drop_duplicates("model").itertuples(index=False)}
+
+    # Rank: 1 + the models surely higher (their whole interval above this one's).
+    low, high = means["ci_low"].to_numpy(), means["ci_high"].to_numpy()
+    rank = 1 + (low[None, :] > high[:, None]).sum(axis=1)
+    ranked = means.assign(rank=rank)
+    download = output.data(f"trait-{slug}-means", ranked,
+                           f"{trait.label}: every model's mean score ({judge})", page)
+    means_table = Table(f"means{suffix}", f"Mean score of each model{at(condition)}, "
+                        "highest first", [
+                            Column("model", "Model", numeric=False),
+                            Column("mean", "Mean score", cue="higher = shows it more",
+                                   title="the plain average of the panel's scores"),
+                            Column("rank", "Rank", cue="lower = shows it more",
+                                   title="1 + the number of models surely higher (their "
+                                   "interval lies above this one)"),
+                            Column("prompts", "Prompts", title="prompts the model answered")],
+                        [[cells[r.model], estimate_cell(r.mean, r.ci_low, r.ci_high,
+                                                        what="mean score"),
+                          count_cell(r.rank), count_cell(r.n_prompts)]
+                         for r in ranked.itertuples(index=False)], download)
+    dots = chart(f"means-chart{suffix}", charts.interval_dots(
+        means.assign(name=means["model_name"], value=means["mean"], low=means["ci_low"],
+                     high=means["ci_high"]), "mean score",
+        f"Each model's mean {trait.label} score{at(condition)}, highest first, with its 95% "
+        "interval. The table below lists the same numbers."))
+
+    strength_table = None
+    if len(strengths):
+        strengths = strengths.sort_values(["strength", "model_name"], ascending=[False, True],
+                                          kind="stable")
+        download = output.data(
+            f"trait-{slug}-strengths", strengths.assign(votes=DERIVED),
+            f"{trait.label}: strength against all other models ({DERIVED}, {judge})", page)
+        strength_table = Table(
+            f"strengths{suffix}", f"Strength against all other models ({DERIVED})", [
+                Column("model", "Model", numeric=False),
+                Column("strength", "Strength", cue="higher = shown more than the others",
+                       title="(wins − losses) / comparisons, votes derived from scores"),
+                Column("relevance", "Relevance", title="share of comparisons that are not "
+                       "ties"),
+                Column("wins", "Wins", title="prompts where the other model scored lower"),
+                Column("ties", "Ties", title="prompts where both scored the same"),
+                Column("losses", "Losses", title="prompts where the other model scored "
+                       "higher"),
+                Column("comparisons", "Comparisons")],
+            [[cells[r.model], estimate_cell(r.strength, r.ci_low, r.ci_high, signs=True,
+                                            css=heat_class(r.strength),
+                                            what=f"strength ({DERIVED})"),
+              Cell(number(r.relevance), sort_value(r.relevance)), count_cell(r.wins),
+              count_cell(r.ties), count_cell(r.losses), count_cell(r.comparisons)]
+             for r in strengths.itertuples(index=False)], download)
+
+    rating_table, anchor = None, None
+    if len(ratings):
+        ratings = named(ctx, ratings.sort_values(["elo", "model"], ascending=[False, True],
+                                                 kind="stable"))
+        # The anchor is the model held at exactly 1000 (its interval has no width).
+        anchor = next((name for name, elo, low, high in ratings[
+            ["model_name", "elo", "ci_low", "ci_high"]].itertuples(index=False)
+            if elo == 1000 and low == high), None)
+        download = output.data(
+            f"trait-{slug}-ratings", ratings.drop(columns="description").assign(votes=DERIVED),
+            f"{trait.label}: Bradley-Terry Elo ({DERIVED}, {judge})", page)
+        rating_table = Table(
+            f"ratings{suffix}", f"Bradley–Terry rating ({DERIVED}), Elo scale", [
+                Column("model", "Model", numeric=False),
+                Column("elo", "Elo", cue="higher = shows it more",
+                       title="400 points = 10:1 odds of showing it more on a prompt"),
+                Column("rank", "Rank", cue="lower = shows it more",
+                       title="1 + the number of models rated surely higher"),
+                Column("n", "Comparisons")],
+            [[cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
+              estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what=f"Elo ({DERIVED})"),
+              count_cell(r.rank), count_cell(r.n)]
+             for r in ratings.itertuples(index=False)], download)
+
+    shift_table = None
+    conditions = condition_order(shifts["condition"])
+    if len(shifts):
+        download = output.data(f"trait-{slug}-shifts", shifts,
+                               f"{trait.label}: shift from baseline under each condition "
+                               f"({judge})", page)
+        of = {(r.model, r.condition): r for r in shifts.itertuples(index=False)}
+        order = [m for m in means["model"] if m in set(shifts["model"])]
+        order += sorted(set(shifts["model"]) - set(order))
+        baseline = means.set_index("model")
+        shift_table = Table(
+            f"shifts{suffix}", "Shift from baseline under each condition (scale points)",
+            [Column("model", "Model", numeric=False),
+             Column("baseline", "Baseline", cue="higher = shows it more",
+                    title=f"mean score{at(condition)}"),
+             *[Column(f"c-{c}", condition_label(c), cue=CUE_SHIFT,
+                      title=CONDITIONS.get(c, (c, c))[1]) for c in conditions]],
+            [[cells[m],
+              estimate_cell(baseline.at[m, "mean"], baseline.at[m, "ci_low"],
+                            baseline.at[m, "ci_high"], what="mean score")
+              if m in baseline.index else Cell("–"),
+              *[shift_cell(of[(m, c)]) if (m, c) in of else Cell("–") for c in conditions]]
+             for m in order], download)
+
+    rubric = RUBRICS.get(dataset)
+    below, scored = scores_below(ctx, trait.trait_id, dataset, judge,
+                                 rubric[0] if rubric else -np.inf)
+    return ScoredBlock(dataset, judge, judge_description, SOURCES.get(dataset), condition,
+                       rubric, below, scored,
+                       [CONDITIONS.get(c, (c, "")) for c in conditions], means_table, dots,
+                       strength_table, rating_table, anchor, shift_table, suffix)
+
+
+def at(condition: str) -> str:
+    return f" at {condition}" if condition else ""
+
+
+def scores_below(ctx: SiteContext, trait_id: str, dataset: str, judge: str,
+                 floor: float) -> tuple[int, int]:
+    """(scores below `floor`, all scores) of one trait, dataset and judge."""
+    scores = ctx.scores
+    columns = scores.columns
+    own_column = ((columns["trait_id"] == trait_id) & (columns["judge"] == judge)).to_numpy()
+    own = own_column[scores.column] & (
+        scores.responses["dataset"].to_numpy(object)[scores.response] == dataset)
+    return int((scores.value[own] < floor).sum()), int(own.sum())

@@ -1,0 +1,108 @@
+"""The home page leads with judged personality: checked against the scores themselves."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+PHONE, DESKTOP = 390, 1440
+
+
+def _personality(default_site):
+    return pd.DataFrame(json.loads((default_site / "data" / "personality.json").read_text()))
+
+
+def test_the_published_means_are_plain_averages_of_the_source(default_site, shared_data):
+    means = _personality(default_site)
+    assert means["model"].nunique() == 46 and means["trait_id"].nunique() == 9
+    assert set(means["judge"]) == {"Claude-4.5-Sonnet + Llama-4-Maverick + DeepSeek-R1"}
+    jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
+                       "baseline.json").read_text())["job_contributions"]
+    # GPT-4.1 is "GPT-4.1" in the source and "gpt-4.1" on the site (content/models.toml).
+    values = [job["contributions"]["GPT-4.1"]["hedging"]["score"] for job in jobs.values()]
+    row = means[(means["model"] == "gpt-4.1") & (means["trait_id"] == "bp-hedging")].iloc[0]
+    assert row["mean"] == pytest.approx(sum(values) / len(values), abs=1e-12)
+    assert row["source_model"] == "GPT-4.1" and row["n"] == len(values)
+    assert row["ci_low"] < row["mean"] < row["ci_high"]
+
+
+def test_at_a_glance_lists_the_extremes_with_intervals(default_site):
+    means = _personality(default_site)
+    html = (default_site / "index.html").read_text()
+    warmth = means[means["trait_id"] == "bp-warmth"].sort_values("mean", ascending=False)
+    card = html[html.index('>Warmth</a></h4>'):]
+    card = card[:card.index("</article>")]
+    most = card[card.index("Most"):card.index("Least")]
+    top = warmth.iloc[0]
+    assert f"{top['mean']:.2f}" in most
+    assert f"({top['ci_low']:.2f}–{top['ci_high']:.2f})" in most
+    least = card[card.index("Least"):]
+    assert f"{warmth.iloc[-1]['mean']:.2f}" in least
+    # The judge is named next to the numbers, and the text statistics are labelled.
+    assert "Claude-4.5-Sonnet + Llama-4-Maverick + DeepSeek-R1" in html
+    assert html.index("Judged personality") < html.index("Text statistics (rule-based judge)")
+
+
+def test_every_mean_in_the_table_shows_its_interval(default_site):
+    html = (default_site / "index.html").read_text()
+    table = html[html.index('id="personality"'):]
+    table = table[:table.index("</table>")]
+    cells = re.findall(r'<td data-v="[^"]+"[^>]*>([0-9.]+)<span class="ci">([0-9.]+)–([0-9.]+)'
+                       r'</span></td>', table)
+    assert len(cells) == 46 * 9
+    assert all(float(low) <= float(mean) <= float(high) for mean, low, high in cells)
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_home_page_reads_on_phone_and_desktop(chromium, default_root, width, scheme):
+    from browser import Watch, open_page
+
+    context = chromium.new_context(viewport={"width": width, "height": 900},
+                                   color_scheme=scheme)
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        open_page(page, default_root + "index.html")
+        facts = page.evaluate("""() => ({
+            overflow: document.documentElement.scrollWidth - window.innerWidth,
+            ci: [...document.querySelectorAll('#personality .ci')].slice(0, 20).map(e => {
+                const r = e.getBoundingClientRect(); return [r.width, r.height]; }),
+            glances: document.querySelectorAll('.glance').length,
+            headers: [...document.querySelectorAll('#personality thead .label')].map(
+                e => e.getBoundingClientRect().height),
+        })""")
+        assert watch.take() == []
+        assert facts["overflow"] <= 0, "the page scrolls sideways"
+        assert facts["glances"] == 9
+        # The intervals are laid out (seen, not only on hover), and no column name breaks
+        # inside a word (one line of text each).
+        assert all(w > 20 and h > 5 for w, h in facts["ci"])
+        assert max(facts["headers"]) < 30
+        page.screenshot(path=_shot(f"home-judged-{width}-{scheme}.png"), full_page=False)
+    finally:
+        context.close()
+
+
+def _shot(name: str) -> str:
+    from browser import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return str(SCREENSHOTS / name)
+
+
+def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(default_site):
+    ratings = pd.read_csv(default_site / "data" / "trait-bp-warmth-ratings.csv")
+    assert set(ratings["votes"]) == {"derived from scores"}
+    assert len(ratings) == 46
+    anchor = ratings[ratings["model"] == "gpt-4.1"].iloc[0]  # anchor_model in site.toml
+    assert (anchor["elo"], anchor["ci_low"], anchor["ci_high"]) == (1000, 1000, 1000)
+    # Ordered like the means: the warmest model by mean is near the top by rating too.
+    means = _personality(default_site)
+    warmest = means[means["trait_id"] == "bp-warmth"].sort_values("mean").iloc[-1]["model"]
+    assert ratings.set_index("model").loc[warmest, "rank"] <= 3
+    html = (default_site / "traits" / "bp-warmth.html").read_text()
+    assert "Bradley–Terry rating (derived from scores)" in html

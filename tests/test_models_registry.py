@@ -1,0 +1,115 @@
+"""The model registry: aliases per dataset, unknown names, mistakes in the file."""
+
+from __future__ import annotations
+
+import pytest
+
+from ffsite.errors import FfsiteError
+from ffsite.models import load_registry
+
+GOOD = """
+[[models]]
+id = "claude-3-5-sonnet-20240620"
+name = "Claude 3.5 Sonnet (June 2024)"
+organisation = "Anthropic"
+open_weights = false
+released = "2024-06-20"
+[models.aliases]
+alpaca_eval = "claude-3-5-sonnet-20240620"
+behavioral_profiling = ["Claude-3.5-Sonnet-v1"]
+
+[[models]]
+id = "chatgpt-4o-latest"
+name = "ChatGPT-4o (latest)"
+aliases = { eqbench3 = ["chatgpt-4o-latest", "openai/chatgpt-4o-latest"] }
+"""
+
+
+def registry_from(tmp_path, text):
+    (tmp_path / "models.toml").write_text(text)
+    return load_registry(tmp_path)
+
+
+def test_aliases_per_dataset(tmp_path):
+    registry = registry_from(tmp_path, GOOD)
+    assert registry.model_id("behavioral_profiling", "Claude-3.5-Sonnet-v1") == \
+        "claude-3-5-sonnet-20240620"
+    assert registry.model_id("eqbench3", "openai/chatgpt-4o-latest") == "chatgpt-4o-latest"
+    # An alias belongs to its dataset: the same spelling elsewhere is its own model.
+    assert registry.model_id("alpaca_eval", "Claude-3.5-Sonnet-v1") == "Claude-3.5-Sonnet-v1"
+    assert registry.model_id("alpaca_eval", "new-model") == "new-model"
+    assert list(registry.ids(["eqbench3", "x", "eqbench3"],
+                             ["chatgpt-4o-latest", None, "other"])) == [
+        "chatgpt-4o-latest", None, "other"]
+    assert registry.display_name("chatgpt-4o-latest") == "ChatGPT-4o (latest)"
+    assert registry.display_name("new-model") == "new-model"
+
+
+def test_unmatched_aliases_are_reported_for_datasets_seen(tmp_path):
+    registry = registry_from(tmp_path, GOOD)
+    seen = {("eqbench3", "chatgpt-4o-latest"), ("alpaca_eval", "claude-3-5-sonnet-20240620")}
+    assert registry.unmatched(seen) == ["eqbench3: openai/chatgpt-4o-latest"]
+
+
+def test_no_file_is_an_empty_registry(tmp_path):
+    assert load_registry(tmp_path).model_id("d", "m") == "m"
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("[[models]]\nname = 'x'\n", "entry 0: 'id' must be a non-empty text"),
+    ("[[models]]\nid = 'a'\nname = 'A'\ncolour = 'red'\n", "unknown key 'colour'"),
+    ("[[models]]\nid = 'a'\nname = 'A'\nreleased = 'June'\n", "'released' must be YYYY-MM-DD"),
+    ("[[models]]\nid = 'a'\nname = 'A'\nopen_weights = 'yes'\n", "'open_weights' must be"),
+    ("[[models]]\nid = 'a'\nname = 'A'\n[[models]]\nid = 'a'\nname = 'B'\n",
+     "entry 1: id 'a' is used by an earlier entry"),
+    ("[[models]]\nid = 'a'\nname = 'A'\naliases = {d = 'x'}\n"
+     "[[models]]\nid = 'b'\nname = 'B'\naliases = {d = ['x']}\n",
+     "entry 1: alias 'x' in d already belongs to 'a'"),
+    ("[[models]]\nid = 'a'\nname = 'A'\naliases = {d = []}\n", "aliases.d must be a name"),
+    ("models = 3\n", "expected only [[models]] entries"),
+    ("[[models]\n", "not valid TOML"),
+])
+def test_mistakes_are_one_line_errors(tmp_path, text, needle):
+    with pytest.raises(FfsiteError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+        registry_from(tmp_path, text)
+
+
+def test_the_shipped_registry_covers_every_name_of_the_real_data(shared_data):
+    import gzip
+    import json
+    from pathlib import Path
+
+    registry = load_registry(Path(__file__).resolve().parents[1] / "content")
+    # AlpacaEval names a model by the `generator` of its outputs (one file is named
+    # otherwise).
+    names = {("alpaca_eval", json.loads(p.read_text())[0]["generator"])
+             for p in (shared_data / "alpaca_eval" / "model_outputs").glob("*.json")}
+    jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
+                       "baseline.json").read_text())["job_contributions"]
+    names |= {("behavioral_profiling", m) for job in jobs.values() for m in job["contributions"]}
+    with gzip.open(shared_data / "eqbench3" / "pairwise_comparisons.json.gz", "rt") as handle:
+        entries = json.load(handle)["__metadata__"]["global_pairwise_comparisons"]
+    names |= {("eqbench3", e["pair"][side]) for e in entries
+              for side in ("test_model", "neighbor_model")}
+    assert len(names) == 67 + 46 + 27
+    assert all(registry.get(registry.model_id(d, n)) is not None for d, n in names)
+    assert registry.unmatched(names) == []
+    # The same model under three spellings has one id.
+    assert registry.model_id("behavioral_profiling", "Claude-3.5-Sonnet-v1") == \
+        registry.model_id("alpaca_eval", "claude-3-5-sonnet-20240620")
+
+
+def test_validate_names_registry_aliases_that_match_nothing(tmp_path):
+    from helpers import run_cli, two_comparisons, write_test_votes
+
+    write_test_votes(tmp_path / "v.parquet", *two_comparisons())  # models m1, m2 in "d"
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "models.toml").write_text(
+        "[[models]]\nid = 'one'\nname = 'One'\naliases = { d = ['m1', 'm3'], e = ['x'] }\n")
+    result = run_cli("validate", str(tmp_path / "v.parquet"), "--content", str(content))
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stdout.splitlines() if line.startswith("note:")]
+    # m3 is not in dataset d; dataset e is not in these files at all, so x is not judged.
+    assert notes == [f"note: {content}/models.toml: alias d: m3 matches no model in these "
+                     "files (a typo, or a model the data no longer has)"]

@@ -1,0 +1,262 @@
+"""Model pages: one page per model id, showing every dataset the model is in (tiny
+crafted input, numbers worked out by hand).
+
+The tiny votes (site_fixture.py: m1 and m2 against the reference R in dataset "d") plus:
+
+- scores (dataset "bp", judge J, scale 0-10), two prompts, baseline and urgency:
+
+      model   condition  Warmth p1 p2   Formality p1 p2
+      M-One   baseline          6  8              2  2
+      x       baseline          4  4              5  5
+      y       baseline          9  7              3  3
+      M-One   urgency           3  5              3  3
+      x       urgency           4  4              5  5
+      y       urgency           9  8              3  3
+
+- judged pairs without the reference (dataset "pw", trait W):
+  "M1 (pairs)" vs p: W says A;  p vs "M1 (pairs)": B;  "M1 (pairs)" vs p: B;  p vs q: A.
+
+models.toml makes m1 (d), M-One (bp) and "M1 (pairs)" (pw) one model, id m1.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from helpers import trait, write_test_votes
+from site_fixture import REPO, write_content, write_tiny
+
+from ffsite.format import write_scores
+from ffsite.site.build import build_site
+
+NAME = 'Model <One> & "Co"'
+REGISTRY = """
+[[models]]
+id = "m1"
+name = 'Model <One> & "Co"'
+organisation = "Org <i>"
+open_weights = true
+released = "2024-05"
+aliases = { d = ["m1"], bp = ["M-One"], pw = ["M1 (pairs)"] }
+note = "One model, <three> names"
+"""
+SCORES = {  # (model, condition): {trait: (p1, p2)}
+    ("M-One", "baseline"): {"warm": (6, 8), "formal": (2, 2)},
+    ("x", "baseline"): {"warm": (4, 4), "formal": (5, 5)},
+    ("y", "baseline"): {"warm": (9, 7), "formal": (3, 3)},
+    ("M-One", "urgency"): {"warm": (3, 5), "formal": (3, 3)},
+    ("x", "urgency"): {"warm": (4, 4), "formal": (5, 5)},
+    ("y", "urgency"): {"warm": (9, 8), "formal": (3, 3)},
+}
+WORDING = {"warm": "Warmth: 1 cold; 10 warm", "formal": "Formality: 1 casual; 10 formal"}
+WARM = trait("is warmer")
+PAIRS = [("e1", "M1 (pairs)", "p", "A"), ("e2", "p", "M1 (pairs)", "B"),
+         ("e3", "M1 (pairs)", "p", "B"), ("e4", "p", "q", "A")]
+
+
+def write_scores_file(path: Path) -> None:
+    rows = []
+    for (model, condition), traits in SCORES.items():
+        for name, values in traits.items():
+            for prompt, score in zip(("p1", "p2"), values, strict=True):
+                rows.append({"dataset": "bp", "response_id": f"{condition}/{model}/{prompt}",
+                             "prompt_id": prompt, "model": model, "condition": condition,
+                             "judge": "J", "trait_id": f"bp-{name}", "trait": WORDING[name],
+                             "trait_set": "bp", "scale_min": 0, "scale_max": 10,
+                             "seed": None, "score": float(score)})
+    write_scores(pd.DataFrame(rows), path, judges={"J": "a panel of two test judges"})
+
+
+def write_pairs(path: Path) -> None:
+    comparisons = [{"comparison_id": cid, "dataset": "pw", "prompt_id": f"s-{cid}",
+                    "model_a": a, "model_b": b, "response_a_id": f"{a}/{cid}",
+                    "response_b_id": f"{b}/{cid}"} for cid, a, b, _ in PAIRS]
+    votes = [{"comparison_id": cid, **WARM, "judge": "jj", "vote": vote}
+             for cid, _, _, vote in PAIRS]
+    write_test_votes(path, comparisons, votes)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("model-pages")
+    annotations = root / "annotations"
+    write_tiny(annotations)
+    write_scores_file(annotations / "scores.parquet")
+    write_pairs(annotations / "pairs.parquet")
+    content = write_content(root / "content", anchor_model="p", rating_resamples=200)
+    (content / "models.toml").write_text(REGISTRY, "utf-8")
+    build_site(annotations, root / "site", content=content, templates=REPO / "templates")
+    return root / "site"
+
+
+def html_of(site: Path, page: str) -> str:
+    return (site / page).read_text("utf-8")
+
+
+def section(html: str, section_id: str) -> str:
+    """The HTML of <section id=...> up to the next model section (or the page's end)."""
+    start = html.index(f'<section class="model-section" id="{section_id}"')
+    end = html.find('<section class="model-section"', start + 1)
+    return html[start:end if end > 0 else len(html)]
+
+
+def row(html: str, table_id: str, header: str) -> list[str]:
+    """The visible texts of the cells of a table's row, by the row header's text; each
+    cell as 'value | interval' when it shows one."""
+    table = re.search(rf'<table class="data sortable" id="{table_id}">(.*?)</table>', html,
+                      re.S).group(1)
+    for tr in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+        cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", tr, re.S)
+        texts = [unescape(re.sub(r'<span class="ci">(.*?)</span>', r" | \1",
+                                 re.sub(r"<(?!span class=\"ci\"|/span)[^>]+>", "", c))).strip()
+                 for c in cells]
+        if texts and texts[0] == header:
+            return texts
+    raise AssertionError(f"no row {header!r} in {table_id}")
+
+
+def listed(html: str) -> list[str]:
+    """The sections the "In these datasets" list links to."""
+    found = re.search(r'<nav class="in-datasets".*?</nav>', html, re.S)
+    return re.findall(r'href="#([^"]+)"', found.group(0)) if found else []
+
+
+def records(site: Path, name: str) -> list[dict]:
+    return json.loads((site / "data" / f"{name}.json").read_text("utf-8"))
+
+
+def test_every_model_id_of_every_dataset_has_a_page(site):
+    pages = sorted(p.name for p in (site / "models").glob("*.html"))
+    # m1 once (three datasets' names), the reference R, m2 (votes only), x and y (scores
+    # only), p and q (judged pairs only); none under a dataset's own spelling.
+    assert pages == ["R.html", "m1.html", "m2.html", "p.html", "q.html", "x.html", "y.html"]
+
+
+def test_every_link_to_a_model_page_resolves(site):
+    for page in site.rglob("*.html"):
+        for target in re.findall(r'href="((?:\.\./)?models/[^"#]+)"', page.read_text("utf-8")):
+            assert (page.parent / target).resolve().is_file(), (page, target)
+
+
+def test_header_names_the_model_from_the_registry_escaped(site):
+    html = html_of(site, "models/m1.html")
+    assert "<h1>Model &lt;One&gt; &amp; &#34;Co&#34;</h1>" in html
+    assert "<title>Model &lt;One&gt; &amp; &#34;Co&#34; ·" in html
+    facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
+    assert facts == {"Id": "m1", "Organisation": "Org &lt;i&gt;", "Weights": "open (published)",
+                     "Released": "2024-05", "Name in bp": "M-One", "Name in d": "m1",
+                     "Name in pw": "M1 (pairs)", "Note": "One model, &lt;three&gt; names"}
+    assert "<i>" not in html and "<three>" not in html
+
+
+def test_in_these_datasets_links_each_section(site):
+    html = html_of(site, "models/m1.html")
+    anchors = listed(html)
+    assert anchors == ["personality", "pairs-pw", "text-statistics"]
+    assert all(f'id="{a}"' in html for a in anchors)
+    nav = re.search(r'<nav class="in-datasets".*?</nav>', html, re.S).group(0)
+    assert "Judged personality (bp)" in nav and "2 traits scored by J on 2 prompts" in nav
+
+
+def test_judged_personality_numbers_by_hand(site):
+    html = section(html_of(site, "models/m1.html"), "personality")
+    assert "Judge: <strong>J</strong>, a panel of two test judges." in html
+    assert "derived from the scores" in html and "among the 3 models" in html
+    # Warmth: mean (6 + 8) / 2 = 7; resampling the two prompts gives 6, 7 or 8. Ranked
+    # 2nd of 3 (y 8, x 4). Derived votes: p1 beats x, loses to y; p2 beats both:
+    # (3 - 1) / 4 = +0.50; p1 alone gives 0, p2 alone +1.
+    assert row(html, "personality", "Warmth") == [
+        "Warmth", "7.00 | 6.00–8.00", "2 of 3", "+0.50 | +0.00 to +1.00", "2"]
+    # Formality: 2 on both prompts, the lowest of three; loses all four derived votes.
+    assert row(html, "personality", "Formality") == [
+        "Formality", "2.00 | 2.00–2.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
+
+
+def test_under_pressure_numbers_by_hand(site):
+    html = section(html_of(site, "models/m1.html"), "personality")
+    assert 'href="../pressure.html"' in html
+    # Urgency: Warmth 3 - 6 and 5 - 8 (-3); Formality 3 - 2 twice (+1): bend (3 + 1) / 2
+    # = 2, the most of the three (x: 0; y: (0.5 + 0) / 2 = 0.25).
+    assert row(html, "bend", "Urgency") == ["Urgency", "2.00 | 2.00–2.00", "1 of 3", "2"]
+    assert row(html, "shifts", "Warmth") == ["Warmth", "Urgency", "-3.00 | -3.00 to -3.00",
+                                             "7.00 → 4.00", "2"]
+    assert row(html, "shifts", "Formality") == ["Formality", "Urgency", "+1.00 | +1.00 to +1.00",
+                                                "2.00 → 3.00", "2"]
+
+
+def test_judged_pairs_numbers_by_hand(site):
+    html = section(html_of(site, "models/m1.html"), "pairs-pw")
+    # W: m1 favoured in e1 (A) and e2 (B), p in e3: (2 - 1) / 3 against all others.
+    cells = row(html, "pairs-pairs-pw", "is warmer")
+    assert cells[3].startswith("+0.33 | ") and cells[4:] == ["3", "3"]
+    elo, interval = cells[1].split(" | ")
+    assert float(elo) > 1000 and re.fullmatch(r"\d+–\d+", interval)  # won 2 of 3 against p
+    assert cells[2] == "1 of 3"
+    assert 'fixed at 1000' in html and '<a href="../models/p.html">p</a>' in html
+
+
+def test_text_statistics_against_the_reference_kept(site):
+    html = section(html_of(site, "models/m1.html"), "text-statistics")
+    # Not the rule-based judge: no claim of "text statistics".
+    assert "Traits against the reference (d)" in html and "Text statistics" not in html
+    # Verbose for m1 vs R: c1 and c2 agree, c3 disagrees: (2 - 1) / 3.
+    cells = row(html, "traits", "is more verbose")
+    assert cells[1].startswith("+0.33 | ")
+    assert 'href="../models/R.html"' in html
+
+
+def test_downloads_hold_the_same_numbers(site):
+    html = html_of(site, "models/m1.html")
+    for name in ("model-m1-personality", "model-m1-bend", "model-m1-pressure",
+                 "model-m1-pw", "model-m1", "model-m1-comparisons"):
+        assert f'href="../data/{name}.csv"' in html, name
+    warm = next(r for r in records(site, "model-m1-personality") if r["trait_id"] == "bp-warm")
+    assert (warm["model"], warm["source_model"], warm["mean"], warm["ci_low"],
+            warm["ci_high"], warm["rank"], warm["models_ranked"],
+            warm["strength_derived_from_scores"], warm["derived_wins"],
+            warm["derived_losses"]) == ("m1", "M-One", 7.0, 6.0, 8.0, 2, 3, 0.5, 3, 1)
+    shift = next(r for r in records(site, "model-m1-pressure") if r["trait_id"] == "bp-warm")
+    assert (shift["condition"], shift["shift"], shift["n_pairs"]) == ("urgency", -3.0, 2)
+    (bend,) = records(site, "model-m1-bend")
+    assert (bend["bend"], bend["rank"], bend["models_compared"]) == (2.0, 1, 3)
+    (pairs,) = records(site, "model-m1-pw")
+    assert pairs["valid_votes"] == 3 and pairs["strength"] == pytest.approx(1 / 3)
+
+
+def test_a_model_without_registry_entry_gets_its_own_page(site):
+    html = html_of(site, "models/x.html")
+    assert "<h1>x</h1>" in html
+    facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
+    assert facts == {"Id": "x", "Name in bp": "x"}
+    # Scores only: no section, table or heading for data it does not have.
+    assert listed(html) == ["personality"]
+    assert 'id="text-statistics"' not in html and "pairs-pw" not in html
+    assert "Most exhibited" not in html
+    # x scored 4 on Warmth (last of 3) and lost every derived vote; it never moves.
+    assert row(html, "personality", "Warmth") == [
+        "Warmth", "4.00 | 4.00–4.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
+    assert row(html, "bend", "Urgency") == ["Urgency", "0.00 | 0.00–0.00", "3 of 3", "2"]
+
+
+def test_votes_only_and_pairs_only_models(site):
+    m2 = html_of(site, "models/m2.html")
+    assert listed(m2) == ["text-statistics"]
+    assert 'id="personality"' not in m2 and "pairs-pw" not in m2
+    q = html_of(site, "models/q.html")
+    assert listed(q) == ["pairs-pw"] and 'id="personality"' not in q
+    assert 'id="text-statistics"' not in q
+
+
+def test_the_reference_model_has_a_page_saying_what_it_is(site):
+    html = html_of(site, "models/R.html")
+    assert "<h1>R</h1>" in html
+    text = section(html, "text-statistics")
+    assert "is the reference model on d" in text and "no strengths of its own" in text
+    assert "5 comparisons in all). On the" in text  # c1 to c5; R anchors the ratings
+    assert 'id="traits"' not in text
+    assert row(text, "comparisons", "d") == ["d", "5"]

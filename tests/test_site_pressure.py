@@ -1,0 +1,232 @@
+"""The Under pressure page and the pages of scored traits, on the scores of
+pressure_fixture.py, whose every number is worked out there by hand."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import pytest
+from pressure_fixture import DEEP, WARM, build_pressure, read_tables
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build_pressure(tmp_path_factory.mktemp("pressure"))
+
+
+def html(site, page: str) -> str:
+    return (site / page).read_text("utf-8")
+
+
+def words(site, page: str) -> str:
+    """A page's main text, tags removed, spaces collapsed."""
+    main = re.search(r"<main[^>]*>(.*)</main>", html(site, page), re.S).group(1)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", main))
+    for mark in ".,:;":
+        text = text.replace(" " + mark, mark)
+    return text.replace("&#39;", "'")
+
+
+def csv_rows(site, name: str) -> list[dict]:
+    with (site / "data" / f"{name}.csv").open(encoding="utf-8", newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def shown(row: list[dict]) -> list[tuple[str, str]]:
+    """(value, interval) of every cell of a table row."""
+    return [(cell["text"], cell["ci"]) for cell in row]
+
+
+def test_the_page_is_in_the_navigation_and_links_its_downloads(site):
+    page = html(site, "pressure.html")
+    assert '<a href="pressure.html" aria-current="page">Under pressure</a>' in page
+    assert '<a href="pressure.html">Under pressure</a>' in html(site, "index.html")
+    for name in ("pressure-shifts", "pressure-bend"):
+        assert f'href="data/{name}.csv"' in page and f'href="data/{name}.json"' in page
+    assert 'href="data/pressure-bend.csv"' in html(site, "downloads.html")
+
+
+def test_who_bends_table_by_hand(site):
+    table = read_tables(html(site, "pressure.html"))["who-bends"]
+    assert table["header"] == ["Model", "Authority", "Urgency"]
+    rows = table["rows"]
+    # Bending most under authority first; the registry's name, linked to the model page.
+    assert [(r[0]["text"], r[0]["href"]) for r in rows] == [
+        ("Alpha One", "models/alpha.html"), ("b", "models/b.html"), ("c", "models/c.html")]
+    assert [shown(r)[1:] for r in rows] == [
+        [("1.25", "0.50–2.00"), ("0.25", "0.00–0.50")],
+        [("1.00", "0.50–1.50"), ("–", "")],  # b was not run under urgency
+        [("0.00", "0.00–0.00"), ("0.00", "0.00–0.00")]]
+
+
+def test_condition_tables_show_signed_heat_coloured_shifts(site):
+    tables = read_tables(html(site, "pressure.html"))
+    authority = tables["shifts-authority"]
+    assert authority["header"] == ["Model", "Deep", "Warm", "Pairs"]
+    assert [[*shown(r), r[1]["css"], r[2]["css"]] for r in authority["rows"]] == [
+        [("Alpha One", ""), ("+1.00", "+0.00 to +2.00"), ("-1.50", "-2.00 to -1.00"),
+         ("2", ""), "hp4", "hn4"],
+        [("b", ""), ("+1.50", "+0.00 to +3.00"), ("+0.50", "+0.00 to +1.00"), ("2", ""),
+         "hp4", "hp3"],
+        [("c", ""), ("+0.00", "+0.00 to +0.00"), ("+0.00", "+0.00 to +0.00"), ("2", ""),
+         "h0", "h0"]]
+    urgency = tables["shifts-urgency"]
+    assert [shown(r)[:3] for r in urgency["rows"]] == [
+        [("Alpha One", ""), ("+0.00", "+0.00 to +0.00"), ("+0.50", "+0.00 to +1.00")],
+        [("c", ""), ("+0.00", "+0.00 to +0.00"), ("+0.00", "+0.00 to +0.00")]]
+
+
+def test_the_summary_is_computed_from_the_data(site):
+    text = words(site, "pressure.html")
+    assert "Judged by J: a panel of two judges." in text
+    assert "Behavioral Profiling Framework" in text
+    assert 'href="https://github.com/nosterb/behavioral-profiling"' in html(site,
+                                                                           "pressure.html")
+    assert "Every interval comes from 1,000 resamples of the paired prompts" in text
+    # Median bend: authority 1.00 (of 1.25, 1.00, 0), urgency 0.12 or 0.13 (of 0.25, 0).
+    assert re.search(r"by the median model's bend: Authority 1\.00, Urgency 0\.1[23] points",
+                     text)
+    assert ("Authority: the user challenges the model's expertise (only 2 paired prompts)"
+            in text)
+    assert "Bend most: Alpha One 1.25 (0.50–2.00), b 1.00 (0.50–1.50), c 0.00 (0.00–0.00)" \
+        in text
+    assert "Hold best: c 0.00 (0.00–0.00), b 1.00 (0.50–1.50), Alpha One 1.25 (0.50–2.00)" \
+        in text
+    # Average authority shift: deep (1 + 1.5 + 0) / 3 = +0.83, warm (−1.5 + 0.5 + 0) / 3.
+    assert ("Deep rises by +0.83 points on average, for 2 of 3 models (0 clearly: interval "
+            "above zero); Warm falls by -0.33 points on average, for 1 of 3 models (1 "
+            "clearly: interval below zero)") in text
+    # Under urgency warm moves (+0.25 on average), deep not at all: not listed.
+    assert ("Traits that move most: Warm rises by +0.25 points on average, for 1 of 2 models "
+            "(0 clearly: interval above zero). Across conditions") in text
+    # One model in a quarter of three; c bends least under both conditions, alpha most.
+    assert ("counting the 1 model that bends least, or most, under each: steadiest under at "
+            "least 1 of the 2: c; bending most under at least 1 of the 2: Alpha One") in text
+
+
+def test_the_chart_has_every_shift_and_both_menus(site):
+    page = html(site, "pressure.html")
+    spec = json.loads(re.search(r'class="chart-spec" data-for="pressure-chart">(.*?)</script>',
+                                page, re.S).group(1))
+    rows = {(r["condition"], r["trait_id"], r["name"]): (r["value"], r["low"], r["high"])
+            for r in spec["data"]["values"]}
+    assert len(rows) == 10
+    assert rows[("authority", WARM, "Alpha One")] == (-1.5, -2.0, -1.0)
+    assert rows[("authority", DEEP, "b")] == (1.5, 0.0, 3.0)
+    condition, trait = spec["params"]
+    assert condition["bind"]["options"] == ["authority", "urgency"]
+    assert condition["bind"]["labels"] == ["Authority", "Urgency"]
+    # The trait that moves most under the first condition is chosen at first.
+    assert trait["value"] == DEEP and trait["bind"]["options"] == [DEEP, WARM]
+
+
+def test_pressure_downloads_by_hand(site):
+    shifts = {(r["condition"], r["model"], r["trait_id"]): r
+              for r in csv_rows(site, "pressure-shifts")}
+    assert len(shifts) == 10
+    row = shifts[("authority", "alpha", WARM)]
+    assert (row["model_name"], row["source_model"], row["trait"]) == ("Alpha One", "a", "Warm")
+    assert [float(row[k]) for k in ("shift", "ci_low", "ci_high", "baseline_mean",
+                                    "condition_mean")] == [-1.5, -2.0, -1.0, 4.0, 2.5]
+    assert row["n_pairs"] == "2" and row["judge"] == "J"
+    bend = {(r["condition"], r["model"]): r for r in csv_rows(site, "pressure-bend")}
+    assert set(bend) == {("authority", "alpha"), ("authority", "b"), ("authority", "c"),
+                         ("urgency", "alpha"), ("urgency", "c")}
+    assert [float(bend[("authority", "b")][k]) for k in ("bend", "ci_low", "ci_high")] == [
+        1.0, 0.5, 1.5]
+    assert json.loads((site / "data" / "pressure-bend.json").read_text())[0]["model_name"]
+
+
+def test_scored_trait_page_by_hand(site):
+    page = f"traits/{WARM}.html"
+    text = words(site, page)
+    assert "Definition Warm: 1 cold; 10 warm" in text
+    assert "Scale 0 to 10" in text and "Judged by J" in text
+    assert "J: a panel of two judges." in text
+    assert "none of the trait's 16 scores is below 1" in text
+    tables = read_tables(html(site, page))
+    means = tables["means"]
+    assert means["header"] == ["Model", "Mean score", "Rank", "Prompts"]
+    assert [(r[0]["href"], *shown(r)[1:]) for r in means["rows"]] == [
+        ("../models/b.html", ("7.00", "7.00–7.00"), ("1", ""), ("2", "")),
+        ("../models/alpha.html", ("4.00", "3.00–5.00"), ("2", ""), ("2", "")),
+        ("../models/c.html", ("1.50", "1.00–2.00"), ("3", ""), ("2", ""))]
+    strengths = tables["strengths"]
+    assert [(r[0]["text"], *shown(r)[1:]) for r in strengths["rows"]] == [
+        ("b", ("+1.00", "+1.00 to +1.00"), ("1.00", ""), ("4", ""), ("0", ""), ("0", ""),
+         ("4", "")),
+        ("Alpha One", ("+0.00", "+0.00 to +0.00"), ("1.00", ""), ("2", ""), ("0", ""),
+         ("2", ""), ("4", "")),
+        ("c", ("-1.00", "-1.00 to -1.00"), ("1.00", ""), ("0", ""), ("0", ""), ("4", ""),
+         ("4", ""))]
+    assert "Against all other models (derived from scores)" in text
+    shifts = tables["shifts"]
+    assert shifts["header"] == ["Model", "Baseline", "Authority", "Urgency"]
+    assert [shown(r) for r in shifts["rows"]] == [
+        [("b", ""), ("7.00", "7.00–7.00"), ("+0.50", "+0.00 to +1.00"), ("–", "")],
+        [("Alpha One", ""), ("4.00", "3.00–5.00"), ("-1.50", "-2.00 to -1.00"),
+         ("+0.50", "+0.00 to +1.00")],
+        [("c", ""), ("1.50", "1.00–2.00"), ("+0.00", "+0.00 to +0.00"),
+         ("+0.00", "+0.00 to +0.00")]]
+    assert 'href="../pressure.html"' in html(site, page)
+    assert 'class="chart-spec" data-for="means-chart"' in html(site, page)
+
+
+def test_scored_trait_counts_scores_below_the_rubric(site):
+    text = words(site, f"traits/{DEEP}.html")
+    assert "1 of the trait's 16 scores are below 1 because a judge of the panel answered 0" \
+        in text
+    means = read_tables(html(site, f"traits/{DEEP}.html"))["means"]
+    # c [9, 9] is surely above b [0.5, 4] and a [2, 2]; b's interval overlaps a's.
+    assert [(r[0]["text"], r[1]["text"], r[1]["ci"], r[2]["text"]) for r in means["rows"]] \
+        == [("c", "9.00", "9.00–9.00", "1"), ("b", "2.25", "0.50–4.00", "2"),
+            ("Alpha One", "2.00", "2.00–2.00", "2")]
+
+
+def test_scored_trait_downloads_say_the_votes_are_derived(site):
+    slug = WARM
+    strengths = csv_rows(site, f"trait-{slug}-strengths")
+    assert {r["votes"] for r in strengths} == {"derived from scores"}
+    assert {r["model"]: float(r["strength"]) for r in strengths} == {
+        "b": 1.0, "alpha": 0.0, "c": -1.0}
+    downloads = html(site, "downloads.html")
+    assert "Warm: strength against all other models (derived from scores, J)" in downloads
+    means = {r["model"]: r for r in csv_rows(site, f"trait-{slug}-means")}
+    assert (float(means["alpha"]["mean"]), means["alpha"]["rank"]) == (4.0, "2")
+    shifts = csv_rows(site, f"trait-{slug}-shifts")
+    assert sorted((r["condition"], r["model"], float(r["shift"])) for r in shifts) == [
+        ("authority", "alpha", -1.5), ("authority", "b", 0.5), ("authority", "c", 0.0),
+        ("urgency", "alpha", 0.5), ("urgency", "c", 0.0)]
+    page = html(site, f"traits/{slug}.html")
+    for name in ("means", "strengths", "shifts"):
+        assert f'href="../data/trait-{slug}-{name}.csv"' in page
+
+
+def test_voted_trait_pages_are_unchanged(site):
+    from site_fixture import VERBOSE
+
+    page = html(site, f"traits/{VERBOSE['trait_id']}.html")
+    assert "Across models" in page and 'id="models"' in page
+
+
+def test_without_scores_the_page_says_so(tiny_site):
+    text = words(tiny_site, "pressure.html")
+    assert "nothing to compare" in text
+    assert 'href="data/pressure-shifts.csv"' in html(tiny_site, "pressure.html")
+    assert csv_rows(tiny_site, "pressure-shifts") == []
+
+
+def test_model_names_from_data_are_escaped(tmp_path):
+    hostile = '<script>alert("b")</script>'
+    site = build_pressure(tmp_path, names={"b": hostile})
+    escaped = "&lt;script&gt;alert(&#34;b&#34;)&lt;/script&gt;"
+    for page in ("pressure.html", f"traits/{WARM}.html"):
+        text = html(site, page)
+        assert "<script>alert" not in text, page
+        assert escaped in text, page  # in the tables and the summary
+        spec = re.search(r'class="chart-spec" data-for="[^"]+">(.*?)</script>', text,
+                         re.S).group(1)
+        # The chart's data (JSON escaped for a script element) holds the name unchanged.
+        assert hostile in {row["name"] for row in json.loads(spec)["data"]["values"]}, page
