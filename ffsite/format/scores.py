@@ -123,10 +123,7 @@ def write_scores(frame: pd.DataFrame, path: str | os.PathLike, *,
                           "of the same judge, trait and seed; one trait has one wording "
                           "and one scale")
 
-    responses = frame[[*RESPONSE_COLUMNS, *meta]].drop_duplicates(response_keys)
-    responses = responses.sort_values(response_keys, kind="stable").reset_index(drop=True)
-    response = pd.MultiIndex.from_frame(responses[response_keys]).get_indexer(
-        pd.MultiIndex.from_frame(frame[response_keys]))
+    responses, response = _distinct(frame[[*RESPONSE_COLUMNS, *meta]], response_keys)
     mismatched = _differs(frame, responses, response, [*RESPONSE_COLUMNS[2:], *meta])
     if mismatched is not None:
         row, name = mismatched
@@ -178,6 +175,15 @@ def _entry(row: Any) -> dict[str, Any]:
 def _number(value: float) -> int | float:
     """Whole scale ends as integers in the metadata (1, 10 rather than 1.0, 10.0)."""
     return int(value) if math.isfinite(value) and value == int(value) else value
+
+
+def _distinct(frame: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The first row of each distinct `keys`, sorted by them, and where each row of
+    `frame` went."""
+    unique = frame.drop_duplicates(keys).sort_values(keys, kind="stable").reset_index(drop=True)
+    index = pd.MultiIndex.from_frame(unique[keys]).get_indexer(pd.MultiIndex.from_frame(
+        frame[keys]))
+    return unique, index
 
 
 def _differs(frame: pd.DataFrame, unique: pd.DataFrame, index: np.ndarray,
@@ -354,11 +360,7 @@ def merge(pieces: list[Scores], sources: list[str] | None = None) -> Scores:
                    if c.startswith(schema.META_PREFIX)})
     all_responses = pd.concat([p.responses.reindex(columns=[*RESPONSE_COLUMNS, *meta])
                                for p in pieces], ignore_index=True)
-    keys = ["dataset", "response_id"]
-    responses = all_responses.drop_duplicates(keys).sort_values(keys, kind="stable")
-    responses = responses.reset_index(drop=True)
-    new_response = pd.MultiIndex.from_frame(responses[keys]).get_indexer(
-        pd.MultiIndex.from_frame(all_responses[keys]))
+    responses, new_response = _distinct(all_responses, ["dataset", "response_id"])
     clash = _differs(all_responses, responses, new_response, [*RESPONSE_COLUMNS[2:], *meta])
     if clash is not None:
         row, name = clash
