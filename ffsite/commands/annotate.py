@@ -15,7 +15,17 @@ from ffsite.annotate.cost import load_prices
 from ffsite.annotate.plan import RULES_JUDGE, Settings, make_judge
 from ffsite.annotate.run import annotate_model
 from ffsite.base import alpaca_eval
-from ffsite.commands.options import annotations_option, base_data_option, out_option
+from ffsite.commands.options import (
+    ATTEMPTS,
+    CONCURRENCY,
+    PROMPTS,
+    SEED,
+    TOKENS,
+    VOTES,
+    annotations_option,
+    base_data_option,
+    out_option,
+)
 from ffsite.errors import FfsiteError
 from ffsite.metrics.combine import RULES as COMBINE_RULES
 
@@ -27,7 +37,7 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
               "response or output) instead of generating them.")
 @click.option("--prompts", "dataset", default=alpaca_eval.NAME, show_default=True,
               help="The prompt set.")
-@click.option("--limit", type=click.IntRange(min=1),
+@click.option("--limit", type=PROMPTS,
               help="Only the first N prompts (by prompt id): a cheap trial.")
 @click.option("--reference", default=alpaca_eval.REFERENCE_MODEL, show_default=True,
               help="The model every answer is compared with (its answers come from base data).")
@@ -36,14 +46,14 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
 @click.option("--traits", "traits_option",
               help="v1 (FF's 40 traits, default), aa30, or a file of wordings (one per line "
               "or a JSON list).")
-@click.option("--votes", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--votes", type=VOTES, default=1, show_default=True,
               help="Independent judge votes per comparison (different seeds and orders).")
 @click.option("--combine", type=click.Choice(COMBINE_RULES), default="majority",
               show_default=True, help="How the site combines repeated votes (all are stored).")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the side flip (keep 0: the site's files use it); vote k uses "
               "seed+k for the order the judge sees.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
+@click.option("--concurrency", type=CONCURRENCY, default=16, show_default=True,
               help="API calls in flight at most.")
 @click.option("--max-cost", type=click.FloatRange(min=0),
               help="Spend at most this many USD in this run (cached calls are free).")
@@ -55,15 +65,15 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
 @out_option("The votes file (default: annotations/contrib/<model>.parquet).")
 @click.option("--responses-out", type=click.Path(dir_okay=False),
               help="Where generated answers go (default: beside --out, .responses.json).")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=2048, show_default=True,
+@click.option("--max-tokens", type=TOKENS, default=2048, show_default=True,
               help="Longest generated answer, in tokens.")
-@click.option("--judge-max-tokens", type=click.IntRange(min=1), default=1024,
+@click.option("--judge-max-tokens", type=TOKENS, default=1024,
               show_default=True, help="Longest judge answer, in tokens.")
 @click.option("--temperature", type=float, default=0.0, show_default=True,
               help="Sampling temperature of answers and judge calls.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=120.0,
               show_default=True, help="Seconds per attempt.")
-@click.option("--max-attempts", type=click.IntRange(min=1), default=5, show_default=True,
+@click.option("--max-attempts", type=ATTEMPTS, default=5, show_default=True,
               help="Attempts per call before its votes become invalid.")
 @click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="Seconds before the first retry; doubles per attempt (with jitter).")

@@ -6,7 +6,7 @@ import click
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.base.texts import write_texts
-from ffsite.commands.options import out_option
+from ffsite.commands.options import SEED, out_option
 from ffsite.format import write_votes
 from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.importers.annotated_pairs import read_annotated_pairs
@@ -62,7 +62,7 @@ def icai_csv(file: str, out: str, dataset: str | None, base_out: str | None) -> 
     _finish(read_icai_csv(file, dataset), out, base_out)
 
 
-_seed = click.option("--seed", type=int, default=0, show_default=True,
+_seed = click.option("--seed", type=SEED, default=0, show_default=True,
                      help="Seed of the coin flip that puts each comparison's responses on "
                      "sides A and B.")
 
