@@ -126,7 +126,11 @@ def annotate(model, responses, dataset, limit, reference, judge, traits_option, 
 def _log_to(path: str | None) -> logging.Handler | None:
     if path is None:
         return None
-    handler = logging.FileHandler(path, encoding="utf-8")
+    try:
+        handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError as exc:
+        raise FfsiteError(f"--log {path}: cannot open it ({exc.strerror}); create its folder "
+                          "or pick another --log") from None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logger = logging.getLogger("ffsite.annotate")
     logger.addHandler(handler)

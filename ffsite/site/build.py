@@ -73,6 +73,10 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         builder(ctx)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(f"{{out}} {out}: cannot create the folder it goes in "
+                             f"({exc.strerror}); pick another {{out}}", "out") from None
+    try:
         with swap.locked(out.parent):
             swap.remove_leftovers(out)
             check_target(out)  # again: another build may have changed it meanwhile
