@@ -1,0 +1,96 @@
+"""Annotation files that are Parquet but wrong inside: file metadata of the wrong shape,
+an unknown kind, JSON nested too deeply, a dangling link, a folder that cannot be read.
+`validate`, `metrics` and `build` each stop with one line naming the file and the cause,
+so whatever `validate` accepts also builds, and no file is silently left out."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+from site_fixture import REPO, write_content, write_tiny
+
+from ffsite.cli import main
+from ffsite.format import schema
+
+
+def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["ffsite", *args])
+    try:
+        main()
+        status = 0
+    except SystemExit as exc:
+        status = exc.code
+    captured = capsys.readouterr()
+    return status, captured.err
+
+
+def with_metadata(path, change) -> None:
+    """Rewrite `path` with its ffsite metadata replaced by `change(metadata)` (raw JSON
+    text when `change` returns a str)."""
+    table = pq.read_table(path)
+    raw = dict(table.schema.metadata)
+    new = change(json.loads(raw[schema.METADATA_KEY]))
+    raw[schema.METADATA_KEY] = (new if isinstance(new, str) else json.dumps(new)
+                                         ).encode()
+    pq.write_table(table.replace_schema_metadata(raw), path)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+BAD_METADATA = {
+    "a list": (lambda m: [m], "a JSON list, not an object"),
+    "a string": (lambda m: json.dumps("votes"), "a JSON string, not an object"),
+    "null": (lambda m: "null", "a JSON null, not an object"),
+    "deep": (lambda m: DEEP, "nested too deeply"),
+    "annotators a list": (lambda m: {**m, "annotators": ["pj"]},
+                          "'annotators' is a JSON list, not an object of texts"),
+    "default_preference a string": (lambda m: {**m, "default_preference": "pj"},
+                                    "'default_preference' is a JSON string"),
+    "extra a list": (lambda m: {**m, "extra": [1, 2]}, "'extra' is a JSON list"),
+    "unknown kind": (lambda m: {**m, "kind": "vots"}, 'kind "vots" is not one of votes'),
+    "no kind": (lambda m: {k: v for k, v in m.items() if k != "kind"},
+                "kind null is not one of"),
+}
+COMMANDS = {
+    "validate": lambda folder, root: ["validate", str(folder)],
+    "metrics": lambda folder, root: ["metrics", str(folder)],
+    "build": lambda folder, root: ["build", "--annotations", str(folder), "--content",
+                                   str(root / "content"), "--templates",
+                                   str(REPO / "templates"), "--out", str(root / "site"),
+                                   "--quiet"],
+}
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    write_tiny(tmp_path / "annotations")
+    write_content(tmp_path / "content")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("case", BAD_METADATA)
+def test_bad_metadata_is_one_line_naming_the_file(case, command, workspace, monkeypatch,
+                                                   capsys):
+    change, needle = BAD_METADATA[case]
+    target = workspace / "annotations" / "tiny.parquet"
+    with_metadata(target, change)
+    status, err = run_main(monkeypatch, capsys,
+                           *COMMANDS[command](workspace / "annotations", workspace))
+    assert status == 1, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert str(target) in lines[0] and needle in lines[0], lines[0]
+    assert not (workspace / "site").exists()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_dangling_link_is_not_skipped(command, workspace, monkeypatch, capsys):
+    link = workspace / "annotations" / "gone.parquet"
+    link.symlink_to(workspace / "nowhere.parquet")
+    status, err = run_main(monkeypatch, capsys,
+                           *COMMANDS[command](workspace / "annotations", workspace))
+    assert status == 1
+    assert f"error: {link}: not a readable file" in err
