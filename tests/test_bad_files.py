@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from site_fixture import REPO, write_content, write_tiny
@@ -94,3 +95,53 @@ def test_a_dangling_link_is_not_skipped(command, workspace, monkeypatch, capsys)
                            *COMMANDS[command](workspace / "annotations", workspace))
     assert status == 1
     assert f"error: {link}: not a readable file" in err
+
+
+def rewrite(path, change) -> None:
+    """Rewrite the Parquet file `path` with `change(table)`, keeping its metadata."""
+    table = pq.read_table(path)
+    pq.write_table(change(table).replace_schema_metadata(table.schema.metadata), path)
+
+
+def set_row0(name: str, value):
+    def change(table: pa.Table) -> pa.Table:
+        index = table.schema.get_field_index(name)
+        values = table.column(name).to_pylist()
+        values[0] = value
+        return table.set_column(index, table.schema.field(index),
+                                pa.array(values, table.schema.field(index).type))
+    return change
+
+
+BAD_COLUMNS = {
+    "struct meta column": ("tiny.parquet", lambda t: t.append_column(
+        "meta.s", pa.array([{"a": 1}] * len(t))), "column 'meta.s': holds struct"),
+    "empty comparison id": ("tiny.parquet", set_row0("comparison_id", ""),
+                            "column 'comparison_id', row 0: empty value"),
+    "empty dataset": ("tiny.parquet", set_row0("dataset", ""),
+                      "column 'dataset', row 0: empty value"),
+    "infinite metric": ("metrics.parquet", set_row0("words", float("inf")),
+                        "column 'words', row 0: infinite value"),
+    "empty response id": ("metrics.parquet", set_row0("response_id", ""),
+                          "column 'response_id', row 0: empty value"),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("case", BAD_COLUMNS)
+def test_bad_columns_stop_validate_and_build_alike(case, command, workspace, monkeypatch,
+                                                    capsys):
+    name, change, needle = BAD_COLUMNS[case]
+    target = workspace / "annotations" / name
+    rewrite(target, change)
+    status, err = run_main(monkeypatch, capsys,
+                           *COMMANDS[command](workspace / "annotations", workspace))
+    if command == "metrics" and case in ("struct meta column", "infinite metric",
+                                         "empty response id"):
+        assert status == 0, err  # metrics reads neither unused columns nor metrics files
+        return
+    assert status == 1, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0] == f"error: {target}: {needle}" + lines[0].split(
+        needle, 1)[1], err
+    assert not (workspace / "site").exists()

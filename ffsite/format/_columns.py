@@ -194,3 +194,11 @@ def decode(codes: np.ndarray, dictionary: list) -> pd.Categorical:
         return pd.Categorical.from_codes(codes, categories=pd.Index(dictionary, dtype=object))
     except ValueError:  # repeated dictionary values (not from ffsite): decode the slow way
         return pd.Categorical(np.array([*dictionary, None], dtype=object)[codes])
+
+
+def first_empty(codes: np.ndarray, values: list) -> int | None:
+    """The first row that is null or the empty string, or None."""
+    empty = codes < 0
+    if "" in values:
+        empty = empty | (codes == values.index(""))
+    return int(np.argmax(empty)) if empty.any() else None

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format._columns import codes_of, decode, dictionary_array
+from ffsite.format._columns import codes_of, decode, dictionary_array, first_empty
 from ffsite.format.coded import CodedVotes
 
 VOTE_PREFIX = "vote:"
@@ -232,9 +232,9 @@ def _text_codes(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray,
 
 def _filled(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray, list]:
     codes, values = _text_codes(table, name, fail)
-    if (codes < 0).any():
-        fail.column(name, int(np.argmax(codes < 0)), "empty value; this column must be "
-                    "filled on every row")
+    row = first_empty(codes, values)
+    if row is not None:
+        fail.column(name, row, "empty value; this column must be filled on every row")
     return codes, values
 
 

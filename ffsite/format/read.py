@@ -242,8 +242,12 @@ def _read_wide(path: str | os.PathLike, metadata: dict[str, Any],
                only: set[str] | None) -> CodedVotes:
     """A version 2 file (one row per comparison), in one read."""
     try:
-        names = pq.read_schema(path).names
-        text = [name for name in names if not name.startswith(_wide.VOTE_PREFIX)]
+        file_schema = pq.read_schema(path)
+        names = file_schema.names
+        # Only text columns are read as dictionaries (Arrow refuses other types there);
+        # a column of another type reaches the checks, which name it.
+        text = [f.name for f in file_schema if not f.name.startswith(_wide.VOTE_PREFIX)
+                and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
         read = [name for name in names if name.startswith(_wide.VOTE_PREFIX)
                 or name in ("dataset", "comparison_id")
                 or (not name.startswith(_wide.NOTE_PREFIX) and (only is None or name in only))]
