@@ -108,8 +108,7 @@ def set_row0(name: str, value):
         index = table.schema.get_field_index(name)
         values = table.column(name).to_pylist()
         values[0] = value
-        return table.set_column(index, table.schema.field(index),
-                                pa.array(values, table.schema.field(index).type))
+        return table.set_column(index, name, pa.array(values))
     return change
 
 
@@ -120,6 +119,8 @@ BAD_COLUMNS = {
                             "column 'comparison_id', row 0: empty value"),
     "empty dataset": ("tiny.parquet", set_row0("dataset", ""),
                       "column 'dataset', row 0: empty value"),
+    "model name too long": ("tiny.parquet", set_row0("model_a", "m" * 50_000),
+                            "column 'model_a', row 0: text longer than 2,000 characters"),
     "infinite metric": ("metrics.parquet", set_row0("words", float("inf")),
                         "column 'words', row 0: infinite value"),
     "empty response id": ("metrics.parquet", set_row0("response_id", ""),
@@ -136,8 +137,9 @@ def test_bad_columns_stop_validate_and_build_alike(case, command, workspace, mon
     rewrite(target, change)
     status, err = run_main(monkeypatch, capsys,
                            *COMMANDS[command](workspace / "annotations", workspace))
-    if command == "metrics" and case in ("struct meta column", "infinite metric",
-                                         "empty response id"):
+    unread_by_metrics = ("struct meta column", "infinite metric", "model name too long",
+                         "empty response id")
+    if command == "metrics" and case in unread_by_metrics:
         assert status == 0, err  # metrics reads neither unused columns nor metrics files
         return
     assert status == 1, err

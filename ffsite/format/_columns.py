@@ -146,15 +146,21 @@ class ColumnReader:
             self.read_ahead(upcoming)
 
     def codes(self, name: str) -> tuple[np.ndarray, list]:
-        """Codes of `name`; meanwhile start reading the next planned columns."""
+        """Codes of `name` (refused if a text is too long); meanwhile start reading the
+        next planned columns."""
         if self.table is not None:
-            return codes_of(self.table.column(name))
-        plan = getattr(self, "_plan", [])
-        if name in plan:
-            for upcoming in plan[plan.index(name) + 1:plan.index(name) + 1 + AHEAD]:
-                self.read_ahead(upcoming)
-        self.read_ahead(name)
-        return self._futures.pop(name).result()
+            codes, values = codes_of(self.table.column(name))
+        else:
+            plan = getattr(self, "_plan", [])
+            if name in plan:
+                for upcoming in plan[plan.index(name) + 1:plan.index(name) + 1 + AHEAD]:
+                    self.read_ahead(upcoming)
+            self.read_ahead(name)
+            codes, values = self._futures.pop(name).result()
+        row = first_too_long(codes, values)
+        if row is not None:
+            self.fail(name, row, f"text longer than {MAX_TEXT:,} characters; shorten it")
+        return codes, values
 
     def close(self) -> None:
         if self._pool is not None:
@@ -202,3 +208,16 @@ def first_empty(codes: np.ndarray, values: list) -> int | None:
     if "" in values:
         empty = empty | (codes == values.index(""))
     return int(np.argmax(empty)) if empty.any() else None
+
+
+MAX_TEXT = 2_000  # characters in one cell of an annotation file: names, ids, wordings
+
+
+def first_too_long(codes: np.ndarray, values: list) -> int | None:
+    """The first row whose text is longer than MAX_TEXT, or None.  (A 50 MB model name
+    would be copied into every page and table that names the model.)"""
+    long_codes = [code for code, value in enumerate(values)
+                  if isinstance(value, str) and len(value) > MAX_TEXT]
+    if not long_codes:
+        return None
+    return int(np.argmax(np.isin(codes, long_codes)))

@@ -22,7 +22,14 @@ import pyarrow as pa
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format._columns import codes_of, decode, dictionary_array, first_empty
+from ffsite.format._columns import (
+    MAX_TEXT,
+    codes_of,
+    decode,
+    dictionary_array,
+    first_empty,
+    first_too_long,
+)
 from ffsite.format.coded import CodedVotes
 
 VOTE_PREFIX = "vote:"
@@ -169,6 +176,9 @@ def _entries(raw: Any, fail: _Failure) -> list[dict]:
                        + ", ".join(schema.ROLES))
         if not isinstance(judge, str) or not judge:
             fail.entry(number, "judge is empty; name the annotator or judge")
+        for name in ("judge", *schema.TRAIT_COLUMNS):
+            if isinstance(entry.get(name), str) and len(entry[name]) > MAX_TEXT:
+                fail.entry(number, f"{name} is longer than {MAX_TEXT:,} characters; shorten it")
         for name in schema.TRAIT_COLUMNS:
             value = entry.get(name)
             if value is not None and not isinstance(value, str):
@@ -227,7 +237,11 @@ def _text_codes(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray,
     if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type)
             or pa.types.is_null(value_type)):
         fail.column(name, None, f"holds {value_type}, not text; store it as strings")
-    return codes_of(column)
+    codes, values = codes_of(column)
+    row = first_too_long(codes, values)
+    if row is not None:
+        fail.column(name, row, f"text longer than {MAX_TEXT:,} characters; shorten it")
+    return codes, values
 
 
 def _filled(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray, list]:
