@@ -54,3 +54,35 @@ def write_bytes(target: str | os.PathLike, data: bytes) -> None:
 
 def write_text(target: str | os.PathLike, text: str) -> None:
     write_bytes(target, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def all_or_nothing(*targets: str | os.PathLike) -> Iterator[None]:
+    """Files written (atomically) inside the block all stay; if the block fails, every
+    target is put back as it was, so two files that belong together (votes and their
+    texts) are replaced both or neither."""
+    targets_ = [Path(t) for t in targets]
+    backups: dict[Path, Path] = {}
+    new_folders = [folder for t in targets_ for folder in t.parents if not folder.exists()]
+    try:
+        for target in targets_:
+            if target.is_file():
+                backup = target.with_name(f".{target.name}.{os.getpid()}.old")
+                os.link(target, backup)  # the old bytes, kept by a second name
+                backups[target] = backup
+        yield
+    except BaseException:
+        for target in targets_:
+            if target in backups:
+                # (If the target was never replaced, both names are one file and rename
+                # does nothing: `finally` removes the backup name.)
+                os.replace(backups[target], target)
+            else:
+                target.unlink(missing_ok=True)
+        for folder in new_folders:  # deepest first; each is empty once its file is gone
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    finally:
+        for backup in backups.values():
+            backup.unlink(missing_ok=True)

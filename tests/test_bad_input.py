@@ -143,6 +143,9 @@ CASES = [
          "--out out/previous.parquet", ("version 9.0", "not supported", "format 2.0")),
     Case("import-pairs-full-disk", "import annotated-pairs inputs/pairs.json "
          "--out out/previous.parquet", (*FULL, "out/previous.parquet"), fsize=512),
+    # The votes fit, their texts do not: neither file may change.
+    Case("import-pairs-texts-full-disk", "import annotated-pairs inputs/long-texts.json "
+         "--out out/previous.parquet --base-out base", (*FULL, "texts.parquet"), fsize=40_000),
     Case("import-icai-columns", "import icai-csv inputs/columns.csv --out out/previous.parquet",
          ("inputs/columns.csv", "text_a", "is missing")),
     Case("import-icai-truncated", "import icai-csv inputs/truncated.csv "
@@ -257,6 +260,12 @@ def write_workspace(root: Path, url: str) -> None:
                                texts={"d": read_texts(root / "base", "d")})
     (inputs / "pairs.json").write_text(json.dumps(pairs), "utf-8")
     (inputs / "truncated.json").write_text(json.dumps(pairs)[:200], "utf-8")
+    # Texts that do not compress, so the texts file is far larger than the votes file.
+    noise = random.Random(3)
+    for comparison in pairs["comparisons"]:
+        for side in ("response_a", "response_b"):
+            comparison[side]["text"] = noise.randbytes(8_000).hex()
+    (inputs / "long-texts.json").write_text(json.dumps(pairs), "utf-8")
     pairs["metadata"]["version"] = "9.0"
     (inputs / "version9.json").write_text(json.dumps(pairs), "utf-8")
     (inputs / "pairs.csv").write_text("text_a,text_b,preferred_text\n" + "".join(
