@@ -39,7 +39,8 @@ PAIRS = {
     "id an object": (changed(lambda d: first(d).update(id={"x": 1})),
                      "Expected `int | str`, got `object` - at `$.comparisons[0].id`"),
     "vote a list": (changed(lambda d: first(d)["annotations"]["a1"].update(pref=["a"])),
-                    "comparison 'c1': annotations: Expected `bool | int | float | str | null`, got `array`"),
+                    "comparison 'c1': annotations: Expected `bool | int | float | str | null`, "
+                    "got `array`"),
     "deep JSON": ('{"metadata": {}, "x": ' + DEEP + "}", "nested too deeply"),
     "model name of 60,000 characters": (
         changed(lambda d: first(d)["response_a"].update(model="M" * 60_000)),
