@@ -120,7 +120,7 @@ BAD_COLUMNS = {
     "empty dataset": ("tiny.parquet", set_row0("dataset", ""),
                       "column 'dataset', row 0: empty value"),
     "model name too long": ("tiny.parquet", set_row0("model_a", "m" * 50_000),
-                            "column 'model_a', row 0: text longer than 2,000 characters"),
+                            "column 'model_a', row 0: text longer than 10,000 characters"),
     "infinite metric": ("metrics.parquet", set_row0("words", float("inf")),
                         "column 'words', row 0: infinite value"),
     "empty response id": ("metrics.parquet", set_row0("response_id", ""),
@@ -147,3 +147,15 @@ def test_bad_columns_stop_validate_and_build_alike(case, command, workspace, mon
     assert len(lines) == 1 and lines[0] == f"error: {target}: {needle}" + lines[0].split(
         needle, 1)[1], err
     assert not (workspace / "site").exists()
+
+
+@pytest.mark.parametrize("name", ["NUL\x00model", "esc\x1b[2Jmodel", "cr\rmodel", "c1\x9bmodel"])
+def test_control_characters_in_names_are_refused(name, workspace, monkeypatch, capsys):
+    # NUL bytes and terminal escape sequences would reach pages and terminals; a carriage
+    # return would break a CSV row.
+    target = workspace / "annotations" / "tiny.parquet"
+    rewrite(target, set_row0("model_a", name))
+    status, err = run_main(monkeypatch, capsys, "validate", str(workspace / "annotations"))
+    assert status == 1
+    assert f"error: {target}: column 'model_a', row 0: text holds the control character U+" in err
+    assert "\x1b" not in err and "\x00" not in err

@@ -44,7 +44,7 @@ PAIRS = {
     "deep JSON": ('{"metadata": {}, "x": ' + DEEP + "}", "nested too deeply"),
     "model name of 60,000 characters": (
         changed(lambda d: first(d)["response_a"].update(model="M" * 60_000)),
-        "comparison 'c1': model_a is 60,000 characters, more than the 2,000 allowed"),
+        "comparison 'c1': model_a: text longer than 10,000 characters"),
 }
 
 

@@ -9,6 +9,7 @@ the next ones are read on other threads, so memory holds a few columns' worth.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -157,9 +158,9 @@ class ColumnReader:
                     self.read_ahead(upcoming)
             self.read_ahead(name)
             codes, values = self._futures.pop(name).result()
-        row = first_too_long(codes, values)
-        if row is not None:
-            self.fail(name, row, f"text longer than {MAX_TEXT:,} characters; shorten it")
+        bad = first_bad_text(codes, values)
+        if bad is not None:
+            self.fail(name, *bad)
         return codes, values
 
     def close(self) -> None:
@@ -210,14 +211,30 @@ def first_empty(codes: np.ndarray, values: list) -> int | None:
     return int(np.argmax(empty)) if empty.any() else None
 
 
-MAX_TEXT = 2_000  # characters in one cell of an annotation file: names, ids, wordings
+MAX_TEXT = 10_000  # characters in one cell of an annotation file: names, ids, wordings
+# Control characters other than tab and newline: NUL, escape sequences that repaint a
+# terminal, carriage returns that break CSV rows.  No name, id or wording needs them.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def first_too_long(codes: np.ndarray, values: list) -> int | None:
-    """The first row whose text is longer than MAX_TEXT, or None.  (A 50 MB model name
-    would be copied into every page and table that names the model.)"""
-    long_codes = [code for code, value in enumerate(values)
-                  if isinstance(value, str) and len(value) > MAX_TEXT]
-    if not long_codes:
+def text_problem(value: object) -> str | None:
+    """Why a text cannot be stored in an annotation file, or None."""
+    if not isinstance(value, str):
         return None
-    return int(np.argmax(np.isin(codes, long_codes)))
+    if len(value) > MAX_TEXT:
+        return f"text longer than {MAX_TEXT:,} characters; shorten it"
+    found = CONTROL.search(value)
+    if found:
+        return (f"text holds the control character U+{ord(found.group()):04X}; remove it "
+                "(names, ids and wordings are plain text)")
+    return None
+
+
+def first_bad_text(codes: np.ndarray, values: list) -> tuple[int, str] | None:
+    """(row, why) of the first row whose text `text_problem` refuses, or None.  Checked
+    on the distinct values, so a column of millions of rows costs a handful of checks."""
+    for code, value in enumerate(values):
+        problem = text_problem(value)
+        if problem:
+            return int(np.argmax(codes == code)), problem
+    return None

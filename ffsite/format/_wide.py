@@ -23,12 +23,12 @@ import pyarrow as pa
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format._columns import (
-    MAX_TEXT,
     codes_of,
     decode,
     dictionary_array,
+    first_bad_text,
     first_empty,
-    first_too_long,
+    text_problem,
 )
 from ffsite.format.coded import CodedVotes
 
@@ -177,8 +177,9 @@ def _entries(raw: Any, fail: _Failure) -> list[dict]:
         if not isinstance(judge, str) or not judge:
             fail.entry(number, "judge is empty; name the annotator or judge")
         for name in ("judge", *schema.TRAIT_COLUMNS):
-            if isinstance(entry.get(name), str) and len(entry[name]) > MAX_TEXT:
-                fail.entry(number, f"{name} is longer than {MAX_TEXT:,} characters; shorten it")
+            problem = text_problem(entry.get(name))
+            if problem:
+                fail.entry(number, f"{name}: {problem}")
         for name in schema.TRAIT_COLUMNS:
             value = entry.get(name)
             if value is not None and not isinstance(value, str):
@@ -238,9 +239,9 @@ def _text_codes(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray,
             or pa.types.is_null(value_type)):
         fail.column(name, None, f"holds {value_type}, not text; store it as strings")
     codes, values = codes_of(column)
-    row = first_too_long(codes, values)
-    if row is not None:
-        fail.column(name, row, f"text longer than {MAX_TEXT:,} characters; shorten it")
+    bad = first_bad_text(codes, values)
+    if bad is not None:
+        fail.column(name, *bad)
     return codes, values
 
 

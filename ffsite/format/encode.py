@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ffsite.errors import FfsiteError
 from ffsite.format import _wide, schema
-from ffsite.format._columns import MAX_TEXT, dictionary_array
+from ffsite.format._columns import CONTROL, MAX_TEXT, dictionary_array, text_problem
 
 
 @dataclass(frozen=True)
@@ -41,16 +41,18 @@ class EncodedVotes:
         return _wide.long_rows(self.table, self.entries)
 
 
-def _refuse_long(column: str, values: pa.Array, owner: Callable[[int], object],
-                 what: str) -> None:
-    """A text longer than the readers accept would make a file nobody can read: refuse it
-    here, naming the comparison (or annotator) it belongs to."""
+def _refuse_bad_text(column: str, values: pa.Array, owner: Callable[[int], object],
+                     what: str) -> None:
+    """A text the readers refuse (too long, control characters) would make a file nobody
+    can read: refuse it here, naming the comparison (or annotator) it belongs to."""
     lengths = pc.utf8_length(values).fill_null(0).to_numpy(zero_copy_only=False)
-    if len(lengths) and lengths.max() > MAX_TEXT:
-        code = int(np.argmax(lengths > MAX_TEXT))
-        raise FfsiteError(f"{what} '{str(owner(code))[:80]}': {column} is "
-                          f"{int(lengths[code]):,} characters, more than the {MAX_TEXT:,} "
-                          "allowed; shorten it")
+    bad = lengths > MAX_TEXT
+    bad |= pc.match_substring_regex(values, CONTROL.pattern).fill_null(False).to_numpy(
+        zero_copy_only=False)
+    if bad.any():
+        code = int(np.argmax(bad))
+        raise FfsiteError(f"{what} '{str(owner(code))[:80]}': {column}: "
+                          f"{text_problem(values[code].as_py())}")
 
 
 def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
@@ -79,10 +81,10 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
     columns = {name: _sorted_codes(comparisons[name].iloc[positions])
                for name in (*schema.COMPARISON_COLUMNS, *meta_columns)}
     for name, (codes, values) in columns.items():
-        _refuse_long(name, values, lambda code, c=codes: comparisons["comparison_id"].iloc[
+        _refuse_bad_text(name, values, lambda code, c=codes: comparisons["comparison_id"].iloc[
             positions[int(np.argmax(c == code))]], "comparison")
     for name in schema.ANNOTATOR_COLUMNS:
-        _refuse_long(name, pa.array(annotators[name], type=pa.string()),
+        _refuse_bad_text(name, pa.array(annotators[name], type=pa.string()),
                      lambda code: annotators["judge"].iloc[code], "annotator")
     order = np.lexsort([_missing_last(columns[name][0]) for name in ("comparison_id",
                                                                       "dataset")])
