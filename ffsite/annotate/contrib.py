@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ffsite.annotate.plan import MAX_INVALID
 from ffsite.errors import FfsiteError
 from ffsite.format import (
     find_annotation_files,
@@ -43,6 +45,11 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     if traits.empty:
         raise FfsiteError(f"{path}: no trait votes; a contribution holds the judge's trait votes")
     _check_recorded(path, summary, traits)
+    invalid = _invalid_share(votes)
+    if invalid > MAX_INVALID:
+        raise FfsiteError(f"{path}: {invalid:.1%} of the votes are invalid, more than the "
+                          f"{MAX_INVALID:.0%} a contribution may have; fix the run (see the "
+                          "notes of the invalid votes) and annotate again")
 
     site_files = _site_files(site, path, model, replace)
     on_site = _site_comparisons(site_files)
@@ -67,6 +74,13 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     read_annotations([*site_files, path])  # the cross-file rules: no clashing comparisons
     return (f"ok {path}: model '{model}', judge '{summary['judge']}', "
             f"{len(traits)} traits ({summary['trait_set']}), " + ", ".join(coverage))
+
+
+def _invalid_share(votes) -> float:
+    """The share of invalid votes, counted from the votes (not the summary, which a
+    hand-edited file could misstate)."""
+    codes = np.asarray(votes.vote)
+    return float((codes == schema.INVALID).mean()) if len(codes) else 0.0
 
 
 def _check_recorded(path: Path, summary: dict, traits: pd.DataFrame) -> None:

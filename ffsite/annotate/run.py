@@ -75,18 +75,32 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
     started = time.monotonic()
     if work.given is None or settings.judge.api_models:
         _check_prices(settings, work)
-        generation, judged, budget = asyncio.run(_execute(settings, endpoint, work))
+        generation, judged, budget, damaged = asyncio.run(_execute(settings, endpoint, work))
     else:  # a judge without an API on given answers: no API at all
-        generation, judged, budget = None, None, Budget(None)
+        generation, judged, budget, damaged = None, None, Budget(None), 0
     frame, complete = _votes(settings, work, generation, judged, budget)
     summary = _summary(settings, work, generation, judged, frame, complete)
+    _check_invalid(settings, frame, summary)
     write_votes(frame, settings.out, extra=summary)
     if generation is not None and settings.responses_out is not None:
         _write_responses(settings, work, generation)
     for line in _report(settings, work, summary, generation, judged, budget,
-                        time.monotonic() - started):
+                        time.monotonic() - started, damaged):
         echo(line)
     return summary
+
+
+def _check_invalid(settings: Settings, frame: pd.DataFrame, summary: dict) -> None:
+    """Refuse to write a file whose votes are mostly failures (every call failing gave a
+    file of 100% invalid votes, which looked like a result)."""
+    if summary["invalid_rate"] <= settings.max_invalid:
+        return
+    notes = frame.loc[frame["vote"] == "invalid", "note"].dropna()
+    common = notes.value_counts().index[0] if len(notes) else "no reason recorded"
+    raise FfsiteError(f"{summary['invalid_rate']:.1%} of the votes are invalid, more than "
+                      f"--max-invalid {settings.max_invalid:.0%} (most common reason: "
+                      f"{common[:200]}); nothing was written; fix the cause and rerun "
+                      "(answered calls are cached)")
 
 
 def _check_prices(settings: Settings, work: Work) -> None:
@@ -100,7 +114,8 @@ def _check_prices(settings: Settings, work: Work) -> None:
 
 
 async def _execute(settings: Settings, endpoint: Endpoint, work: Work
-                   ) -> tuple[Phase | None, Phase | None, Budget]:
+                   ) -> tuple[Phase | None, Phase | None, Budget, int]:
+    """Both phases; also how many damaged cache entries were ignored."""
     cache = Cache(settings.cache_dir)
     budget = Budget(settings.max_cost)
     async with ChatClient(endpoint, concurrency=settings.concurrency,
@@ -118,7 +133,7 @@ async def _execute(settings: Settings, endpoint: Endpoint, work: Work
                  settings.judge.requests(pairs(settings, work, rows, texts[rows]))]
         if calls:
             judged = Phase(calls, await _phase("judge", calls, client, cache, budget))
-    return generation, judged, budget
+    return generation, judged, budget, cache.damaged
 
 
 async def _phase(label: str, calls: list[Call], client: ChatClient, cache: Cache,
@@ -229,7 +244,8 @@ def _write_responses(settings: Settings, work: Work, generation: Phase) -> None:
 
 
 def _report(settings: Settings, work: Work, summary: dict, generation: Phase | None,
-            judged: Phase | None, budget: Budget, elapsed: float) -> list[str]:
+            judged: Phase | None, budget: Budget, elapsed: float, damaged: int = 0
+            ) -> list[str]:
     new = sum(o.new for phase in (generation, judged) if phase for o in phase.outcomes)
     cost = summary["cost_usd"]
     lines = [
@@ -243,6 +259,9 @@ def _report(settings: Settings, work: Work, summary: dict, generation: Phase | N
            "unknown (no price for these models: give --prices FILE)"),
         f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
     ]
+    if damaged:
+        lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
+                     "again")
     if not summary["complete"]:
         lines.append(f"stopped at the budget: --max-cost {settings.max_cost} (spent "
                      f"${budget.spent:.4f} in this run); the file holds what is done; rerun "

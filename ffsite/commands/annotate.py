@@ -10,9 +10,14 @@ import click
 from ffsite._names import safe_name
 from ffsite.annotate import inputs
 from ffsite.annotate.cache import default_cache_dir
-from ffsite.annotate.client import RetryPolicy, endpoint_from_env
+from ffsite.annotate.client import (
+    BASE_URL_VARIABLE,
+    RetryPolicy,
+    endpoint_from_env,
+    insecure_base_url,
+)
 from ffsite.annotate.cost import load_prices
-from ffsite.annotate.plan import RULES_JUDGE, Settings, make_judge
+from ffsite.annotate.plan import MAX_INVALID, RULES_JUDGE, Settings, make_judge
 from ffsite.annotate.run import annotate_model
 from ffsite.base import alpaca_eval
 from ffsite.commands.options import (
@@ -77,6 +82,9 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
               help="Attempts per call before its votes become invalid.")
 @click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="Seconds before the first retry; doubles per attempt (with jitter).")
+@click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
+              show_default=True, help="Fail (write nothing) when a larger share of the "
+              "votes is invalid.")
 @base_data_option()
 @click.option("--dataset", "rules_dataset",
               help="With --judge rules and no --model: judge every comparison of this "
@@ -87,7 +95,7 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
 def annotate(model, responses, dataset, limit, reference, judge, traits_option, votes,
              combine, seed, concurrency, max_cost, prices, dry_run, cache_dir, out,
              responses_out, max_tokens, judge_max_tokens, temperature, timeout, max_attempts,
-             backoff, base_data, rules_dataset, annotations, log_file) -> None:
+             backoff, max_invalid, base_data, rules_dataset, annotations, log_file) -> None:
     """Add a model: its answers, judged trait by trait against the reference's answers."""
     if rules_dataset is not None:
         chosen = make_judge(judge)
@@ -112,11 +120,17 @@ def annotate(model, responses, dataset, limit, reference, judge, traits_option, 
             out_path.name.removesuffix(".parquet") + ".responses.json"),
         limit=limit, combine=combine, seed=seed, concurrency=concurrency, max_cost=max_cost,
         prices=load_prices(prices), temperature=temperature, max_tokens=max_tokens,
-        policy=RetryPolicy(max_attempts=max_attempts, timeout=timeout, backoff=backoff))
+        policy=RetryPolicy(max_attempts=max_attempts, timeout=timeout, backoff=backoff),
+        max_invalid=max_invalid)
     prompts = inputs.load_prompt_set(dataset, base_data, reference)
+    endpoint = endpoint_from_env()
+    if insecure_base_url(endpoint.base_url):
+        click.echo(f"warning: {BASE_URL_VARIABLE} {endpoint.redact(endpoint.base_url)} is "
+                   "plain HTTP to another machine: the API key crosses the network readable; "
+                   "use https://", err=True)
     handler = _log_to(log_file)
     try:
-        annotate_model(settings, prompts, endpoint_from_env(), dry=dry_run, echo=click.echo)
+        annotate_model(settings, prompts, endpoint, dry=dry_run, echo=click.echo)
     finally:
         if handler is not None:
             logging.getLogger("ffsite.annotate").removeHandler(handler)
