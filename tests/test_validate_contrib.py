@@ -108,3 +108,27 @@ def test_cli_error_is_one_line_and_exit_1(site, tmp_path):
     assert process.returncode == 1
     assert stderr.count("\n") == 1 and stderr.startswith("error: ")
     assert "Traceback" not in stderr
+
+
+def test_a_contribution_of_mostly_invalid_votes_is_refused(site, tmp_path):
+    from annotate_helpers import api_env
+    from chat_server import ChatServer, Reply, hashed_judge
+
+    folder, base, _ = site
+
+    def half_broken(request):  # every other judge call fails: 50% invalid votes
+        if request.is_judge and request.index % 2:
+            return Reply(status=400)
+        return hashed_judge(request)
+
+    out = folder / "contrib" / "broken.parquet"
+    with ChatServer(half_broken) as server:
+        made = run_cli(["annotate", "--model", "broken", "--judge", "j", "--responses",
+                        str(_site_answers(tmp_path)), "--base-data", str(base), "--cache-dir",
+                        str(tmp_path / "cache"), "--out", str(out), "--max-invalid", "1"],
+                       api_env(server.url))
+    assert made.exit_code == 0, made.output
+    result = _validate(out, "--site", folder)
+    assert result.exit_code == 1
+    assert "50.0% of the votes are invalid, more than the 20% a contribution may have" in str(
+        result.exception)
