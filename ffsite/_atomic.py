@@ -26,7 +26,7 @@ _FILE_MODE = _file_mode()
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside `target`; rename it over `target` on success."""
-    target = Path(target)
+    target = _real_target(Path(target))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
@@ -45,6 +45,18 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
                           "free some space or pick another --out") from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _real_target(target: Path) -> Path:
+    """Where to write: through a symlink to the file it names (the link stays a link);
+    refused when the target is a device, a pipe or a folder, which a rename would replace
+    with a plain file (`--out /dev/full` as root once replaced the device)."""
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    if target.exists() and not target.is_file():
+        kind = "a folder" if target.is_dir() else "not a regular file (a device or pipe)"
+        raise FfsiteError(f"{target}: is {kind}; give the path of a file to write")
+    return target
 
 
 def write_bytes(target: str | os.PathLike, data: bytes) -> None:

@@ -48,6 +48,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     """Build the site from every annotation file under `annotations` into `out`."""
     progress = progress or Progress(quiet=True)
     out = Path(out)
+    if out.is_symlink():  # build into the folder the link names; the link stays
+        out = Path(os.path.realpath(out))
     check_target(out)
     base_dir = existing_base_dir(base_data) if base_data else None
     config = load_config(content)
