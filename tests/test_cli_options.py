@@ -113,7 +113,13 @@ def test_base_data_comes_from_the_option_then_the_environment(tmp_path, monkeypa
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     monkeypatch.delenv(registry.ENV, raising=False)
+    monkeypatch.delenv("FFSITE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert registry.base_dir(None) is None
+    # Then the folder `ffsite fetch` downloads into, once it exists.
+    (tmp_path / "cache" / "ffsite" / "base-data").mkdir(parents=True)
+    assert registry.base_dir(None) == tmp_path / "cache" / "ffsite" / "base-data"
+    (tmp_path / "cache" / "ffsite" / "base-data").rmdir()
     monkeypatch.setenv(registry.ENV, "")
     assert registry.base_dir(None) is None
     monkeypatch.setenv(registry.ENV, str(tmp_path / "b"))
