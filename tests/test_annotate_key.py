@@ -45,8 +45,9 @@ def test_the_key_is_written_nowhere(tmp_path):
         assert {r.headers["authorization"] for r in server.requests} == {f"Bearer {KEY}"}
 
     written = [p for p in tmp_path.rglob("*") if p.is_file() and "base" not in p.parts]
-    # 6 cache entries (the two refused judge calls are not cached), votes, answers, log.
-    assert len(written) == 6 + 3
+    # 6 cache entries (the two refused judge calls are not cached), votes, communication
+    # traits, answers, log.
+    assert len(written) == 6 + 4
     for secret in (KEY, KEY[:-5], "sk-proj-abcdef123456", "xyz.123"):
         for path in written:
             assert secret.encode() not in path.read_bytes(), (secret, path)

@@ -132,3 +132,36 @@ def test_a_contribution_of_mostly_invalid_votes_is_refused(site, tmp_path):
     assert result.exit_code == 1
     assert "50.0% of the votes are invalid, more than the 20% a contribution may have" in str(
         result.exception)
+
+
+def test_a_contribution_brings_its_communication_traits_to_the_site(site, tmp_path):
+    import pyarrow.parquet as pq
+
+    from ffsite.judges.communication import communication_traits
+    from ffsite.site.build import build_site
+    from site_fixture import REPO, write_content
+
+    folder, base, _ = site
+    answers = tmp_path / "answers-6.json"
+    texts = [f"Mine, {i}! Is it *good*? Yes - " + "word " * i for i in range(6)]
+    answers.write_text(json.dumps([{"instruction": t, "response": texts[i]}
+                                   for i, t in enumerate(instructions(6))]))
+    votes = contribute(tmp_path, base, answers, "new-model",
+                       folder / "contrib" / "new-model.parquet")
+    metrics = folder / "contrib" / "new-model.communication.parquet"
+    assert metrics.is_file()
+    rows = pq.read_table(metrics).to_pandas()
+    assert set(rows["model"]) == {"new-model"} and len(rows) == 6
+    by_text = {text: communication_traits(text) for text in texts}  # computed afresh
+    expected = sorted(by_text[t]["words"] for t in texts)
+    assert sorted(rows["words"]) == expected
+
+    both = _validate(votes, metrics, "--site", folder)
+    assert both.exit_code == 0, both.output
+    assert ("communication traits of 6 responses of model 'new-model'" in both.output)
+
+    write_content(tmp_path / "content", reference_model="gpt4_1106_preview")
+    build_site(folder, tmp_path / "out", content=tmp_path / "content",
+               templates=REPO / "templates")
+    published = json.loads((tmp_path / "out" / "data" / "communication.json").read_text())
+    assert "new-model" in {row["model"] for row in published}

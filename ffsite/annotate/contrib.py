@@ -22,6 +22,7 @@ from ffsite.format import (
     read_votes_file,
     schema,
 )
+from ffsite.format.response_metrics import read_response_metrics, read_response_metrics_file
 
 MAX_BYTES = 1_000_000  # a full 805-prompt run with 40 traits and 3 votes is ~0.2 MB
 
@@ -34,6 +35,8 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     if size > max_bytes:
         raise FfsiteError(f"{path}: {size} bytes, over the {max_bytes}-byte cap for a "
                           "contributed file; annotate fewer votes per comparison")
+    if read_file_metadata(path).get("kind") == schema.KIND_RESPONSE_METRICS:
+        return _check_communication(path, site, replace)
     votes, metadata = read_votes_file(path)
     summary = metadata.get("extra") or {}
     model = summary.get("model")
@@ -74,6 +77,21 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     read_annotations([*site_files, path])  # the cross-file rules: no clashing comparisons
     return (f"ok {path}: model '{model}', judge '{summary['judge']}', "
             f"{len(traits)} traits ({summary['trait_set']}), " + ", ".join(coverage))
+
+
+def _check_communication(path: Path, site: str | os.PathLike, replace: bool) -> str:
+    """The communication traits `ffsite annotate` writes beside a contribution: made by
+    it, of its one model, for responses the site does not have yet."""
+    summary = read_file_metadata(path).get("extra") or {}
+    rows = read_response_metrics_file(path)
+    models = sorted(set(rows["model"].dropna()))
+    if summary.get("tool") != "ffsite annotate" or models != [summary.get("model")]:
+        raise FfsiteError(f"{path}: not the communication traits of one model written by "
+                          "ffsite annotate; contribute the files ffsite annotate wrote")
+    site_files = _site_files(site, path, models[0], replace)
+    read_response_metrics([*site_files, path])  # the cross-file rule: no response twice
+    return (f"ok {path}: communication traits of {len(rows)} responses of model "
+            f"'{models[0]}'")
 
 
 def _invalid_share(votes) -> float:

@@ -18,11 +18,12 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ffsite._atomic import write_text
+from ffsite._atomic import all_or_nothing, write_text
 from ffsite.annotate.cache import Cache
 from ffsite.annotate.calls import Call, Outcome, run_calls
 from ffsite.annotate.client import ChatClient, Endpoint, require_key
@@ -40,7 +41,8 @@ from ffsite.annotate.plan import (
 from ffsite.annotate.votes import vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
-from ffsite.format.write import write_votes
+from ffsite.format.write import write_response_metrics, write_votes
+from ffsite.judges.apply import communication_rows, measure
 from ffsite.judges.judge import Reply, Votes
 from ffsite.progress import Progress
 
@@ -81,7 +83,10 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
     frame, complete = _votes(settings, work, generation, judged, budget)
     summary = _summary(settings, work, generation, judged, frame, complete)
     _check_invalid(settings, frame, summary)
-    write_votes(frame, settings.out, extra=summary)
+    texts, _ = _model_answers(work, generation)
+    with all_or_nothing(settings.out, communication_file(settings.out)):
+        write_votes(frame, settings.out, extra=summary)
+        _write_communication(settings, work, texts)
     if generation is not None and settings.responses_out is not None:
         _write_responses(settings, work, generation)
     for line in _report(settings, work, summary, generation, judged, budget,
@@ -230,6 +235,27 @@ def _summary(settings: Settings, work: Work, generation: Phase | None, judged: P
         "cost_usd": total.cost_usd, "cost_source": total.cost_source,
         "complete": complete,
     }
+
+
+def communication_file(votes_file: Path) -> Path:
+    """Where a run's communication traits go: beside its votes, `<name>.communication.parquet`."""
+    return votes_file.with_name(votes_file.name.removesuffix(".parquet")
+                                + ".communication.parquet")
+
+
+def _write_communication(settings: Settings, work: Work, texts: np.ndarray) -> None:
+    """The 21 communication traits of the model's answers, as a response-metrics file: the
+    site's communication page then shows the model without anyone re-running anything."""
+    answered = _answered(texts)
+    prompt_ids = work.prompts["prompt_id"].to_numpy(object)[answered]
+    ids = [work.prompts.response_id(settings.model, p) for p in prompt_ids]
+    features = measure(ids, dict(zip(ids, texts[answered], strict=True)))
+    responses = pd.DataFrame({"dataset": work.prompts.dataset, "response_id": ids,
+                              "prompt_id": prompt_ids, "model": settings.model})
+    write_response_metrics(communication_rows(responses, features),
+                           communication_file(settings.out),
+                           extra={"measures": "communication", "tool": TOOL,
+                                  "model": settings.model})
 
 
 def _write_responses(settings: Settings, work: Work, generation: Phase) -> None:
