@@ -162,6 +162,11 @@ def test_a_contribution_brings_its_communication_traits_to_the_site(site, tmp_pa
 
     write_content(tmp_path / "content", reference_model="gpt4_1106_preview")
     build_site(folder, tmp_path / "out", content=tmp_path / "content",
-               templates=REPO / "templates")
+               templates=REPO / "templates", base_data=base)
     published = json.loads((tmp_path / "out" / "data" / "communication.json").read_text())
     assert "new-model" in {row["model"] for row in published}
+    # Its example pairs show its own answers, read from the .responses.json beside the
+    # votes (the base data has no answers of this model).
+    assert not list(base.rglob("*new-model*"))
+    page = (tmp_path / "out" / "models" / "new-model.html").read_text("utf-8")
+    assert "Mine, " in page and "Is it <em>good</em>?" in page

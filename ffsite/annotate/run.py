@@ -84,11 +84,12 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
     summary = _summary(settings, work, generation, judged, frame, complete)
     _check_invalid(settings, frame, summary)
     texts, _ = _model_answers(work, generation)
-    with all_or_nothing(settings.out, communication_file(settings.out)):
+    answers = [] if settings.responses_out is None else [settings.responses_out]
+    with all_or_nothing(settings.out, communication_file(settings.out), *answers):
         write_votes(frame, settings.out, extra=summary)
         _write_communication(settings, work, texts)
-    if generation is not None and settings.responses_out is not None:
-        _write_responses(settings, work, generation)
+        if answers:
+            _write_responses(settings, work, texts)
     for line in _report(settings, work, summary, generation, judged, budget,
                         time.monotonic() - started, damaged):
         echo(line)
@@ -258,14 +259,13 @@ def _write_communication(settings: Settings, work: Work, texts: np.ndarray) -> N
                                   "model": settings.model})
 
 
-def _write_responses(settings: Settings, work: Work, generation: Phase) -> None:
-    """The generated answers, in the layout of the prompt set's own answer files: texts
-    stay out of the votes file; this one can join the base data (pages then show
-    examples) or be given back with --responses."""
-    records = [work.prompts.answer_record(settings.model, prompt, outcome.entry["content"])
-               for prompt, outcome in zip(work.prompts.table.to_dict("records"),
-                                          generation.outcomes, strict=True)
-               if outcome.entry is not None]
+def _write_responses(settings: Settings, work: Work, texts: np.ndarray) -> None:
+    """The model's answers (generated or given), in the layout of the prompt set's own
+    answer files: texts stay out of the votes file; the site reads this one beside it for
+    the model's example pairs, and it can be given back with --responses."""
+    records = [work.prompts.answer_record(settings.model, prompt, text)
+               for prompt, text in zip(work.prompts.table.to_dict("records"), texts,
+                                       strict=True) if text is not None]
     write_text(settings.responses_out, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
 
 
