@@ -104,3 +104,29 @@ def test_bad_hh_rlhf_lines(case, tmp_path, monkeypatch, capsys):
                            "--out", str(tmp_path / "out.parquet"))
     assert_one_line(status, err, f"error: {source}: ", needle)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hh.jsonl.gz"]
+
+
+def test_an_input_too_large_for_memory_is_one_line(tmp_path):
+    import subprocess
+
+    # A 1.5 GB line (7 MB compressed: gzip members of one repeated chunk) read under a
+    # 2 GB address-space limit: MemoryError, worded as one line, not a traceback.
+    source = tmp_path / "huge.jsonl.gz"
+    chunk = gzip.compress(b"a" * (64 * 2**20), compresslevel=1)
+    with open(source, "wb") as handle:
+        handle.write(gzip.compress(b'{"chosen": "'))
+        for _ in range(24):
+            handle.write(chunk)
+        handle.write(gzip.compress(b'", "rejected": "b"}\n'))
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30,) * 2)\n"
+            "from ffsite.cli import main\n"
+            "sys.argv = ['ffsite', 'import', 'hh-rlhf', sys.argv[1], '--out', sys.argv[2]]\n"
+            "main()\n")
+    done = subprocess.run([sys.executable, "-c", code, str(source),
+                           str(tmp_path / "out.parquet")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "error: out of memory: the input is too large for this machine; split it into "
+        "smaller files or use a machine with more memory"]
+    assert not (tmp_path / "out.parquet").exists()
