@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
+from ffsite.metrics.ranking import has_signal, interval_ranks
 from ffsite.site.output import Download
 from ffsite.site.render import count, heat_class, json_script, number, percent, signed
 
@@ -40,6 +42,7 @@ class Cell:
     title: str | None = None
     header: bool = False  # the row's header cell (th scope=row)
     interval: str | None = None  # a 95% interval, shown under the value (not only on hover)
+    rank: int | None = None  # a rank that respects the intervals (ffsite.metrics.ranking)
 
 
 @dataclass
@@ -131,6 +134,78 @@ def estimate_cell(value: float, low: float | None, high: float | None, *, digits
         if interval else None
     return Cell(show(value, digits), sort_value(value), css=css, title=title,
                 interval=interval)
+
+
+def ranked_strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
+                         low: float | None, high: float | None, rank: int | None) -> Cell:
+    """A heat cell with its 95% interval in view and its rank (None: not ranked); the
+    title only says when there are too few valid votes."""
+    title = None if finding else f"only {valid_votes} valid votes (fewer than {min_valid})"
+    return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
+                title=title, interval=interval_text(low, high, signs=True), rank=rank)
+
+
+# ------------------------------------------------------------- ranked summaries
+
+@dataclass(frozen=True)
+class Standing:
+    """One model at one end of a trait, as a summary card lists it."""
+
+    model: str
+    href: str | None
+    value: str
+    interval: str | None
+    rank: int | None  # None: the trait shows no signal, so nobody is ranked
+
+
+@dataclass(frozen=True)
+class Glance:
+    """A trait's summary card: the models at each end, with their ranks."""
+
+    label: str
+    href: str | None
+    most: list[Standing]
+    least: list[Standing]
+    signal: bool
+    low_end: str = ""  # what a low value means, e.g. "cold, clinical" (scored traits)
+    high_end: str = ""
+    no_signal: str = ""  # why the trait shows no signal, in words
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A trait's rankable rows (model, value, low, high) with ranks from each end."""
+
+    frame: pd.DataFrame  # + most_rank, least_rank (0 when the trait shows no signal)
+    signal: bool
+
+
+def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0.0
+              ) -> Ranked:
+    """Rank `frame` (columns model, value, low, high; one trait) by the interval rule
+    from both ends, highest value first; no ranks when the trait shows no signal."""
+    low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
+    signal = has_signal(low, high, null=null, band=band)
+    most = interval_ranks(low, high) if signal else np.zeros(len(frame), np.int64)
+    least = interval_ranks(low, high, highest_first=False) if signal else most
+    ranked = frame.assign(most_rank=most, least_rank=least).sort_values(
+        ["value", "model"], ascending=[False, True], kind="stable")
+    return Ranked(ranked.reset_index(drop=True), signal)
+
+
+def standings(ranked: Ranked, count: int, show, name, href
+              ) -> tuple[list[Standing], list[Standing]]:
+    """The `count` models at the top and at the bottom (lowest first) of a ranked
+    trait; `show` formats a value, `name` and `href` name and link a model id."""
+    def standing(row, rank: int) -> Standing:
+        return Standing(name(row.model), href(row.model), show(row.value),
+                        interval_text(row.low, row.high, signs=show is signed),
+                        int(rank) if ranked.signal else None)
+    frame = ranked.frame
+    top = [standing(r, r.most_rank) for r in frame.head(count).itertuples()]
+    bottom = [standing(r, r.least_rank)
+              for r in frame.iloc[::-1].head(count).itertuples()]
+    return top, bottom
 
 
 def percent_cell(value: float) -> Cell:
