@@ -76,13 +76,9 @@ def sort_value(value: Any) -> Any:
 
 def strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
                   low: float | None = None, high: float | None = None) -> Cell:
-    """A heat cell with its 95% interval on hover; cells with too few valid votes say so
-    instead of being coloured."""
-    title = f"95% interval {signed(low)} to {signed(high)}" if low is not None else ""
-    if not finding:
-        title += f"{'; ' if title else ''}only {valid_votes} valid votes (fewer than {min_valid})"
-    return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
-                title=title or None)
+    """A heat cell with its 95% interval in view; cells with too few valid votes say so
+    (on hover) instead of being coloured."""
+    return ranked_strength_cell(value, finding, valid_votes, min_valid, low, high, None)
 
 
 HEAT = ["strength", "finding", "valid_votes", "strength_low", "strength_high"]  # cell inputs
@@ -101,14 +97,13 @@ def metric_columns(cue: str = CUE_STRENGTH) -> list[Column]:
 
 
 def metric_cells(row: Any, min_valid: int) -> list[Cell]:
+    """Strength, relevance, kappa (each with its 95% interval in view) and the counts."""
     return [strength_cell(row.strength, row.finding, row.valid_votes, min_valid,
                           row.strength_low, row.strength_high),
-            Cell(number(row.relevance), sort_value(row.relevance),
-                 title=f"95% interval {number(row.relevance_low)} to "
-                       f"{number(row.relevance_high)}"),
-            Cell(signed(row.cohens_kappa), sort_value(row.cohens_kappa),
-                 title=f"95% interval {signed(row.cohens_kappa_low)} to "
-                       f"{signed(row.cohens_kappa_high)}"),
+            estimate_cell(row.relevance, row.relevance_low, row.relevance_high,
+                          what="relevance"),
+            estimate_cell(row.cohens_kappa, row.cohens_kappa_low, row.cohens_kappa_high,
+                          signs=True, what="kappa"),
             Cell(count(row.valid_votes), int(row.valid_votes)),
             Cell(count(row.num_votes), int(row.num_votes))]
 

@@ -32,6 +32,9 @@ from ffsite.site.views import (
 GLANCE = 3  # models listed at each end of a trait
 NO_SIGNAL = (f"On these traits no model's 95% interval lies wholly beyond ±{NOT_ZERO:g}: "
              "every model writes about like the reference, so nobody is ranked.")
+NO_SIGNAL_TRAIT = (f"No signal: no model's 95% interval of strength lies wholly beyond "
+                   f"±{NOT_ZERO:g} (every model writes about like the reference), so no "
+                   "model is ranked on this trait.")
 RANK_NOTE = ("Under each strength, its 95% interval; #n is its rank, 1 + the number of "
              "models whose interval lies wholly above its own, so models whose intervals "
              "overlap share a rank. Traits with no signal (no model's interval beyond "
