@@ -30,8 +30,9 @@ from ffsite.site.views import (
 )
 
 GLANCE = 3  # models listed at each end of a trait
-NO_SIGNAL = (f"On these traits no model's 95% interval lies wholly beyond ±{NOT_ZERO:g}: "
-             "every model writes about like the reference, so nobody is ranked.")
+NO_SIGNAL = (f"On these traits no model's 95% interval lies wholly beyond ±{NOT_ZERO:g} "
+             "(or no model has enough valid votes): every model writes about like the "
+             "reference, as far as the votes can tell, so nobody is ranked.")
 NO_SIGNAL_TRAIT = (f"No signal: no model's 95% interval of strength lies wholly beyond "
                    f"±{NOT_ZERO:g} (every model writes about like the reference), so no "
                    "model is ranked on this trait.")
@@ -110,9 +111,7 @@ def build(ctx: SiteContext) -> None:
     for trait_id in shown:
         ranked = board.ranked.get(trait_id)
         trait_link = link(page, ctx.slugs.page(TRAITS, trait_id))
-        if ranked is None:
-            continue
-        if not ranked.signal:  # one card lists them all
+        if ranked is None or not ranked.signal:  # one card lists them all
             no_signal.append((labels.at[trait_id, "label"], trait_link))
             continue
         most, least = standings(ranked, GLANCE, signed, str, href)
