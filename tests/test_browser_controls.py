@@ -79,8 +79,10 @@ def test_home_view_round_trips_through_the_url(page, tiny_root):
 
 
 def compare_rows(page) -> list[list[str]]:
+    """Each row's cells as their first line (the value; intervals and verdicts follow)."""
     return page.eval_on_selector_all(
-        "#compare tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+        "#compare tbody tr",
+        "rows => rows.map(r => [...r.cells].map(c => c.childNodes[0].textContent))")
 
 
 def test_compare_page_from_a_link(page, tiny_root):
@@ -90,7 +92,12 @@ def test_compare_page_from_a_link(page, tiny_root):
     # m2 - m1, largest difference first.
     assert compare_rows(page) == [["is more verbose", "-1.00", "+0.33", "-1.33"],
                                   ["is more concise", "+1.00", "+0.00", "+1.00"]]
-    assert page.locator("#compare-chart svg g.role-mark > *").count() == 2  # two bars
+    assert page.locator("#compare-chart svg g.mark-rect > *").count() == 2  # two bars
+    # Intervals and verdicts in view: three valid votes each cannot tell m2 from m1.
+    verdicts = page.eval_on_selector_all("#compare tbody .verdict",
+                                         "v => v.map(e => e.textContent)")
+    assert verdicts == ["not distinguishable from 0"] * 2
+    assert page.locator("#compare tbody .ci").count() == 6
 
 
 def test_compare_page_changes_go_into_the_url_and_back(page, tiny_root):

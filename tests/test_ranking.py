@@ -110,3 +110,21 @@ def test_paired_difference_interval_by_hand(tmp_path):
     assert halfwidth[0, a, a] == 0
     # Unpaired, the same numbers would give a wider interval: (24/81 + 2/9) * 3/2.
     assert Z95 * np.sqrt((24 / 81 + 2 / 9) * 1.5) > halfwidth[0, a, b]
+
+
+def test_a_model_is_never_surer_than_its_own_jeffreys_interval():
+    from ffsite.metrics.differences import Z95, difference_halfwidths, jeffreys_variance
+
+    # The pair above: G_AA = 24/81, G_BB = 2/9, G_AB = 6/27, three prompts (factor 3/2).
+    gram = np.array([[[24 / 81, 6 / 27], [6 / 27, 2 / 9]]])
+    # A's own variance, 3/2 * 24/81 = 4/9, is below a floor of 1/2: the shortfall 1/18
+    # is added; B's floor 0 adds nothing.  Paired variance 1/9 + 1/18 = 1/6.
+    halfwidth = difference_halfwidths(gram, 3, floor=np.array([[0.5, 0.0]]))
+    assert halfwidth[0, 0, 1] == pytest.approx(Z95 / np.sqrt(6))
+    assert halfwidth[0, 1, 0] == pytest.approx(Z95 / np.sqrt(6))
+    assert halfwidth[0, 0, 0] == 0
+    # A floor below the model's own variance changes nothing.
+    assert difference_halfwidths(gram, 3, floor=np.array([[0.1, 0.1]]))[0, 0, 1] == \
+        pytest.approx(Z95 / 3)
+    # An interval of width 2 * 1.96 is a variance of 1.
+    assert jeffreys_variance(np.array([-Z95]), np.array([Z95]))[0] == pytest.approx(1.0)

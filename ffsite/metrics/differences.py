@@ -13,7 +13,9 @@ cluster-robust (delta-method) one, with prompts as clusters:
 (C: prompts with comparisons).  Σ_p (r_A,p − r_B,p)² = G_AA + G_BB − 2·G_AB with
 G = R Rᵀ, so one matrix product gives every pair.  For one model alone, G_AA is the
 usual variance of a mean (the population variance of s over N_M, when each prompt has
-one comparison).  A 95% interval is then difference ± 1.96 √Var (docs/uncertainty.md).
+one comparison).  A 95% interval is then difference ± 1.96 √Var (docs/uncertainty.md),
+with each model's own variance at least the one its Jeffreys interval implies (small
+cells whose votes all agree are not certain).
 """
 
 from __future__ import annotations
@@ -60,13 +62,30 @@ def strength_covariance(annotations: Annotations, votes: TraitVotes,
     return gram
 
 
-def difference_halfwidths(gram: np.ndarray, clusters: int) -> np.ndarray:
+def difference_halfwidths(gram: np.ndarray, clusters: int,
+                          floor: np.ndarray | None = None) -> np.ndarray:
     """halfwidth[trait, i, j]: 1.96 √Var(strength_i − strength_j), 95% (`clusters`:
-    the number of prompts, for the small-sample factor C/(C − 1))."""
-    diagonal = np.diagonal(gram, axis1=1, axis2=2)
-    variance = diagonal[:, :, None] + diagonal[:, None, :] - 2 * gram
+    the number of prompts, for the small-sample factor C/(C − 1)).
+
+    `floor[trait, model]`: a variance below which a model's own variance is not
+    believed (the one its Jeffreys interval implies).  The delta method calls a model
+    whose few votes all agree certain, as a bootstrap does; each model's shortfall from
+    its floor is added to the difference's variance, which leaves large cells as they
+    are and keeps small lopsided ones from looking sure."""
+    own = np.diagonal(gram, axis1=1, axis2=2)
     factor = clusters / (clusters - 1) if clusters > 1 else 1.0
-    return Z95 * np.sqrt(np.clip(variance * factor, 0, None))
+    variance = factor * (own[:, :, None] + own[:, None, :] - 2 * gram)
+    if floor is not None:
+        shortfall = np.clip(np.nan_to_num(floor) - factor * own, 0, None)
+        variance += shortfall[:, :, None] + shortfall[:, None, :]
+    halfwidth = Z95 * np.sqrt(np.clip(variance, 0, None))
+    halfwidth[:, np.arange(gram.shape[1]), np.arange(gram.shape[1])] = 0  # a model and itself
+    return halfwidth
+
+
+def jeffreys_variance(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The variance a 95% interval implies for a normal estimate: (width / 3.92)²."""
+    return ((np.asarray(high, float) - np.asarray(low, float)) / (2 * Z95)) ** 2
 
 
 def prompt_count(annotations: Annotations, reference: Reference) -> int:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ffsite.metrics.differences import (
     difference_halfwidths,
+    jeffreys_variance,
     prompt_count,
     strength_covariance,
 )
@@ -48,7 +49,9 @@ def build(ctx: SiteContext) -> None:
                                                strict=True)}
         # compare.js links each trait to traits/<slug>.html
         data["traits"] = [{"label": labels[t], "slug": ctx.slugs.traits[t]} for t in order]
-        halfwidths = pair_halfwidths(ctx, models, order)
+        halfwidths = pair_halfwidths(ctx, models, order,
+                                     values["strength_low"].to_numpy(float),
+                                     values["strength_high"].to_numpy(float))
         upper = np.triu_indices(len(models), k=1)
         data["halfwidth"] = [np.ceil(h[upper] * SCALE).astype(int).tolist()
                              for h in halfwidths]
@@ -66,16 +69,19 @@ def build(ctx: SiteContext) -> None:
                     mirrored=mirrored)
 
 
-def pair_halfwidths(ctx: SiteContext, models: list[str], order: list[str]) -> np.ndarray:
+def pair_halfwidths(ctx: SiteContext, models: list[str], order: list[str],
+                    low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """halfwidth[trait (in `order`), model, model] of the 95% interval of the difference
-    between two models' strengths, paired by prompt."""
+    between two models' strengths, paired by prompt; `low`, `high` [models, traits]: each
+    model's own 95% interval (Jeffreys), whose variance is the floor of its own."""
     reference = ctx.models.reference
     gram = strength_covariance(ctx.annotations, ctx.votes, reference)
-    halfwidth = difference_halfwidths(gram, prompt_count(ctx.annotations, reference))
-    trait_index = {t: i for i, t in enumerate(ctx.votes.traits["trait_id"])}
+    trait_index = np.array([list(ctx.votes.traits["trait_id"]).index(t) for t in order])
     group_index = {g: i for i, g in enumerate(reference.groups)}
     rows = np.array([group_index[m] for m in models])
-    return halfwidth[np.array([trait_index[t] for t in order])][:, rows][:, :, rows]
+    gram = gram[trait_index][:, rows][:, :, rows]
+    return difference_halfwidths(gram, prompt_count(ctx.annotations, reference),
+                                 floor=jeffreys_variance(low, high).T)
 
 
 def most_different(strength: np.ndarray) -> tuple[int, int]:
