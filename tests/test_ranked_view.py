@@ -160,7 +160,7 @@ def test_compare_opens_on_the_pair_that_differs_most(default_site):
 def test_compare_halfwidths_match_a_pandas_recount(default_site):
     """The paired half-width for one pair, recounted from the annotations with pandas:
     per prompt, the two models' residuals (s - strength) / N, then 1.96 * sqrt(C/(C-1)
-    * sum of squared differences)."""
+    * sum of squared differences + each model's shortfall from its Jeffreys floor)."""
     from ffsite.format import find_annotation_files, read_annotations
 
     data = _compare_data(default_site)
@@ -192,8 +192,14 @@ def test_compare_halfwidths_match_a_pandas_recount(default_site):
     per_prompt = frame.pivot_table(index="prompt", columns="model", values="r",
                                    aggfunc="sum", fill_value=0.0)
     clusters = per_prompt.shape[0]
-    variance = clusters / (clusters - 1) * ((per_prompt[first] - per_prompt[second]) ** 2
-                                            ).sum()
+    factor = clusters / (clusters - 1)
+    variance = factor * ((per_prompt[first] - per_prompt[second]) ** 2).sum()
+    # Each model's own variance is floored at the one its Jeffreys interval implies.
+    published = _traits(default_site)
+    for model in (first, second):
+        row = published[(published["model"] == model) & (published["trait"] == trait)]
+        floor = ((row["strength_high"].iloc[0] - row["strength_low"].iloc[0]) / 3.919928) ** 2
+        variance += max(0.0, floor - factor * (per_prompt[model] ** 2).sum())
     expected = 1.959964 * np.sqrt(variance)
     models = data["models"]
     i, j = sorted((models.index(first), models.index(second)))

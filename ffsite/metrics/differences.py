@@ -58,7 +58,8 @@ def strength_covariance(annotations: Annotations, votes: TraitVotes,
         residual = (s - mean[g]) / np.where(n > 0, n, 1)[g]
         table = np.bincount(g * n_prompts + p, weights=residual,
                             minlength=n_groups * n_prompts).reshape(n_groups, n_prompts)
-        gram[trait] = table @ table.T
+        # einsum, not BLAS: a threaded matrix product may sum in another order each run
+        gram[trait] = np.einsum("ip,jp->ij", table, table)
     return gram
 
 

@@ -53,7 +53,8 @@ def build(ctx: SiteContext) -> None:
                                      values["strength_low"].to_numpy(float),
                                      values["strength_high"].to_numpy(float))
         upper = np.triu_indices(len(models), k=1)
-        data["halfwidth"] = [np.ceil(h[upper] * SCALE).astype(int).tolist()
+        # Rounded before rounding up, so a last-bit difference never moves a bound.
+        data["halfwidth"] = [np.ceil(np.round(h[upper] * SCALE, 6)).astype(int).tolist()
                              for h in halfwidths]
         first, second = most_different(values["strength"].to_numpy())
         first, second = models[first], models[second]

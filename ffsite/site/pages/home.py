@@ -149,7 +149,9 @@ def build(ctx: SiteContext) -> None:
                   note=(mirrored + ". " if mirrored else "") + RANK_NOTE)
 
     headline = None
-    top = [t for t in shown if t in board.ranked and board.ranked[t].signal]
+    # Traits with a signal first; the quiet ones too, to show how close to zero they are.
+    top = sorted([t for t in shown if t in board.ranked],
+                 key=lambda t: not board.ranked[t].signal)
     if top:
         dots = long[long["trait_id"].isin(top) & long["finding"].astype(bool)]
         dots = pd.DataFrame({"key": dots["trait_id"], "name": dots["model"],
@@ -161,8 +163,8 @@ def build(ctx: SiteContext) -> None:
             "strength vs reference",
             "Each model's strength on the chosen trait against the reference, highest "
             "first, with its 95% interval as a line: right of zero, the model shows the "
-            "trait more than the reference; left, less. Traits with no signal are left "
-            "out. Every number is in the table below.", signed=True))
+            "trait more than the reference; left, less. Every number is in the table "
+            "below.", signed=True))
     judged = judged_overview(ctx, page)
     charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
     judges = sorted(set(ctx.traits.set_index("trait_id").loc[shown, "judge"].dropna())) \
