@@ -149,9 +149,10 @@ def build(ctx: SiteContext) -> None:
                   note=(mirrored + ". " if mirrored else "") + RANK_NOTE)
 
     headline = None
-    # Traits with a signal first; the quiet ones too, to show how close to zero they are.
-    top = sorted([t for t in shown if t in board.ranked],
-                 key=lambda t: not board.ranked[t].signal)
+    # The traits with a signal (the quiet ones would add a fifth to the page's weight to
+    # show dots at zero); every trait when none has one.
+    top = [t for t in shown if t in board.ranked and board.ranked[t].signal] or [
+        t for t in shown if t in board.ranked]
     if top:
         dots = long[long["trait_id"].isin(top) & long["finding"].astype(bool)]
         dots = pd.DataFrame({"key": dots["trait_id"], "name": dots["model"],
