@@ -203,6 +203,17 @@ def standings(ranked: Ranked, count: int, show, name, href
     return top, bottom
 
 
+ANCHOR_INTERVAL = "fixed (anchor)"  # the anchor's Elo is 1000 by definition, not measured
+
+
+def elo_cell(value: float, low: float, high: float) -> Cell:
+    """An Elo rating with its 95% interval in view; the anchor's interval, [1000, 1000]
+    by construction, reads as fixed rather than as a certainty."""
+    if low == high:
+        return Cell(number(value, 0), sort_value(value), interval=ANCHOR_INTERVAL)
+    return estimate_cell(value, low, high, digits=0, what="Elo")
+
+
 def percent_cell(value: float) -> Cell:
     return Cell(percent(value), sort_value(value))
 

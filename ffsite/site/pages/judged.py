@@ -24,6 +24,7 @@ from ffsite.site.views import (
     Table,
     chart,
     count_cell,
+    elo_cell,
     estimate_cell,
     rank_rows,
     standings,
@@ -163,7 +164,7 @@ def _eq_overall(ctx: SiteContext, page: str
     # With every interval overlapping every other, a shared rank 1 would say nothing.
     signal = has_signal(ranked["ci_low"], ranked["ci_high"])
     rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
-             estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
+             elo_cell(r.elo, r.ci_low, r.ci_high),
              count_cell(r.rank) if signal else Cell("–"), count_cell(r.n)]
             for name, r in zip(names.head(EQ_TOP), ranked.head(EQ_TOP).itertuples(),
                                strict=True)]

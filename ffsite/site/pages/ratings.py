@@ -13,7 +13,15 @@ from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.home import trait_order
 from ffsite.site.render import number
 from ffsite.site.urls import page_path
-from ffsite.site.views import Cell, Column, Table, chart, count_cell, sort_value
+from ffsite.site.views import (
+    ANCHOR_INTERVAL,
+    Cell,
+    Column,
+    Table,
+    chart,
+    count_cell,
+    sort_value,
+)
 
 CUE_INDEX = "higher = shows the index's traits more"
 CUE_ELO = "higher = shows the trait more"
@@ -105,7 +113,8 @@ def rating_table(frame: pd.DataFrame, table_id: str, caption: str, first: Column
                "models rated surely higher (their interval lies above this one)"),
         Column("n", "Comparisons")],
         [[first_cell(r), Cell(number(r.elo, 0), sort_value(r.elo)),
-          Cell(f"{number(r.ci_low, 0)} to {number(r.ci_high, 0)}"),
+          Cell(ANCHOR_INTERVAL if r.ci_low == r.ci_high
+               else f"{number(r.ci_low, 0)} to {number(r.ci_high, 0)}"),
           count_cell(r.rank) if ranked else Cell("–"), count_cell(r.n)]
          for r in frame.itertuples(index=False)],
         download, note=" ".join(notes))
