@@ -294,12 +294,15 @@ def test_compare_marks_differences_distinguishable_from_zero(chromium, default_r
         # Two models that differ a lot on formatting, little on follow-up questions.
         open_page(page, default_root + "compare.html?a=claude-2&b=gpt4_gamed")
         rows = page.evaluate("""() => [...document.querySelectorAll('#compare tbody tr')]
-            .map(tr => { const v = tr.cells[3].querySelector('.verdict');
+            .map(tr => { const v = tr.cells[1].querySelector('.verdict');
+                         const r = v && v.getBoundingClientRect();
                          return {trait: tr.cells[0].textContent,
-                                 a: tr.cells[1].textContent, b: tr.cells[2].textContent,
-                                 diff: tr.cells[3].textContent,
+                                 diff: tr.cells[1].textContent,
+                                 a: tr.cells[2].textContent, b: tr.cells[3].textContent,
                                  verdict: v && v.textContent,
-                                 seen: v !== null && v.getBoundingClientRect().height > 0}; })
+                                 // laid out, and inside the screen without scrolling sideways
+                                 seen: r !== null && r.height > 0 && r.left >= 0
+                                       && r.right <= window.innerWidth}; })
         """)
         assert watch.take() == []
         data = page.evaluate("JSON.parse(document.getElementById('compare-data').textContent)")

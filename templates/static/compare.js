@@ -96,12 +96,7 @@
       link.textContent = row.name;
       name.appendChild(link);
       tr.appendChild(name);
-      var first = cell("td", format(row.a), row.a);
-      addInterval(first, row.aLow, row.aHigh);
-      tr.appendChild(first);
-      var second = cell("td", format(row.b), row.b);
-      addInterval(second, row.bLow, row.bHigh);
-      tr.appendChild(second);
+      // The difference first: on a phone it stays in view beside the trait.
       var difference = cell("td", format(row.difference), row.difference);
       if (row.difference !== null) {
         addInterval(difference, row.low, row.high);
@@ -111,6 +106,12 @@
         difference.appendChild(verdict);
       }
       tr.appendChild(difference);
+      var first = cell("td", format(row.a), row.a);
+      addInterval(first, row.aLow, row.aHigh);
+      tr.appendChild(first);
+      var second = cell("td", format(row.b), row.b);
+      addInterval(second, row.bLow, row.bHigh);
+      tr.appendChild(second);
       body.appendChild(tr);
     });
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header) {
