@@ -6,6 +6,7 @@ plain string that Jinja escapes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,13 +189,17 @@ def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0
     return Ranked(ranked.reset_index(drop=True), signal)
 
 
-def standings(ranked: Ranked, count: int, show, name, href
+def standings(ranked: Ranked, count: int, name: Callable[[str], str],
+              href: Callable[[str], str | None], *, signs: bool = False
               ) -> tuple[list[Standing], list[Standing]]:
     """The `count` models at the top and at the bottom (lowest first) of a ranked
-    trait; `show` formats a value, `name` and `href` name and link a model id."""
+    trait; `name` and `href` name and link a model id; `signs`: values are signed
+    (strengths), else plain numbers (means)."""
+    show = signed if signs else number
+
     def standing(row, rank: int) -> Standing:
         return Standing(name(row.model), href(row.model), show(row.value),
-                        interval_text(row.low, row.high, signs=show is signed),
+                        interval_text(row.low, row.high, signs=signs),
                         int(rank) if ranked.signal else None)
     frame = ranked.frame
     top = [standing(r, r.most_rank) for r in frame.head(count).itertuples()]

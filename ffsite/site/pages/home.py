@@ -12,7 +12,7 @@ from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.judged import judged_overview
-from ffsite.site.render import NOT_ZERO, content_markdown, signed
+from ffsite.site.render import NOT_ZERO, content_markdown
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     CUE_STRENGTH,
@@ -114,7 +114,7 @@ def build(ctx: SiteContext) -> None:
         if ranked is None or not ranked.signal:  # one card lists them all
             no_signal.append((labels.at[trait_id, "label"], trait_link))
             continue
-        most, least = standings(ranked, GLANCE, signed, str, href)
+        most, least = standings(ranked, GLANCE, str, href, signs=True)
         glances.append(Glance(labels.at[trait_id, "label"], trait_link, most, least, True))
     ranks = {(trait_id, row.model): int(row.most_rank)
              for trait_id, ranked in board.ranked.items()

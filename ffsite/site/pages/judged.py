@@ -14,7 +14,6 @@ from ffsite.metrics.ranking import has_signal
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
-from ffsite.site.render import number
 from ffsite.site.urls import MODELS, TRAITS, link
 from ffsite.site.views import (
     Cell,
@@ -107,7 +106,7 @@ def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
     ranked = rank_rows(own.rename(columns={"mean": "value", "ci_low": "low",
                                            "ci_high": "high"})[["model", "value", "low",
                                                                 "high"]])
-    most, least = standings(ranked, GLANCE, number, names.__getitem__,
+    most, least = standings(ranked, GLANCE, names.__getitem__,
                             lambda model: link(page, ctx.slugs.page(MODELS, model)))
     low_end, high_end = _ends(trait["trait"])
     return Glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), most,
