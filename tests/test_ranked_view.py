@@ -110,6 +110,27 @@ def test_traits_without_signal_rank_nobody(default_site):
                 assert 'class="rank"' not in cell
 
 
+def test_trait_pages_without_signal_give_no_elo_rank(default_site):
+    html = _home(default_site)
+    card = re.search(r'<article class="glance no-signal">(.*?)</article>', html, re.S).group(1)
+    quiet = re.findall(r'<li><a href="([^"]+)">', card)
+    text = html[html.index('id="text-glances"'):]
+    loud = re.findall(r'<article class="glance">\s*<h4><a href="([^"]+)">', text)
+    assert quiet and loud
+    for href, ranked in [(h, False) for h in quiet] + [(loud[0], True)]:
+        page = (default_site / href).read_text("utf-8")
+        table = page[page.index('id="elo"'):]
+        table, after = table[:table.index("</table>")], table[table.index("</table>"):]
+        ranks = [re.findall(r"<td[^>]*>([^<]*)</td>", row)[2]
+                 for row in re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", table, re.S)]
+        assert ranks, href
+        if ranked:
+            assert "1" in ranks and all(r.isdigit() for r in ranks), href
+        else:
+            assert set(ranks) == {"–"}, href
+            assert "No signal" in after[:1000], href
+
+
 def test_leaderboard_cells_print_interval_and_rank(default_site):
     traits = _traits(default_site)
     html = _home(default_site)
