@@ -1,5 +1,8 @@
 """Home: judged personality first (ffsite.site.pages.judged), then the text-statistics
-leaderboard (a row per model, a column per rules-judge trait) and its headline chart."""
+leaderboard: each rules-judge trait ranked at a glance (most / least, by the interval
+rule of ffsite.metrics.ranking; traits without signal rank nobody), a chart of every
+model with its 95% interval on the chosen trait, and a table (a row per model, a column
+per trait, a mirror trait shown once) with interval and rank in each cell."""
 
 from __future__ import annotations
 
