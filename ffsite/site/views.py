@@ -215,7 +215,9 @@ def elo_cell(value: float, low: float, high: float) -> Cell:
     """An Elo rating with its 95% interval in view; the anchor's interval, [1000, 1000]
     by construction, reads as fixed rather than as a certainty."""
     if low == high:
-        return Cell(number(value, 0), sort_value(value), interval=ANCHOR_INTERVAL)
+        return Cell(number(value, 0), sort_value(value), interval=ANCHOR_INTERVAL,
+                    title=f"Elo: {number(value, 0)}, fixed by definition (the anchor), so "
+                          "its 95% interval has no width")
     return estimate_cell(value, low, high, digits=0, what="Elo")
 
 
