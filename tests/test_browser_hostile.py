@@ -122,7 +122,7 @@ def test_compare_page_shows_names_as_text(watched, hostile_root):
     assert page.locator("#label-a").text_content() == SCRIPT_MODEL
     assert page.locator("#label-b").text_content() == LONG_MODEL
     assert LABEL in page.evaluate(TEXT)
-    assert page.locator("#compare-chart svg g.role-mark > *").count() == 2
+    assert page.locator("#compare-chart svg g.mark-rect > *").count() == 1  # a bar per trait
 
 
 OVERFLOW = """() => ({page: document.documentElement.scrollWidth, window: window.innerWidth,

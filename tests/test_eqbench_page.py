@@ -146,7 +146,7 @@ def test_ratings_put_the_anchor_at_1000_and_the_winner_first(site):
     html = (site / "eqbench.html").read_text("utf-8")
     ranking = section(html, 'id="eq-overall"', "</table>")
     assert ranking.index(">x<") < ranking.index(">y<") < ranking.index(">z<")
-    assert '1000<span class="ci">1000–1000</span>' in ranking
+    assert '1000<span class="ci">fixed (anchor)</span>' in ranking  # y, the anchor
 
 
 def test_strength_against_the_other_models_by_hand(site):
@@ -214,7 +214,7 @@ def test_trait_page_of_a_criterion(site):
     elo = section(html, 'id="eq-trait-elo"', "</table>")
     # Only the analysis pairs ask it: y won its one comparison with x.
     assert elo.index(">y<") < elo.index(">x<") and ">z<" not in elo
-    assert '1000<span class="ci">1000–1000</span>' in elo
+    assert '1000<span class="ci">fixed (anchor)</span>' in elo
     strength = table(site, "trait-eq-theory_of_mind-strength").set_index("model")
     assert strength.loc["y", "strength"] == pytest.approx(0.5)  # 1 of its 2 comparisons
     assert strength.loc["x", "strength"] == pytest.approx(-1.0)

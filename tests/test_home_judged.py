@@ -71,7 +71,7 @@ def test_the_home_page_reads_on_phone_and_desktop(chromium, default_root, width,
             overflow: document.documentElement.scrollWidth - window.innerWidth,
             ci: [...document.querySelectorAll('#personality .ci')].slice(0, 20).map(e => {
                 const r = e.getBoundingClientRect(); return [r.width, r.height]; }),
-            glances: document.querySelectorAll('.glance').length,
+            glances: document.querySelectorAll('#judged-glances .glance').length,
             headers: [...document.querySelectorAll('#personality thead .label')].map(
                 e => e.getBoundingClientRect().height),
         })""")

@@ -25,7 +25,7 @@ from ffsite.base import eqbench3 as base
 from ffsite.format.read import read_file_metadata, vote_rows
 from ffsite.importers.eqbench3 import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
 from ffsite.metrics.results import PairwiseResults
-from ffsite.site import charts
+from ffsite.site import charts, views
 from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
 from ffsite.site.render import heat_class, response_html, signed
@@ -221,7 +221,7 @@ def wide_table(ctx: SiteContext, table_id: str, caption: str, models: list[str],
 
 
 def elo_cell(row) -> Cell:
-    return estimate_cell(row.elo, row.ci_low, row.ci_high, digits=0, what="Elo")
+    return views.elo_cell(row.elo, row.ci_low, row.ci_high)
 
 
 def strength_estimate(row, min_valid: int) -> Cell:
