@@ -8,6 +8,7 @@ import pandas as pd
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.pages.judged import judged_overview
 from ffsite.site.render import content_markdown
 from ffsite.site.urls import MODELS, link, page_path
@@ -55,7 +56,7 @@ def build(ctx: SiteContext) -> None:
     download = output.data("leaderboard", wide, "Leaderboard: strength per model and trait "
                            "(columns named by trait_id)", page)
 
-    columns = [Column("model", "Model", numeric=False),
+    columns = [Column("model", "Model", numeric=False), *meta_columns(),
                Column("comparisons", "Comparisons",
                       title="comparisons with the reference model")]
     columns += [Column(t, labels.at[t, "label"], cue=CUE_STRENGTH,
@@ -65,7 +66,7 @@ def build(ctx: SiteContext) -> None:
     rows = []
     for model, n in results.models[["model", "comparisons"]].itertuples(index=False):
         row = [Cell(model, href=link(page, ctx.slugs.page(MODELS, model)), header=True),
-               count_cell(n)]
+               *meta_cells(ctx.registry, model), count_cell(n)]
         for trait_id in shown:
             if (model, trait_id) in cells:
                 value, finding, valid, low, high = cells[(model, trait_id)]
@@ -92,4 +93,6 @@ def build(ctx: SiteContext) -> None:
                 intro=content_markdown(ctx.config.markdown_file("intro.md")), judged=judged,
                 table=table, headline=headline, charts=charts_shown,
                 long_download=long_download, reference=results.reference_model,
+                reference_page=ctx.slugs.page(MODELS, results.reference_model)
+                if results.reference_model else None,
                 n_models=len(results.models), n_traits=len(shown))

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.render import number
 from ffsite.site.urls import MODELS, TRAITS, link
@@ -146,12 +147,12 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
            traits: pd.DataFrame, names: dict[str, str], download: Download) -> Table:
     by_cell = means.set_index(["model", "trait_id"])
     models = sorted(means["model"].unique(), key=lambda m: names[m].lower())
-    columns = [Column("model", "Model", numeric=False)] + [
+    columns = [Column("model", "Model", numeric=False), *meta_columns()] + [
         Column(t, traits.at[t, "label"], title=traits.at[t, "trait"]) for t in order]
     rows = []
     for model in models:
         row = [Cell(names[model], href=link(page, ctx.slugs.page(MODELS, model)),
-                    header=True)]
+                    header=True), *meta_cells(ctx.registry, model)]
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]

@@ -26,6 +26,7 @@ from ffsite.metrics.results import PairwiseResults, ScoreResults, model_dataset_
 from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.examples import ExamplePool, choose_examples
+from ffsite.site.model_meta import meta_facts
 from ffsite.site.pages import communication
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import NOT_ZERO, heat_class, number
@@ -85,14 +86,7 @@ def model_facts(ctx: SiteContext, model: str, datasets: list[str]) -> list[tuple
     """(label, value) pairs of the page's header: what the registry knows about the model,
     and its name in each dataset it appears in (its id, when the registry has no entry)."""
     entry = ctx.registry.get(model)
-    facts = [("Id", model)]
-    if entry is not None and entry.organisation:
-        facts.append(("Organisation", entry.organisation))
-    if entry is not None and entry.open_weights is not None:
-        facts.append(("Weights", "open (published)" if entry.open_weights
-                      else "closed (not published)"))
-    if entry is not None and entry.released:
-        facts.append(("Released", entry.released))
+    facts = [("Id", model), *meta_facts(entry)]
     aliases = dict(entry.aliases) if entry is not None else {}
     for dataset in datasets:
         aliases.setdefault(dataset, (model,))
@@ -594,15 +588,44 @@ def run_summaries_by_model(annotations: Annotations, reference: str | None
     return found
 
 
+# Readable labels of the keys `ffsite annotate` writes in a run summary (annotate/run.py);
+# any other key is shown with its underscores as spaces.
+SUMMARY_LABELS = {
+    "tool": "Tool", "dataset": "Dataset", "model": "Model", "reference": "Reference model",
+    "judge": "Judge", "judge_prompt": "Judge prompt version", "trait_set": "Trait set",
+    "traits": "Traits", "prompts": "Prompts", "votes_per_comparison": "Votes per comparison",
+    "combine": "Votes combined by", "seed": "Seed", "responses": "Responses",
+    "temperature": "Temperature", "max_tokens": "Longest answer (tokens)",
+    "calls": "API calls", "generation_calls": "Answer calls", "judge_calls": "Judge calls",
+    "failed_calls": "Failed calls", "retries": "Retries", "votes": "Votes",
+    "invalid_votes": "Invalid votes", "invalid_rate": "Invalid share",
+    "prompt_tokens": "Tokens in", "completion_tokens": "Tokens out",
+    "total_tokens": "Tokens in all", "cost_usd": "Cost (US$)", "cost_source": "Cost from",
+    "complete": "Complete run",
+}
+
+
 def flatten(summary: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    """(key, value) pairs of a summary; nested mappings become dotted keys."""
+    """(label, value) pairs of a run summary, readable: known keys get their label, empty
+    values (None, "") are left out, yes/no for true/false; nested mappings become
+    "outer: inner" labels."""
     items = []
     for key, value in summary.items():
+        label = prefix + SUMMARY_LABELS.get(key, str(key).replace("_", " "))
         if isinstance(value, dict):
-            items.extend(flatten(value, f"{prefix}{key}."))
+            items.extend(flatten(value, f"{label}: "))
+        elif value is None or value == "":
+            continue
+        elif isinstance(value, bool):
+            items.append((label, "yes" if value else "no"))
+        elif key == "invalid_rate" and isinstance(value, int | float):
+            items.append((label, f"{value:.1%}"))
+        elif key == "cost_usd" and isinstance(value, int | float):
+            items.append((label, f"${value:,.4f}"))
         elif isinstance(value, float):
-            items.append((f"{prefix}{key}", f"{value:,.4g}"))
+            items.append((label, f"{value:,.4g}"))
+        elif isinstance(value, int) and key != "seed":
+            items.append((label, f"{value:,}"))
         else:
-            items.append((f"{prefix}{key}", str(value)))
+            items.append((label, str(value)))
     return items
-
