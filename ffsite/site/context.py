@@ -116,7 +116,9 @@ class SiteContext:
             own = annotations.comparisons[annotations.comparisons["dataset"] == dataset]
             model_ids |= set(own["model_a"].dropna()) | set(own["model_b"].dropna())
         return cls(config=config, annotations=annotations, votes=votes, traits=traits,
-                   slugs=Slugs.create(traits["trait_id"], sorted(model_ids, key=str.lower),
+                   slugs=Slugs.create(dict(zip(traits["trait_id"], traits["label"],
+                                               strict=True)),
+                                      sorted(model_ids, key=str.lower),
                                       datasets["dataset"]),
                    models=replace(by_model, traits=labelled(by_model.traits, labels)),
                    datasets=datasets,
