@@ -232,7 +232,9 @@ def test_a_model_without_registry_entry_gets_its_own_page(site):
     html = html_of(site, "models/x.html")
     assert "<h1>x</h1>" in html
     facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
-    assert facts == {"Id": "x", "Name in bp": "x"}
+    # What the registry would say is unknown, and says so rather than vanishing.
+    assert facts == {"Id": "x", "Organisation": "unknown", "Weights": "unknown",
+                     "Released": "unknown", "Name in bp": "x"}
     # Scores only: no section, table or heading for data it does not have.
     assert listed(html) == ["personality"]
     assert 'id="text-statistics"' not in html and "pairs-pw" not in html
