@@ -7,7 +7,7 @@
 
   var input = document.getElementById("model-search");
   if (!input) { return; }
-  var status = input.parentNode.querySelector(".filter-status");
+  var status = input.parentNode.querySelector(".search-status");
   var tables = (input.getAttribute("data-model-tables") || "").split(/\s+/)
     .map(function (id) { return document.getElementById(id); })
     .filter(function (table) { return table && table.tBodies.length; });
