@@ -104,5 +104,5 @@ def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(
     means = _personality(default_site)
     warmest = means[means["trait_id"] == "bp-warmth"].sort_values("mean").iloc[-1]["model"]
     assert ratings.set_index("model").loc[warmest, "rank"] <= 3
-    html = (default_site / "traits" / "bp-warmth.html").read_text()
+    html = (default_site / "traits" / "warmth.html").read_text()
     assert "Bradley–Terry rating (derived from scores)" in html

@@ -7,6 +7,8 @@ guessed; a sort puts unknown values last.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ffsite.models import Model, Registry
 from ffsite.site.views import Cell, Column
 
@@ -18,8 +20,9 @@ def meta_columns() -> list[Column]:
     """Organisation, open weights and release date, for a table with a row per model."""
     return [Column(ORGANISATION, "Organisation", numeric=False,
                    title="who made the model (– = not recorded)"),
-            Column("open_weights", "Open weights", numeric=False,
-                   title="yes: the weights are published; no: API only (– = not recorded)"),
+            Column("open_weights", "Weights", numeric=False,
+                   title="open: the weights are published; closed: not published "
+                         "(– = not recorded)"),
             Column("released", "Released", numeric=False,
                    title="when the model was first released (– = not recorded)")]
 
@@ -32,10 +35,21 @@ def meta_cells(registry: Registry, model: str) -> list[Cell]:
             _cell(entry.released if entry else None)]
 
 
+def with_meta(frame: pd.DataFrame, registry: Registry) -> pd.DataFrame:
+    """`frame` (a `model` column of registry ids) with organisation, open_weights and
+    released added at the end; empty where unknown."""
+    entries = [registry.get(model) for model in frame["model"]]
+    return frame.assign(
+        organisation=[e.organisation if e else None for e in entries],
+        open_weights=pd.Series([e.open_weights if e else None for e in entries],
+                               dtype=object, index=frame.index),
+        released=[e.released if e else None for e in entries])
+
+
 def weights_text(entry: Model | None) -> str | None:
     if entry is None or entry.open_weights is None:
         return None
-    return "yes" if entry.open_weights else "no"
+    return "open" if entry.open_weights else "closed"
 
 
 def meta_facts(entry: Model | None) -> list[tuple[str, str]]:

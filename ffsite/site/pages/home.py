@@ -8,7 +8,7 @@ import pandas as pd
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
-from ffsite.site.model_meta import meta_cells, meta_columns
+from ffsite.site.model_meta import meta_cells, meta_columns, with_meta
 from ffsite.site.pages.judged import judged_overview
 from ffsite.site.render import content_markdown
 from ffsite.site.urls import MODELS, link, page_path
@@ -43,7 +43,7 @@ def build(ctx: SiteContext) -> None:
     order = trait_order(ctx)
     labels = ctx.traits.set_index("trait_id")
     long = results.traits
-    output.data("models", results.models, "Models", page)
+    output.data("models", with_meta(results.models, ctx.registry), "Models", page)
     long_download = output.data("model-traits", long, "Every model's traits vs the reference "
                                 "(all metrics)", page)
     wide = pd.DataFrame({"model": results.models["model"],

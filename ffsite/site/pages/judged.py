@@ -182,12 +182,13 @@ def _eq_overall(ctx: SiteContext, page: str
                                .drop(columns="description"),
                                "EQ-Bench 3: overall emotional intelligence (Elo)", page)
     rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
+             *meta_cells(ctx.registry, r.model),
              estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
              count_cell(r.rank), count_cell(r.n)]
             for name, r in zip(names.head(EQ_TOP), ranked.head(EQ_TOP).itertuples(),
                                strict=True)]
     table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
-        Column("model", "Model", numeric=False),
+        Column("model", "Model", numeric=False), *meta_columns(),
         Column("elo", "Elo", cue="higher = more emotionally intelligent",
                title="Bradley-Terry rating; 400 points = 10:1 odds"),
         Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
