@@ -208,7 +208,7 @@ def test_examples_show_the_prompt_and_the_judges_reasoning_escaped(site):
 
 
 def test_trait_page_of_a_criterion(site):
-    html = (site / "traits" / "eq-theory_of_mind.html").read_text("utf-8")
+    html = (site / "traits" / "theory-of-mind.html").read_text("utf-8")
     assert "<h1>Theory of mind</h1>" in html and "analysis scenarios" in html
     assert "Claude 3.7 Sonnet" in html and 'href="../eqbench.html"' in html
     elo = section(html, 'id="eq-trait-elo"', "</table>")
