@@ -2,7 +2,8 @@
 desktop widths: typing keeps only the rows of models whose name, id or organisation
 match, the count it announces is the rows left, the query is in the URL (a link opens
 the same view), and the box fits a 390 px screen.  Which rows should match is worked
-out from content/models.toml, not from the page."""
+out from content/models.toml, not from the page.  And a trait's old address (named by
+its id) takes the browser to its page, now named by its wording."""
 
 from __future__ import annotations
 
@@ -96,3 +97,15 @@ def test_model_search_keeps_the_matching_rows(watched, default_root, width):
     box.fill("")
     assert not any(r["hidden"] for r in rows(page))
     assert "model" not in parse_qs(urlsplit(page.url).query)
+
+
+def test_an_old_trait_address_takes_the_browser_to_the_new_page(chromium, tiny_root):
+    context = chromium.new_context()
+    watch = Watch(tiny_root).attach(context)
+    page = context.new_page()
+    page.goto(tiny_root + "traits/bf731c7f.html")
+    page.wait_for_url(tiny_root + "traits/is-more-concise.html", timeout=10_000)
+    assert page.locator("h1").text_content() == "is more concise"
+    problems = watch.take()
+    context.close()
+    assert problems == []
