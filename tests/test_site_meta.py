@@ -11,11 +11,13 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from helpers import write_test_votes
 from hostile_fixture import LABEL
-from site_fixture import build_tiny
+from site_fixture import CONCISE, REPO, VERBOSE, build_tiny, write_content, write_tiny
 
 from ffsite.format import schema
 from ffsite.site.archive import write_archive
+from ffsite.site.build import build_site
 from ffsite.site.examples import preference_wording
 from ffsite.site.pages.models import flatten
 from ffsite.site.urls import trait_slugs, wording_slug
@@ -212,3 +214,29 @@ def test_run_summaries_are_labelled_and_skip_empty_values():
         ("Tool", "ffsite annotate"), ("Model", "m9"), ("Complete run", "yes"),
         ("Invalid share", "2.5%"), ("Tokens in", "123,456"), ("Seed", "20240"),
         ("Temperature", "0.7"), ("new key", "x"), ("nested: depth", "2")]
+
+
+def test_a_contributed_models_run_summary_reads_as_labelled_facts(tmp_path):
+    """A file from `ffsite annotate` about one model (m9 against the reference R) carries
+    its run summary; the model page shows it with labels, without the empty values."""
+    annotations = tmp_path / "annotations"
+    write_tiny(annotations)
+    comparisons = [{"comparison_id": f"k{i}", "prompt_id": f"q{i}", "model_a": "m9",
+                    "model_b": "R", "response_a_id": f"m9/k{i}", "response_b_id": f"R/k{i}"}
+                   for i in range(3)]
+    votes = [{"comparison_id": f"k{i}", **trait, "judge": "j", "vote": "A"}
+             for i in range(3) for trait in (VERBOSE, CONCISE)]
+    summary = {"tool": "ffsite annotate", "dataset": "d", "model": "m9", "reference": "R",
+               "max_tokens": None, "temperature": 0.0, "cost_usd": None,
+               "invalid_rate": 0.0, "votes": 6, "complete": True}
+    write_test_votes(annotations / "m9.parquet", comparisons, votes, extra=summary)
+    content = write_content(tmp_path / "content")
+    build_site(annotations, tmp_path / "site", content=content,
+               templates=REPO / "templates")
+    html = (tmp_path / "site" / "models" / "m9.html").read_text("utf-8")
+    table = re.search(r'<table class="data kv">(.*?)</table>', html, re.S).group(1)
+    rows = dict(re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td></tr>', table))
+    assert rows == {"Tool": "ffsite annotate", "Dataset": "d", "Model": "m9",
+                    "Reference model": "R", "Temperature": "0", "Invalid share": "0.0%",
+                    "Votes": "6", "Complete run": "yes"}
+    assert "None" not in table and "max_tokens" not in table
