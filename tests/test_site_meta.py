@@ -100,7 +100,8 @@ def test_every_page_has_its_own_description_and_preview(absolute_site):
     # No two pages describe themselves alike; per-item pages name their item.
     assert len(set(descriptions.values())) == len(descriptions)
     assert len(descriptions) >= 14
-    assert descriptions["models/m1.html"].startswith("m1: ")
+    assert descriptions["models/m1.html"] == "m1. On this page: traits against the " \
+        "reference (d)."
     assert "\u201cis more verbose\u201d" in descriptions["traits/is-more-verbose.html"]
     assert descriptions["datasets/d.html"].startswith("Dataset d: ")
 

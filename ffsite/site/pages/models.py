@@ -77,9 +77,22 @@ def build(ctx: SiteContext) -> None:
         charts_shown = [text["profile"]] if text and text.get("profile") else []
         name = ctx.registry.display_name(model)
         ctx.output.page(page, "model.html", section=page_path("index"), model=model,
-                        name=name, facts=model_facts(ctx, model, datasets), found=found,
+                        name=name, description=model_description(ctx, model, name, found),
+                        facts=model_facts(ctx, model, datasets), found=found,
                         personality=personality, eqbench=eqbench, text=text,
                         charts=charts_shown, trait_pages=ctx.slugs.pages(TRAITS))
+
+
+def model_description(ctx: SiteContext, model: str, name: str,
+                      found: list[tuple[str, str, str]]) -> str:
+    """The page's one-sentence description (search results, link previews): the model,
+    who made it, and what the page has on it."""
+    entry = ctx.registry.get(model)
+    by = f" by {entry.organisation}" if entry is not None and entry.organisation else ""
+    if not found:
+        return f"{name}{by}. None of the loaded datasets has numbers for this model."
+    headings = [h[0].lower() + h[1:] if h[1:2].islower() else h for _, h, _ in found]
+    return f"{name}{by}. On this page: " + "; ".join(headings) + "."
 
 
 def model_facts(ctx: SiteContext, model: str, datasets: list[str]) -> list[tuple[str, str]]:
