@@ -32,7 +32,7 @@ def meta_cells(registry: Registry, model: str) -> list[Cell]:
     entry = registry.get(model)
     return [_cell(entry.organisation if entry else None),
             _cell(weights_text(entry)),
-            _cell(entry.released if entry else None)]
+            _cell(entry.released if entry else None, css="date")]
 
 
 def with_meta(frame: pd.DataFrame, registry: Registry) -> pd.DataFrame:
@@ -61,6 +61,6 @@ def meta_facts(entry: Model | None) -> list[tuple[str, str]]:
             ("Released", (entry.released if entry else None) or "unknown")]
 
 
-def _cell(text: str | None) -> Cell:
+def _cell(text: str | None, css: str | None = None) -> Cell:
     # An empty data-v sorts last in either direction (site.js), as unknown should.
-    return Cell(text) if text else Cell(UNKNOWN, "")
+    return Cell(text, css=css) if text else Cell(UNKNOWN, "", css=css)
