@@ -109,3 +109,12 @@ def test_an_old_trait_address_takes_the_browser_to_the_new_page(chromium, tiny_r
     problems = watch.take()
     context.close()
     assert problems == []
+
+
+def test_without_scripts_there_is_no_search_box_that_does_nothing(chromium, default_root):
+    context = chromium.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(default_root + "index.html")
+    assert page.locator("#model-search").count() == 1
+    assert not page.locator("#model-search").is_visible()
+    context.close()

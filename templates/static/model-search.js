@@ -7,6 +7,7 @@
 
   var input = document.getElementById("model-search");
   if (!input) { return; }
+  input.parentNode.hidden = false;  /* it works: show it */
   var status = input.parentNode.querySelector(".search-status");
   var tables = (input.getAttribute("data-model-tables") || "").split(/\s+/)
     .map(function (id) { return document.getElementById(id); })
