@@ -204,6 +204,17 @@ def test_default_model_pages_say_the_judge_did_not_rate_a_pair(default_site):
     assert shown
     assert not any("weighted_alpaca_eval" in s or s.startswith("missing") for s in shown)
     assert "not rated: AlpacaEval 2.0 judge (GPT-4 Turbo) did not rate this pair" in shown
+    # A page none of whose pairs the judge rated says so once, above them.
+    note = "No preference on these pairs: the preference judge, AlpacaEval 2.0 judge " \
+           "(GPT-4 Turbo), did not rate them"
+    noted = 0
+    for page in (default_site / "models").glob("*.html"):
+        html = page.read_text("utf-8")
+        verdicts = re.findall(r"<dt>Preferred</dt><dd>([^<]*)</dd>", html)
+        unrated = bool(verdicts) and all(v.startswith("not rated: ") for v in verdicts)
+        assert (note in html) == unrated, page.name
+        noted += unrated
+    assert noted >= 10  # about half the AlpacaEval models' pages
 
 
 def test_run_summaries_are_labelled_and_skip_empty_values():

@@ -25,7 +25,7 @@ from ffsite.format.read import Annotations
 from ffsite.metrics.results import PairwiseResults, ScoreResults, model_dataset_counts
 from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
-from ffsite.site.examples import ExamplePool, choose_examples
+from ffsite.site.examples import Example, ExamplePool, choose_examples
 from ffsite.site.model_meta import meta_facts
 from ffsite.site.pages import communication
 from ffsite.site.pages.ratings import rating_table
@@ -464,8 +464,19 @@ class VersusReference:
             "least": findings[findings["strength"] <= -NOT_ZERO].sort_values(
                 "strength").head(TOP),
             "profile": profile, "examples": examples,
+            # The preference judge asked about these pairs but rated none (AlpacaEval's
+            # judge rated only some models): said once, in plain words.
+            "unrated_by": unrated_by(examples),
             "summaries": self.summaries.get(model, []),
             "sources": [c for d in datasets if (c := source_credit(d))]}
+
+
+def unrated_by(examples: list[Example]) -> str | None:
+    """The judge's name when it was asked about every example pair and rated none."""
+    judges = {ex.preference_judge for ex in examples}
+    if not examples or None in judges or len(judges) != 1 or any(ex.rated for ex in examples):
+        return None
+    return judges.pop()
 
 
 def reference_name(ctx: SiteContext) -> str:
