@@ -116,7 +116,7 @@ def test_compare_page_changes_go_into_the_url_and_back(page, tiny_root):
     assert page.locator('#compare th[data-key="trait"]').get_attribute("aria-sort") == \
         "ascending"
     page.click("#compare >> text=is more concise")  # the trait links work under the subpath
-    assert page.url == tiny_root + "traits/bf731c7f.html"
+    assert page.url == tiny_root + "traits/is-more-concise.html"
     assert page.locator("h1").text_content() == "is more concise"
 
 

@@ -10,7 +10,7 @@ import pytest
 
 PHONE, DESKTOP = 390, 1440
 PAGES = {"eqbench.html": ["eq-overall", "eq-elo", "eq-strength"],
-         "traits/eq-overall_eq.html": ["eq-trait-elo", "eq-trait-strength"]}
+         "traits/overall-eq.html": ["eq-trait-elo", "eq-trait-strength"]}
 
 FACTS = """tables => ({
     overflow: document.documentElement.scrollWidth - window.innerWidth,

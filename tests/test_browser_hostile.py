@@ -22,7 +22,7 @@ from hostile_fixture import (
     WORDING,
 )
 
-from ffsite.traits import trait_id
+from ffsite.site.urls import wording_slug
 
 PWNED = "typeof window.__pwned"
 TEXT = "document.body.innerText"
@@ -105,7 +105,7 @@ def test_dataset_and_trait_pages_show_names_as_text(watched, hostile_site, hosti
     assert page.locator("h1").text_content() == DATASET
     for shown in (JUDGE, META_NAME, META_VALUES[0], META_VALUES[2], LABEL):
         assert shown in text, shown
-    open_page(page, hostile_root + f"traits/{trait_id(WORDING)}.html")
+    open_page(page, hostile_root + f"traits/{wording_slug(LABEL)}.html")
     text = page.evaluate(TEXT)
     assert page.locator("h1").text_content() == LABEL
     for shown in (WORDING, TRAIT_SET, JUDGE, SCRIPT_MODEL):

@@ -232,7 +232,9 @@ def test_a_model_without_registry_entry_gets_its_own_page(site):
     html = html_of(site, "models/x.html")
     assert "<h1>x</h1>" in html
     facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
-    assert facts == {"Id": "x", "Name in bp": "x"}
+    # What the registry would say is unknown, and says so rather than vanishing.
+    assert facts == {"Id": "x", "Organisation": "unknown", "Weights": "unknown",
+                     "Released": "unknown", "Name in bp": "x"}
     # Scores only: no section, table or heading for data it does not have.
     assert listed(html) == ["personality"]
     assert 'id="text-statistics"' not in html and "pairs-pw" not in html
@@ -260,3 +262,21 @@ def test_the_reference_model_has_a_page_saying_what_it_is(site):
     assert "5 comparisons in all). On the" in text  # c1 to c5; R anchors the ratings
     assert 'id="traits"' not in text
     assert row(text, "comparisons", "d") == ["d", "5"]
+
+
+def test_home_tables_show_what_the_registry_knows(site):
+    """m1's entry: organisation 'Org <i>', open weights, released 2024-05; x and m2 have
+    no entry, so every fact is unknown ('–'), never guessed."""
+    html = html_of(site, "index.html")
+    assert row(html, "leaderboard", "m1")[1:4] == ["Org <i>", "open", "2024-05"]
+    assert row(html, "leaderboard", "m2")[1:4] == ["–", "–", "–"]
+    assert row(html, "personality", NAME)[1:4] == ["Org <i>", "open", "2024-05"]
+    assert row(html, "personality", "x")[1:4] == ["–", "–", "–"]
+    assert "Org &lt;i&gt;" in html and "Org <i>" not in html  # escaped, as all data
+    models = {r["model"]: r for r in records(site, "models")}
+    assert (models["m1"]["organisation"], models["m1"]["open_weights"],
+            models["m1"]["released"]) == ("Org <i>", True, "2024-05")
+    assert (models["m2"]["organisation"], models["m2"]["open_weights"]) == (None, None)
+    facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html_of(site, "models/m1.html")))
+    assert (facts["Organisation"], facts["Weights"], facts["Released"]) == (
+        "Org &lt;i&gt;", "open (published)", "2024-05")

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from site_fixture import CONCISE, VERBOSE, build_tiny
+from site_fixture import build_tiny
 
 from ffsite.progress import Progress
 from ffsite.site.build import build_site
@@ -23,8 +23,8 @@ def text(site, page: str) -> str:
 
 def test_every_page_kind_exists(site):
     for page in ("index.html", "models/m1.html", "models/m2.html", "datasets.html",
-                 "datasets/d.html", "traits.html", f"traits/{VERBOSE['trait_id']}.html",
-                 f"traits/{CONCISE['trait_id']}.html", "compare.html", "agreement.html",
+                 "datasets/d.html", "traits.html", "traits/is-more-verbose.html",
+                 "traits/is-more-concise.html", "compare.html", "agreement.html",
                  "methodology.html", "about.html", "404.html", "downloads.html",
                  "ratings.html", "communication.html", "pressure.html"):
         html = text(site, page)
@@ -55,8 +55,8 @@ def test_each_data_file_is_linked_from_the_page_that_shows_it(site):
         "datasets/d.html": ["dataset-d-traits", "dataset-d-by-topic",
                             "dataset-d-annotators", "dataset-d-win-rates"],
         "agreement.html": ["trait-agreement"],
-        f"traits/{VERBOSE['trait_id']}.html": [f"trait-{VERBOSE['trait_id']}-models",
-                                               f"trait-{VERBOSE['trait_id']}-ratings"],
+        "traits/is-more-verbose.html": ["trait-is-more-verbose-models",
+                                        "trait-is-more-verbose-ratings"],
     }.items():
         html = text(site, page)
         prefix = "../" if "/" in page else ""

@@ -136,10 +136,10 @@ def test_a_contribution_of_mostly_invalid_votes_is_refused(site, tmp_path):
 
 def test_a_contribution_brings_its_communication_traits_to_the_site(site, tmp_path):
     import pyarrow.parquet as pq
+    from site_fixture import REPO, write_content
 
     from ffsite.judges.communication import communication_traits
     from ffsite.site.build import build_site
-    from site_fixture import REPO, write_content
 
     folder, base, _ = site
     answers = tmp_path / "answers-6.json"

@@ -67,7 +67,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     # Every builder computes first; then everything is written, under a lock.
     common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
               "assets": {name: path for name, (path, _) in assets.items()},
-              "last_updated": last_updated(files)}
+              "last_updated": last_updated(files), "site_description": config.description,
+              "site_url": config.base_url}
     output = SiteOutput()
     ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
                              registry=registry, scores=scores)

@@ -117,7 +117,9 @@ class SiteContext:
             own = annotations.comparisons[annotations.comparisons["dataset"] == dataset]
             model_ids |= set(own["model_a"].dropna()) | set(own["model_b"].dropna())
         return cls(config=config, annotations=annotations, votes=votes, traits=traits,
-                   slugs=Slugs.create(traits["trait_id"], sorted(model_ids, key=str.lower),
+                   slugs=Slugs.create(dict(zip(traits["trait_id"], traits["label"],
+                                               strict=True)),
+                                      sorted(model_ids, key=str.lower),
                                       datasets["dataset"]),
                    models=replace(by_model, traits=labelled(by_model.traits, labels)),
                    datasets=datasets,
@@ -222,7 +224,8 @@ class SiteContext:
         return self._texts[dataset]
 
     def preference_of(self, row: int) -> tuple[str, int] | None:
-        """(judge, vote code) of a comparison's default preference annotator, if it voted."""
+        """(readable name, vote code) of a comparison's default preference annotator, if
+        it voted."""
         dataset = self.annotations.comparisons["dataset"].iloc[row]
         if dataset not in self._judges:
             self._judges[dataset] = results.default_preference_judge(self.annotations,
@@ -233,7 +236,14 @@ class SiteContext:
         if judge not in self._preferences:
             self._preferences[judge] = results.preference_codes(self.annotations, judge)
         code = int(self._preferences[judge][row])
-        return (judge, code) if code else None
+        return (judge_label(self.annotations, judge), code) if code else None
+
+
+def judge_label(annotations: Annotations, judge: str) -> str:
+    """A preference judge as readers should see it: its description up to the first
+    comma ("AlpacaEval 2.0 judge (GPT-4 Turbo)"), else its id."""
+    description = annotations.preference_descriptions.get(judge) or ""
+    return description.split(", ")[0].strip() or judge
 
 
 MAX_ANSWERS_BYTES = 50 * 2**20

@@ -20,6 +20,8 @@ import pandas as pd
 
 from ffsite._spreadsheet import spreadsheet_safe
 from ffsite.progress import Progress
+from ffsite.site.archive import write_archive
+from ffsite.site.describe import page_description
 from ffsite.site.render import render
 from ffsite.site.urls import root
 
@@ -71,6 +73,7 @@ class SiteOutput:
 
     pages: list[Page] = field(default_factory=list)
     tables: list[tuple[Download, pd.DataFrame]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # credit lines for the data archive
 
     def page(self, path: str, template: str, **context: Any) -> None:
         """A page at `path` (relative to the site's top), rendered from `template`."""
@@ -99,15 +102,28 @@ class SiteWriter:
         target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
     def write_output(self, output: SiteOutput, progress: Progress) -> None:
-        """Every table of `output`, then every page."""
+        """Every table of `output`, the archive of them all, then every page."""
         for download, frame in output.tables:
             self.write(download.csv, spreadsheet_safe(frame).to_csv(index=False,
                                                                      lineterminator="\n"))
             self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
                                                  indent=1, allow_nan=False) + "\n")
-        common = {**self.common,
+        archive = write_archive(self.root, {d.name: (d.title, d.page)
+                                            for d in output.downloads}, output.sources)
+        common = {**self.common, "archive": archive,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):
             html = render(self.env, page.template,
-                          {**common, "root": root(page.path), **page.context})
+                          {**common, "root": root(page.path), **page.context,
+                           **preview(page, common)})
             self.write(page.path, html)
+
+
+def preview(page: Page, common: dict[str, Any]) -> dict[str, Any]:
+    """The page's description and, when the site's address is absolute, its full URL
+    (Open Graph wants one; a relative base has none to give)."""
+    base = common.get("site_url") or ""
+    return {"description": page_description(page.path, page.template, page.context,
+                                            common.get("site_description") or ""),
+            "page_url": base + page.path if base.startswith(("https://", "http://"))
+            else None}

@@ -24,6 +24,7 @@ from ffsite.site.pages import (
     models,
     pressure,
     ratings,
+    redirects,
     traits,
 )
 from ffsite.site.urls import page_path
@@ -43,6 +44,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     agreement.build,
     content.build,
     downloads.build,
+    redirects.build,
 ]
 
 # (page, label) of the main navigation, in order.

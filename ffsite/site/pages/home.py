@@ -14,6 +14,7 @@ from ffsite.metrics.ranking import mirror_traits
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.model_meta import meta_cells, meta_columns, with_meta
 from ffsite.site.pages.judged import judged_overview
 from ffsite.site.render import NOT_ZERO, content_markdown
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
@@ -95,7 +96,7 @@ def build(ctx: SiteContext) -> None:
     shown = board.shown
     labels = ctx.traits.set_index("trait_id")
     long = results.traits
-    output.data("models", results.models, "Models", page)
+    output.data("models", with_meta(results.models, ctx.registry), "Models", page)
     long_download = output.data("model-traits", long, "Every model's traits vs the reference "
                                 "(all metrics)", page)
     wide = pd.DataFrame({"model": results.models["model"],
@@ -123,7 +124,7 @@ def build(ctx: SiteContext) -> None:
              for trait_id, ranked in board.ranked.items()
              for row in ranked.frame.itertuples() if row.most_rank}
 
-    columns = [Column("model", "Model", numeric=False),
+    columns = [Column("model", "Model", numeric=False), *meta_columns(),
                Column("comparisons", "Comparisons",
                       title="comparisons with the reference model")]
     columns += [Column(t, labels.at[t, "label"],
@@ -134,7 +135,8 @@ def build(ctx: SiteContext) -> None:
              for row in long[["model", "trait_id", *HEAT]].itertuples(index=False)}
     rows = []
     for model, n in results.models[["model", "comparisons"]].itertuples(index=False):
-        row = [Cell(model, href=href(model), header=True), count_cell(n)]
+        row = [Cell(model, href=href(model), header=True), *meta_cells(ctx.registry, model),
+               count_cell(n)]
         for trait_id in shown:
             if (model, trait_id) in cells:
                 value, finding, valid, low, high = cells[(model, trait_id)]
@@ -178,5 +180,7 @@ def build(ctx: SiteContext) -> None:
                 table=table, headline=headline, charts=charts_shown, glances=glances,
                 no_signal=no_signal, no_signal_text=NO_SIGNAL,
                 rules_judge=", ".join(judges), long_download=long_download,
-                reference=results.reference_model, n_models=len(results.models),
+                reference=results.reference_model,
+                reference_page=ctx.slugs.page(MODELS, results.reference_model)
+                if results.reference_model else None, n_models=len(results.models),
                 n_traits=len(shown))

@@ -13,6 +13,7 @@ import pandas as pd
 from ffsite.metrics.ranking import has_signal
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.urls import MODELS, TRAITS, link
 from ffsite.site.views import (
@@ -126,12 +127,12 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
            traits: pd.DataFrame, names: dict[str, str], download: Download) -> Table:
     by_cell = means.set_index(["model", "trait_id"])
     models = sorted(means["model"].unique(), key=lambda m: names[m].lower())
-    columns = [Column("model", "Model", numeric=False)] + [
+    columns = [Column("model", "Model", numeric=False), *meta_columns()] + [
         Column(t, traits.at[t, "label"], title=traits.at[t, "trait"]) for t in order]
     rows = []
     for model in models:
         row = [Cell(names[model], href=link(page, ctx.slugs.page(MODELS, model)),
-                    header=True)]
+                    header=True), *meta_cells(ctx.registry, model)]
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]
@@ -163,12 +164,13 @@ def _eq_overall(ctx: SiteContext, page: str
     # With every interval overlapping every other, a shared rank 1 would say nothing.
     signal = has_signal(ranked["ci_low"], ranked["ci_high"])
     rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
+             *meta_cells(ctx.registry, r.model),
              elo_cell(r.elo, r.ci_low, r.ci_high),
              count_cell(r.rank) if signal else Cell("–"), count_cell(r.n)]
             for name, r in zip(names.head(EQ_TOP), ranked.head(EQ_TOP).itertuples(),
                                strict=True)]
     table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
-        Column("model", "Model", numeric=False),
+        Column("model", "Model", numeric=False), *meta_columns(),
         Column("elo", "Elo", cue="higher = more emotionally intelligent",
                title="Bradley-Terry rating; 400 points = 10:1 odds"),
         Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
