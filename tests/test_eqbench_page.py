@@ -215,20 +215,20 @@ def test_trait_page_of_a_criterion(site):
     # Only the analysis pairs ask it: y won its one comparison with x.
     assert elo.index(">y<") < elo.index(">x<") and ">z<" not in elo
     assert '1000<span class="ci">fixed (anchor)</span>' in elo
-    strength = table(site, "trait-theory-of-mind-strength").set_index("model")
+    strength = table(site, "traits/theory-of-mind/strength").set_index("model")
     assert strength.loc["y", "strength"] == pytest.approx(0.5)  # 1 of its 2 comparisons
     assert strength.loc["x", "strength"] == pytest.approx(-1.0)
     # Only the analysis pairs count (all of y's pairs would make it 1/4).
     assert strength.loc["y", "num_votes"] == 2 and strength.loc["z", "num_votes"] == 1
     assert 'id="eq-trait-elo-chart"' in html and 'id="eq-trait-strength-chart"' in html
-    ratings = table(site, "trait-theory-of-mind-ratings")
+    ratings = table(site, "traits/theory-of-mind/ratings")
     assert set(ratings["model"]) == {"x", "y"}
 
 
 def test_downloads_are_listed(site):
     downloads = (site / "downloads.html").read_text("utf-8")
     for name in ("eqbench3-ratings", "eqbench3-strength", "eqbench3-criteria",
-                 "trait-overall-eq-ratings", "trait-overall-eq-strength"):
+                 "traits/overall-eq/ratings", "traits/overall-eq/strength"):
         assert f'href="data/{name}.csv"' in downloads, name
     # The judge's reasoning is base data: no published table holds it.
     for path in (site / "data").glob("*.json"):

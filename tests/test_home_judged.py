@@ -95,7 +95,7 @@ def _shot(name: str) -> str:
 
 
 def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(default_site):
-    ratings = pd.read_csv(default_site / "data" / "trait-warmth-ratings.csv")
+    ratings = pd.read_csv(default_site / "data" / "traits" / "warmth" / "ratings.csv")
     assert set(ratings["votes"]) == {"derived from scores"}
     assert len(ratings) == 46
     anchor = ratings[ratings["model"] == "gpt-4.1"].iloc[0]  # anchor_model in site.toml

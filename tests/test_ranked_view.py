@@ -231,7 +231,7 @@ def test_compare_halfwidths_match_a_pandas_recount(default_site):
 
 
 def test_win_rates_list_the_models_the_judge_did_not_rate(default_site):
-    rates = pd.read_csv(default_site / "data" / "dataset-alpaca_eval-win-rates.csv")
+    rates = pd.read_csv(default_site / "data" / "datasets" / "alpaca_eval" / "win-rates.csv")
     models = pd.read_csv(default_site / "data" / "models.csv")
     alpaca = set(pd.read_csv(default_site / "data" / "model-traits.csv")["model"])
     assert (rates["win_rate_low"] <= rates["win_rate"]).all()

@@ -126,8 +126,10 @@ def test_the_archive_holds_every_table_and_is_the_same_every_build(tiny_site, tm
     with zipfile.ZipFile(io.BytesIO(archive)) as opened:
         entries = opened.infolist()
         names = [e.filename for e in entries]
-        data = sorted(p.name for p in (tiny_site / "data").iterdir()
-                      if p.name != "ffsite-data.zip")
+        data = sorted(p.relative_to(tiny_site / "data").as_posix()
+                      for p in (tiny_site / "data").rglob("*")
+                      if p.is_file() and p.name != "ffsite-data.zip")
+        assert "models/m1/traits.csv" in data  # per-item folders too
         assert names == ["README.txt", *data]
         assert {e.date_time for e in entries} == {(1980, 1, 1, 0, 0, 0)}
         for name in data:  # each file as published

@@ -212,19 +212,19 @@ def test_text_statistics_against_the_reference_kept(site):
 
 def test_downloads_hold_the_same_numbers(site):
     html = html_of(site, "models/m1.html")
-    for name in ("model-m1-personality", "model-m1-bend", "model-m1-pressure",
-                 "model-m1-pw", "model-m1", "model-m1-comparisons"):
+    for name in ("models/m1/personality", "models/m1/bend", "models/m1/pressure",
+                 "models/m1/dataset-pw", "models/m1/traits", "models/m1/comparisons"):
         assert f'href="../data/{name}.csv"' in html, name
-    warm = next(r for r in records(site, "model-m1-personality") if r["trait_id"] == "bp-warm")
+    warm = next(r for r in records(site, "models/m1/personality") if r["trait_id"] == "bp-warm")
     assert (warm["model"], warm["source_model"], warm["mean"], warm["ci_low"],
             warm["ci_high"], warm["rank"], warm["models_ranked"],
             warm["strength_derived_from_scores"], warm["derived_wins"],
             warm["derived_losses"]) == ("m1", "M-One", 7.0, 6.0, 8.0, 2, 3, 0.5, 3, 1)
-    shift = next(r for r in records(site, "model-m1-pressure") if r["trait_id"] == "bp-warm")
+    shift = next(r for r in records(site, "models/m1/pressure") if r["trait_id"] == "bp-warm")
     assert (shift["condition"], shift["shift"], shift["n_pairs"]) == ("urgency", -3.0, 2)
-    (bend,) = records(site, "model-m1-bend")
+    (bend,) = records(site, "models/m1/bend")
     assert (bend["bend"], bend["rank"], bend["models_compared"]) == (2.0, 1, 3)
-    (pairs,) = records(site, "model-m1-pw")
+    (pairs,) = records(site, "models/m1/dataset-pw")
     assert pairs["valid_votes"] == 3 and pairs["strength"] == pytest.approx(1 / 3)
 
 

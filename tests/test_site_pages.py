@@ -37,8 +37,11 @@ def test_every_page_kind_exists(site):
 
 
 def test_every_table_is_published_as_csv_and_json_and_listed(site):
-    csvs = {p.stem for p in (site / "data").glob("*.csv")}
-    jsons = {p.stem for p in (site / "data").glob("*.json")}
+    def names(suffix: str) -> set[str]:  # site-wide files and per-item folders alike
+        return {p.relative_to(site / "data").as_posix().removesuffix(suffix)
+                for p in (site / "data").rglob("*" + suffix)}
+
+    csvs, jsons = names(".csv"), names(".json")
     assert csvs == jsons and len(csvs) >= 15
     downloads = text(site, "downloads.html")
     for name in csvs:
@@ -48,15 +51,15 @@ def test_every_table_is_published_as_csv_and_json_and_listed(site):
 def test_each_data_file_is_linked_from_the_page_that_shows_it(site):
     for page, names in {
         "index.html": ["leaderboard", "model-traits"],
-        "models/m1.html": ["model-m1", "model-m1-comparisons", "model-m1-ratings",
-                           "model-m1-indices"],
+        "models/m1.html": ["models/m1/traits", "models/m1/comparisons", "models/m1/ratings",
+                           "models/m1/indices"],
         "ratings.html": ["ratings", "indices"],
         "communication.html": ["communication"],
-        "datasets/d.html": ["dataset-d-traits", "dataset-d-by-topic",
-                            "dataset-d-annotators", "dataset-d-win-rates"],
+        "datasets/d.html": ["datasets/d/traits", "datasets/d/by-topic",
+                            "datasets/d/annotators", "datasets/d/win-rates"],
         "agreement.html": ["trait-agreement"],
-        "traits/is-more-verbose.html": ["trait-is-more-verbose-models",
-                                        "trait-is-more-verbose-ratings"],
+        "traits/is-more-verbose.html": ["traits/is-more-verbose/models",
+                                        "traits/is-more-verbose/ratings"],
     }.items():
         html = text(site, page)
         prefix = "../" if "/" in page else ""

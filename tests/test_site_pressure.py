@@ -187,21 +187,21 @@ def test_scored_trait_counts_scores_below_the_rubric(site):
 
 def test_scored_trait_downloads_say_the_votes_are_derived(site):
     slug = "warm"  # the page name of the wording "Warm: ..."
-    strengths = csv_rows(site, f"trait-{slug}-strengths")
+    strengths = csv_rows(site, f"traits/{slug}/strengths")
     assert {r["votes"] for r in strengths} == {"derived from scores"}
     assert {r["model"]: float(r["strength"]) for r in strengths} == {
         "b": 1.0, "alpha": 0.0, "c": -1.0}
     downloads = html(site, "downloads.html")
     assert "Warm: strength against all other models (derived from scores, J)" in downloads
-    means = {r["model"]: r for r in csv_rows(site, f"trait-{slug}-means")}
+    means = {r["model"]: r for r in csv_rows(site, f"traits/{slug}/means")}
     assert (float(means["alpha"]["mean"]), means["alpha"]["rank"]) == (4.0, "2")
-    shifts = csv_rows(site, f"trait-{slug}-shifts")
+    shifts = csv_rows(site, f"traits/{slug}/shifts")
     assert sorted((r["condition"], r["model"], float(r["shift"])) for r in shifts) == [
         ("authority", "alpha", -1.5), ("authority", "b", 0.5), ("authority", "c", 0.0),
         ("urgency", "alpha", 0.5), ("urgency", "c", 0.0)]
     page = html(site, f"traits/{slug}.html")
     for name in ("means", "strengths", "shifts"):
-        assert f'href="../data/trait-{slug}-{name}.csv"' in page
+        assert f'href="../data/traits/{slug}/{name}.csv"' in page
 
 
 def test_voted_trait_pages_are_unchanged(site):

@@ -82,7 +82,7 @@ def test_home_says_which_traits_show_no_signal(site):
 
 
 def test_dataset_result_a_by_hand(site):
-    cells = by(rows(site, "dataset-d-traits"), "trait_id")
+    cells = by(rows(site, "datasets/d/traits"), "trait_id")
     # pj: the tie on c3 drops out, N = 5; V agrees on all five; C disagrees on c1, c4,
     # c5, c6 and is "neither" on c2.
     assert float(cells[(V,)]["strength"]) == pytest.approx(1.0)
@@ -92,7 +92,7 @@ def test_dataset_result_a_by_hand(site):
 
 
 def test_split_by_metadata_sorted_by_max_diff(site):
-    table = rows(site, "dataset-d-by-topic")
+    table = rows(site, "datasets/d/by-topic")
     cells = by(table, "value", "trait_id")
     # topic x: c1, c2, c4 (c3 is a tie); topic y: c5, c6.
     assert float(cells[("x", C)]["strength"]) == pytest.approx(-2 / 3)
@@ -104,7 +104,7 @@ def test_split_by_metadata_sorted_by_max_diff(site):
 
 
 def test_annotator_groups(site):
-    cells = by(rows(site, "dataset-d-annotators"), "annotator", "trait_id")
+    cells = by(rows(site, "datasets/d/annotators"), "annotator", "trait_id")
     # pj2 voted B, B, -, A, A, B on c1..c6.
     assert float(cells[("pj2", V)]["strength"]) == pytest.approx(-0.2)
     assert float(cells[("pj2", C)]["strength"]) == pytest.approx(0.4)
@@ -112,7 +112,7 @@ def test_annotator_groups(site):
 
 
 def test_win_rates_count_a_tie_as_half(site):
-    table = rows(site, "dataset-d-win-rates")
+    table = rows(site, "datasets/d/win-rates")
     assert list(table[0])[:2] == ["model", "win_rate"]
     rates = {row["model"]: float(row["win_rate"]) for row in table}
     assert rates == pytest.approx({"m1": 100 * 2.5 / 3, "m2": 0.0})
@@ -148,7 +148,7 @@ def test_json_matches_csv(site):
 
 
 def test_every_cell_carries_its_interval(site):
-    for row in rows(site, "model-traits") + rows(site, "dataset-d-by-topic"):
+    for row in rows(site, "model-traits") + rows(site, "datasets/d/by-topic"):
         for metric in ("strength", "relevance", "cohens_kappa"):
             low, value, high = (float(row[f"{metric}{end}"]) for end in ("_low", "", "_high"))
             assert low <= value <= high

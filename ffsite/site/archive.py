@@ -51,7 +51,7 @@ def readme(files: list[str], titles: dict[str, tuple[str, str]],
              "rows).  Columns are documented in the repository, docs/site-data.md.", "",
              "Files (file: table, page that shows it):"]
     for name in files:
-        title, page = titles.get(Path(name).stem, ("", ""))
+        title, page = titles.get(name.rsplit(".", 1)[0], ("", ""))
         lines.append(f"  {name}: {title}" + (f" (shown on {page})" if page else ""))
     lines += ["", "Sources of the data (credit, address, licence):"]
     lines += [f"  {source}" for source in sources] or ["  (none named)"]
@@ -64,8 +64,8 @@ def write_archive(site: Path, titles: dict[str, tuple[str, str]], sources: Itera
     `titles`: table name -> (title, page); `sources`: credit lines for the README."""
     folder = site / "data"
     target = site / ARCHIVE
-    files = sorted(p.name for p in folder.iterdir()
-                   if p.is_file() and p.name != target.name) if folder.is_dir() else []
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                   if p.is_file() and p != target) if folder.is_dir() else []
     stamp = timestamp()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED,

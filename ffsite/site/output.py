@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite._spreadsheet import spreadsheet_safe
+from ffsite.errors import FfsiteError
 from ffsite.progress import Progress
 from ffsite.site.archive import write_archive
 from ffsite.site.describe import page_description
@@ -74,13 +75,25 @@ class SiteOutput:
     pages: list[Page] = field(default_factory=list)
     tables: list[tuple[Download, pd.DataFrame]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # credit lines for the data archive
+    _names: dict[str, str] = field(default_factory=dict)  # casefolded name -> title
 
     def page(self, path: str, template: str, **context: Any) -> None:
         """A page at `path` (relative to the site's top), rendered from `template`."""
         self.pages.append(Page(path, template, context))
 
     def data(self, name: str, frame: pd.DataFrame, title: str, page: str) -> Download:
-        """Publish a table as data/<name>.csv and .json; return its download links."""
+        """Publish a table as data/<name>.csv and .json; return its download links.
+
+        A model's, dataset's or trait's own tables go in its folder ("models/<slug>/
+        comparisons"), so no name from data can land on another table's file; two tables
+        given one name (even differing only in case) stop the build rather than one
+        silently overwriting the other."""
+        folded = name.casefold()
+        if folded in self._names:
+            raise FfsiteError(f"two tables would both be published as data/{name}.csv "
+                              f"(\"{self._names[folded]}\" and \"{title}\"); this is a bug: "
+                              "please report it")
+        self._names[folded] = title
         download = Download(name, title, page)
         self.tables.append((download, frame))
         return download

@@ -85,6 +85,18 @@ def unique_slugs(names: Iterable[str], what: str) -> dict[str, str]:
     return dict(zip(names, slugs, strict=True))
 
 
+def file_names(names: Iterable[str]) -> dict[str, str]:
+    """{name: file name}, distinct even on a file system that ignores case: names whose
+    safe names clash that way (metadata columns "Topic" and "topic") each add a hash of
+    the name itself, so who gets which never depends on order."""
+    names = [str(name) for name in names]
+    safe = {name: safe_name(name) for name in names}
+    folded = pd.Series([value.lower() for value in safe.values()], dtype=object)
+    clashing = set(folded[folded.duplicated(keep=False)])
+    return {name: (f"{value}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
+                   if value.lower() in clashing else value) for name, value in safe.items()}
+
+
 SLUG_LENGTH = 60  # characters of wording kept in a trait's page name
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ffsite._names import safe_name
 from ffsite.metrics.results import DatasetDetails
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import NOT_ZERO, number, percent
-from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
+from ffsite.site.urls import DATASETS, MODELS, TRAITS, file_names, link, page_path
 from ffsite.site.views import (
     CUE_BETTER,
     CUE_ENCOURAGED,
@@ -66,7 +65,7 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
         ["strength", "trait_id"], ascending=[False, True], kind="stable")
     result, profile = None, None
     if len(own):
-        download = output.data(f"dataset-{slug}-traits", own,
+        download = output.data(f"datasets/{slug}/traits", own,
                                f"{dataset}: traits vs the preference annotator", page)
         result = Table("result", "Strength of each trait against the preference annotations",
                        [Column("trait", "Trait", numeric=False),
@@ -81,18 +80,19 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
             "(encouraged), left less (discouraged). The table below lists the numbers."))
 
     splits = []
+    split_names = file_names([c.removeprefix("meta.") for c in details.splits])
     for position, (column, long) in enumerate(details.splits.items(), start=1):
         name = column.removeprefix("meta.")
         if long.empty:
             continue
-        download = output.data(f"dataset-{slug}-by-{safe_name(name)}", long,
+        download = output.data(f"datasets/{slug}/by-{split_names[name]}", long,
                                f"{dataset}: traits by {name}", page)
         splits.append(wide_table(ctx, page, f"split-{position}", f"Strength by {name}, "
                                  "traits sorted by max diff", long, "value", download))
     annotators = details.annotators
     annotator_table = None
     if annotators is not None and len(annotators):
-        download = output.data(f"dataset-{slug}-annotators", annotators,
+        download = output.data(f"datasets/{slug}/annotators", annotators,
                                f"{dataset}: traits by preference annotator", page)
         annotator_table = wide_table(ctx, page, "annotators", "Strength by preference "
                                      "annotator, traits sorted by max diff", annotators,
@@ -100,7 +100,7 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
     wins = details.win_rates
     win_table, absent = None, []
     if wins is not None:
-        download = output.data(f"dataset-{slug}-win-rates", wins,
+        download = output.data(f"datasets/{slug}/win-rates", wins,
                                f"{dataset}: win rates against the reference", page)
         win_table = Table("win-rates", f"Win rate against {ctx.models.reference_model} "
                           f"(judged by {row.default_annotator}; a tie counts as half a win)",

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ffsite._names import safe_name
 from ffsite.base.behavioral_profiling import BASELINE
 from ffsite.format.read import Annotations
 from ffsite.metrics.results import PairwiseResults, ScoreResults, model_dataset_counts
@@ -173,7 +174,7 @@ class JudgedScores:
                          "derived_comparisons"]]
         name = ctx.registry.display_name(model)
         download = ctx.output.data(
-            f"model-{slug}-personality", published,
+            f"models/{slug}/personality", published,
             f"{name}: judged personality at baseline (means, rank, and strength against the "
             "other models from votes derived from scores)", page)
         shifts = self.shifts.get(model)
@@ -182,11 +183,11 @@ class JudgedScores:
         if shifts is not None and bend is not None:
             shifts = labelled(shifts, ctx.labels)
             pressure_downloads = (
-                ctx.output.data(f"model-{slug}-bend", bend.drop(columns="models_ranked").assign(
+                ctx.output.data(f"models/{slug}/bend", bend.drop(columns="models_ranked").assign(
                     models_compared=bend["models_ranked"]),
                     f"{name}: how much its judged personality bends under each pressure "
                     "condition", page),
-                ctx.output.data(f"model-{slug}-pressure", shifts.sort_values(
+                ctx.output.data(f"models/{slug}/pressure", shifts.sort_values(
                     ["dataset", "condition", "trait_id"], kind="stable"),
                     f"{name}: shift of each trait's score from baseline under each pressure "
                     "condition", page))
@@ -329,7 +330,7 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
     judges = sorted(set(ctx.traits.set_index("trait_id")["judge"].reindex(
         merged["trait_id"]).dropna()))
     download = ctx.output.data(
-        f"model-{slug}-{dataset}", merged,
+        f"models/{slug}/dataset-{safe_name(dataset)}", merged,
         f"{name}: Elo and strength against the other models per criterion "
         f"({dataset_name(dataset)})", page)
     anchor = results.anchor
@@ -431,7 +432,7 @@ class VersusReference:
                                                ascending=[False, True], kind="stable")
         examples, anchors = choose_examples(self.pool, ctx.votes, results, model)
         name = ctx.registry.display_name(model)
-        download = ctx.output.data(f"model-{slug}", own, f"{name}: traits vs the reference",
+        download = ctx.output.data(f"models/{slug}/traits", own, f"{name}: traits vs the reference",
                                    page)
         counts = self.counts[self.counts["model"] == model]
         datasets = list(counts["dataset"])
@@ -498,7 +499,7 @@ def reference_section(ctx: SiteContext, model: str, slug: str, page: str) -> dic
     datasets = list(counts.index)
     where = ", ".join(dataset_name(d) for d in datasets)
     download = ctx.output.data(
-        f"model-{slug}-comparisons", pd.DataFrame({"dataset": datasets,
+        f"models/{slug}/comparisons", pd.DataFrame({"dataset": datasets,
                                                     "comparisons": counts.to_numpy()}),
         f"{ctx.registry.display_name(model)}: comparisons per dataset (the reference model)",
         page)
@@ -555,7 +556,7 @@ def comparisons_table(ctx: SiteContext, counts: pd.DataFrame, name: str, slug: s
                       page: str) -> Table:
     """The model's comparisons with the reference, per dataset."""
     mine = counts[["dataset", "comparisons"]]
-    download = ctx.output.data(f"model-{slug}-comparisons", mine,
+    download = ctx.output.data(f"models/{slug}/comparisons", mine,
                                f"{name}: comparisons per dataset", page)
     return Table("comparisons", "Comparisons with the reference, per dataset",
                  [Column("dataset", "Dataset", numeric=False),
@@ -572,7 +573,7 @@ def ratings_and_indices(ctx: SiteContext, model: str, name: str, slug: str, page
     shown = []
     if ratings is not None:
         own = ratings.sort_values(["elo", "trait_id"], ascending=[False, True], kind="stable")
-        download = ctx.output.data(f"model-{slug}-ratings", own, f"{name}: Elo per trait",
+        download = ctx.output.data(f"models/{slug}/ratings", own, f"{name}: Elo per trait",
                                    page)
         shown.append(rating_table(
             own, "ratings", "Elo rating per trait (the reference is 1000)",
@@ -581,7 +582,7 @@ def ratings_and_indices(ctx: SiteContext, model: str, name: str, slug: str, page
                            header=True),
             download))
     if indices is not None:
-        download = ctx.output.data(f"model-{slug}-indices", indices,
+        download = ctx.output.data(f"models/{slug}/indices", indices,
                                    f"{name}: index scores", page)
         shown.append(Table("model-indices", "Index scores (1–100)", [
             Column("index", "Index", numeric=False),

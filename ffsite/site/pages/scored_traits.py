@@ -107,7 +107,6 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
           strengths: pd.DataFrame, shifts: pd.DataFrame, ratings: pd.DataFrame
           ) -> ScoredBlock:
     output = ctx.output
-    slug += suffix
     everyone = pd.concat([frame[["model", "model_name"]] for frame in (means, strengths,
                                                                         shifts)])
     cells = {model: model_cell(ctx, page, model, name)
@@ -118,7 +117,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
     low, high = means["ci_low"].to_numpy(), means["ci_high"].to_numpy()
     signal = has_signal(low, high)
     ranked = means.assign(rank=interval_ranks(low, high) if signal else 0)
-    download = output.data(f"trait-{slug}-means", ranked,
+    download = output.data(f"traits/{slug}/means{suffix}", ranked,
                            f"{trait.label}: every model's mean score ({judge})", page)
     means_table = Table(f"means{suffix}", f"Mean score of each model{at(condition)}, "
                         "highest first", [
@@ -147,7 +146,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
         strengths = strengths.sort_values(["strength", "model_name"], ascending=[False, True],
                                           kind="stable")
         download = output.data(
-            f"trait-{slug}-strengths", strengths.assign(votes=DERIVED),
+            f"traits/{slug}/strengths{suffix}", strengths.assign(votes=DERIVED),
             f"{trait.label}: strength against all other models ({DERIVED}, {judge})", page)
         strength_table = Table(
             f"strengths{suffix}", f"Strength against all other models ({DERIVED})", [
@@ -177,7 +176,8 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
             ["model_name", "elo", "ci_low", "ci_high"]].itertuples(index=False)
             if elo == 1000 and low == high), None)
         download = output.data(
-            f"trait-{slug}-ratings", ratings.drop(columns="description").assign(votes=DERIVED),
+            f"traits/{slug}/ratings{suffix}",
+            ratings.drop(columns="description").assign(votes=DERIVED),
             f"{trait.label}: Bradley-Terry Elo ({DERIVED}, {judge})", page)
         rating_table = Table(
             f"ratings{suffix}", f"Bradley–Terry rating ({DERIVED}), Elo scale", [
@@ -195,7 +195,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
     shift_table = None
     conditions = condition_order(shifts["condition"])
     if len(shifts):
-        download = output.data(f"trait-{slug}-shifts", shifts,
+        download = output.data(f"traits/{slug}/shifts{suffix}", shifts,
                                f"{trait.label}: shift from baseline under each condition "
                                f"({judge})", page)
         of = {(r.model, r.condition): r for r in shifts.itertuples(index=False)}

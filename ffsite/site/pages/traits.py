@@ -64,7 +64,7 @@ def build(ctx: SiteContext) -> None:
         if own is not None:
             own = own.sort_values(["strength", "model"], ascending=[False, True],
                                   kind="stable")
-            download = output.data(f"trait-{slug}-models", own,
+            download = output.data(f"traits/{slug}/models", own,
                                    f"{trait.label}: every model vs the reference", page)
             model_table = Table("models", "Models against the reference",
                                 [Column("model", "Model", numeric=False), *metric_columns()],
@@ -77,7 +77,7 @@ def build(ctx: SiteContext) -> None:
                 "highest first. The table below lists the same numbers."))
         found = datasets_of.get(trait.trait_id)
         if found is not None:
-            download = output.data(f"trait-{slug}-datasets", found,
+            download = output.data(f"traits/{slug}/datasets", found,
                                    f"{trait.label}: every dataset's preference", page)
             dataset_table = Table(
                 "datasets", "Datasets: does the preference annotator encourage it?",
@@ -90,7 +90,7 @@ def build(ctx: SiteContext) -> None:
         elo_table = None
         rated = ratings_of.get(trait.trait_id)
         if rated is not None:
-            download = output.data(f"trait-{slug}-ratings", rated,
+            download = output.data(f"traits/{slug}/ratings", rated,
                                    f"{trait.label}: Elo per model", page)
             quiet = trait.trait_id in board.ranked and not board.ranked[trait.trait_id].signal
             elo_table = rating_table(rated, "elo", "Elo rating of each model (the reference "
