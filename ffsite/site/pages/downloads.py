@@ -23,12 +23,11 @@ FOLDERS = ((MODELS, "Models"), (TRAITS, "Traits"), (DATASETS, "Datasets"))
 
 @dataclass(frozen=True)
 class PageDownloads:
-    """The tables one page shows: `label` names the page; each item is (what, download),
-    `what` being the title without the label when every title starts with it."""
+    """The tables one page shows, under `label`, the page's name."""
 
     page: str
     label: str
-    items: list[tuple[str, Download]]
+    items: list[Download]
 
 
 @dataclass(frozen=True)
@@ -65,14 +64,12 @@ def download_groups(published: Iterable[Download], nav: Iterable[tuple[str, str]
 
 
 def _grouped(page: str, downloads: list[Download], label: str | None = None) -> PageDownloads:
-    """Strip the "<name>: " every title of a per-item page starts with (the summary says
-    it once); a site-wide page keeps whole titles under its menu name."""
-    titles = [d.title for d in downloads]
-    shared = _shared_prefix(titles) if label is None else ""
+    """A site-wide page is named as in the menu; a per-item page by the "<name>: " every
+    title of its tables starts with (else by its file name)."""
     if label is None:
+        shared = _shared_prefix([d.title for d in downloads])
         label = shared[:-2] if shared else page.rsplit("/", 1)[-1].removesuffix(".html")
-    items = [(d.title[len(shared):] or d.title, d) for d in downloads]
-    return PageDownloads(page, label, items)
+    return PageDownloads(page, label, downloads)
 
 
 def _shared_prefix(titles: list[str]) -> str:
