@@ -282,8 +282,8 @@ PLANTED = """() => {
   const table = document.createElement('table');
   table.className = 'data';
   table.id = 'planted';
-  table.innerHTML = '<tbody><tr><td style="overflow-wrap: anywhere; width: 40px">'
-      + 'Comparisons</td><td style="width: 40px">Meta-Llama</td></tr></tbody>';
+  table.innerHTML = '<tbody><tr><td style="overflow-wrap: anywhere; width: 40px; min-width: 0">'
+      + 'Comparisons</td><td style="width: 40px; min-width: 0">Meta-Llama</td></tr></tbody>';
   document.querySelector('main').append(table);
 }"""
 
@@ -296,5 +296,11 @@ def test_the_broken_word_measurement_sees_a_broken_word(chromium, tiny_root):
         page.evaluate(PLANTED)
         broken = page.evaluate(FACTS)["broken"]
         assert [b for b in broken if "planted" in b] == ["Comparisons in planted: Comparisons"]
+        # ... though "Meta-Llama" did wrap, at its hyphen, onto two lines.
+        lines = page.evaluate("""() => {
+            const range = document.createRange();
+            range.selectNodeContents(document.querySelector('#planted td + td'));
+            return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size; }""")
+        assert lines == 2
     finally:
         context.close()
