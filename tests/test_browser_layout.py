@@ -304,3 +304,23 @@ def test_the_broken_word_measurement_sees_a_broken_word(chromium, tiny_root):
         assert lines == 2
     finally:
         context.close()
+
+
+def test_a_see_example_link_opens_its_folded_example(chromium, default_root):
+    """Example pairs after the first are folded; following a link to one opens it, on
+    the page (a click) and from another page (the address's #fragment)."""
+    context = chromium.new_context(viewport={"width": PHONE, "height": 900})
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        open_page(page, default_root + MODEL)
+        folded = "id => !document.querySelector('#' + id + ' > details').open"
+        assert not page.evaluate(folded, "ex-1") and page.evaluate(folded, "ex-2")
+        page.locator('a[href="#ex-2"]').first.click()
+        page.wait_for_function("() => document.querySelector('#ex-2 > details').open")
+        assert page.locator("#ex-2 .pair").is_visible()
+        open_page(page, default_root + MODEL + "#ex-3")
+        assert not page.evaluate(folded, "ex-3")
+        assert watch.take() == []
+    finally:
+        context.close()
