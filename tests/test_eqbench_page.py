@@ -189,8 +189,8 @@ def test_examples_show_the_prompt_and_the_judges_reasoning_escaped(site):
     html = (site / "eqbench.html").read_text("utf-8")
     role_play = section(html, 'id="example-role-play"', "</article>")
     # The closest-rated clear verdict (x vs y), not the widest (x vs z).
-    assert "Role-play scenario 1:" in role_play and ">x</a> vs <a" in role_play
-    assert ">y</a></h3>" in role_play
+    assert "Role-play scenario 1: x vs y</h3>" in role_play
+    assert ">x</a> and <a" in role_play and ">y</a>.</p>" in role_play
     assert 'with 7 "+" in all' in role_play
     # The scenario prompt (both turns), its HTML shown as text.
     assert "Turn 2:" in role_play and "&lt;b&gt;the thefts&lt;/b&gt;" in role_play

@@ -157,3 +157,17 @@ def test_ratings_page_and_model_ratings(site):
     assert "Index scores" in text(site, "ratings.html")
     model = text(site, "models/m1.html")
     assert "Elo rating per trait" in model and "Index scores" in model
+
+
+def test_downloads_are_grouped_by_page_and_per_item_pages_folded(site):
+    """Each table once, under the page that shows it; a model's tables in a <details>
+    named after the model (the words its tables' titles share)."""
+    downloads = text(site, "downloads.html")
+    names = {p.stem for p in (site / "data").glob("*.csv")}
+    for name in names:
+        assert downloads.count(f'href="data/{name}.csv"') == 1, name
+    folded = re.findall(r'<details class="download-page">\s*<summary>(.*?) <span', downloads)
+    assert "m1" in folded and folded.count("m1") == 1
+    model = downloads[downloads.index("<summary>m1 "):]
+    model = model[:model.index("</details>")]
+    assert 'href="data/model-m1.csv"' in model and 'href="models/m1.html"' in model
