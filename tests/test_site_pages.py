@@ -170,4 +170,4 @@ def test_downloads_are_grouped_by_page_and_per_item_pages_folded(site):
     assert "m1" in folded and folded.count("m1") == 1
     model = downloads[downloads.index("<summary>m1 "):]
     model = model[:model.index("</details>")]
-    assert 'href="data/model-m1.csv"' in model and 'href="models/m1.html"' in model
+    assert 'href="data/models/m1/traits.csv"' in model and 'href="models/m1.html"' in model
