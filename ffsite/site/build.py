@@ -24,6 +24,7 @@ from ffsite.progress import Progress
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import SiteContext
+from ffsite.site.drawings import draw_charts, in_background
 from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS
 from ffsite.site.render import environment
@@ -73,10 +74,14 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                   "last_updated": last_updated(files)}
         # Every builder computes first; then everything is written.
         output = SiteOutput()
-        ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
-                                 registry=registry, scores=scores)
-        for builder in PAGE_BUILDERS:
-            builder(ctx)
+        with in_background() as drawing:  # charts are drawn while pages compute
+            ctx = SiteContext.create(config, annotation_data, output, progress, base_dir,
+                                     files, registry=registry, scores=scores)
+            for builder in PAGE_BUILDERS:
+                builder(ctx)
+            progress.step("drawing the charts")
+            draw_charts((c for page in output.pages for c in page.context.get("charts", [])),
+                        drawing.finish() if drawing else None)
         writer = SiteWriter(staging, env, common)
         writer.write_output(output, progress)
         for path, data in assets.values():
