@@ -2,16 +2,16 @@
 in two widths, so charts read without JavaScript and pages need no chart library.
 
 The wide drawing fills the chart column on a desktop; the narrow one is laid out for a
-phone (labels cut to 40% of the width, legends below), and CSS shows one or the other.
-Both are inlined in the page, so their text and axes take the page's colour
-(`currentColor`) in light and dark mode.
+phone (long labels cut, legends below, so the plot keeps over half the width), and CSS
+shows one or the other.  Both are inlined in the page, so their text and axes take the
+page's colour (`currentColor`) in light and dark mode.
 
-Rendering takes ~0.1 s a drawing, so drawings are kept in the cache folder under the hash
-of everything that makes them (spec, width, vl-convert and Vega-Lite versions), and the
-ones missing are rendered by a small pool of processes (vl-convert holds Python's lock
-while it draws, so threads would not help).  Each drawing is checked before it is
-inlined: well-formed XML made only of drawing elements, no scripts, links or event
-attributes, whatever text the data holds.
+A drawing takes 0.03-0.1 s of CPU, so drawings are kept in the cache folder under the
+hash of everything that makes them (spec, width, vl-convert and Vega-Lite versions), and
+the ones missing are drawn by two worker processes while the build computes the other
+pages (vl-convert holds Python's lock while it draws, so threads would not help).  Each
+drawing is checked before it is inlined: well-formed XML made only of drawing elements,
+no scripts, links or event attributes, whatever text the data holds.
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ def layout(spec: dict[str, Any], width: int) -> dict[str, Any]:
     for part in ("mark", "axis", "legend"):
         config[part] = {**config.get(part, {}), "aria": False}
     config["axisY"] = {**config.get("axisY", {}), "labelLimit": labels}
-    if narrow:
-        config["legend"]["orient"] = "bottom"
+    if narrow:  # legends below the plot, short, symbols in rows of three
+        config["legend"].update(orient="bottom", gradientLength=110, columns=3)
     if isinstance(spec.get("width"), dict) and "step" in spec["width"]:
         _fit_steps(spec, width, labels)
     else:
@@ -149,9 +149,14 @@ class Background:
                                                      self.vl_version)
 
     def finish(self) -> dict[str, str]:
-        """{key: svg} of every drawing requested, once all are done (kept in the cache)."""
+        """{key: svg} of every drawing requested, once all are done (kept in the cache).
+        A drawing the workers could not make is left out: the build draws it itself, and
+        reports the error if there is one."""
+        drawn = {}
         try:
-            drawn = {key: future.result() for key, future in self.pending.items()}
+            for key, future in self.pending.items():
+                with contextlib.suppress(Exception):
+                    drawn[key] = future.result()
         finally:
             self.pool.shutdown(cancel_futures=True)
         for key, svg in drawn.items():
@@ -194,7 +199,9 @@ def render_all(specs: list[dict[str, Any]], ready: dict[str, str] | None = None
     found = dict(ready or {})
     for key, spec in zip(keys, specs, strict=True):
         if key not in found:
-            found[key] = _cached(key) or _draw_worker.render(_spec_text(spec), vl_version)
+            found[key] = _cached(key) or ""
+        if not found[key]:
+            found[key] = _draw_worker.render(_spec_text(spec), vl_version)
             _keep(key, found[key])
     return [found[key] for key in keys]
 
