@@ -183,25 +183,34 @@
     });
     target.insertBefore(menus, target.firstChild);
 
+    /* Each choice draws the chart afresh with the chosen values: Vega's own signal
+       updates left a sorted axis in its old order. */
+    function draw() {
+      var previous = target.querySelector(".chart-live");
+      var drawing = target.querySelector(".chart-draw");
+      var live = document.createElement("div");
+      live.className = "chart-live";
+      target.appendChild(live);
+      params.forEach(function (param) { param.value = selects[param.name].value; });
+      return embed(live, spec).then(function (result) {
+        var drawn = result && result.view;
+        if (!drawn) { return view; }
+        if (view) { view.finalize(); }
+        view = drawn;
+        [previous, drawing].forEach(function (old) { if (old) { old.remove(); } });
+        return view;
+      });
+    }
+
     function goLive() {
       if (started) { return; }
       started = true;
-      loadLibrary(target.getAttribute("data-vega")).then(function () {
-        params.forEach(function (param) { param.value = selects[param.name].value; });
-        var drawing = target.querySelector(".chart-draw");
-        var live = document.createElement("div");
-        live.className = "chart-live";
-        target.appendChild(live);
-        return embed(live, spec).then(function (result) {
-          view = result && result.view;
-          if (drawing && view) { drawing.remove(); }
-          /* A choice made while the library loaded. */
-          params.forEach(function (param) {
-            if (view && view.signal(param.name) !== selects[param.name].value) {
-              view.signal(param.name, selects[param.name].value).runAsync();
-            }
-          });
+      loadLibrary(target.getAttribute("data-vega")).then(draw).then(function (drawn) {
+        /* A choice made while the library loaded or the chart was drawn. */
+        var stale = params.some(function (param) {
+          return drawn && drawn.signal(param.name) !== selects[param.name].value;
         });
+        if (stale) { draw(); }
       }).catch(function (error) {
         started = false;
         menus.setAttribute("title", error.message);
@@ -210,11 +219,7 @@
 
     params.forEach(function (param) {
       selects[param.name].addEventListener("change", function () {
-        if (view) {
-          view.signal(param.name, selects[param.name].value).runAsync();
-        } else {
-          goLive();
-        }
+        if (view) { draw(); } else { goLive(); }
       });
     });
     ["pointerenter", "focusin", "touchstart"].forEach(function (kind) {
