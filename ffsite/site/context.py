@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ffsite.base import alpaca_eval
 from ffsite.base.registry import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
@@ -215,6 +216,8 @@ class SiteContext:
             if found is None and self.config.examples:
                 self.notes.append(f"examples omitted: base dataset {dataset} not available; "
                                   "run ffsite fetch or pass --base-data DIR")
+            if found is not None and dataset == alpaca_eval.NAME:
+                found = _with_contributed_answers(found, self.files)
             self._texts[dataset] = found
         return self._texts[dataset]
 
@@ -231,6 +234,30 @@ class SiteContext:
             self._preferences[judge] = results.preference_codes(self.annotations, judge)
         code = int(self._preferences[judge][row])
         return (judge, code) if code else None
+
+
+MAX_ANSWERS_BYTES = 50 * 2**20
+
+
+def _with_contributed_answers(texts: Texts, files: list[Path]) -> Texts:
+    """`texts` plus the answers contributors' runs wrote beside their votes
+    (`<name>.responses.json` next to `<name>.parquet`): a contributed model's pages show
+    its own example answers without anyone copying files into the base data."""
+    answers = sorted(p for p in {f.with_name(f.name.removesuffix(".parquet")
+                                             + ".responses.json") for f in files}
+                     if p.is_file())
+    if not answers:
+        return texts
+    for path in answers:  # 805 long answers are a few MB; far more is not an answer file
+        if path.stat().st_size > MAX_ANSWERS_BYTES:
+            raise FfsiteError(f"{path}: {path.stat().st_size:,} bytes, more than the "
+                              f"{MAX_ANSWERS_BYTES:,} an answers file may have; remove it or "
+                              "re-create it with ffsite annotate")
+    outputs = alpaca_eval.read_output_files(answers)
+    prompts, responses = dict(texts[0]), dict(texts[1])
+    prompts.update(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
+    responses.update(zip(outputs["response_id"], outputs["output"], strict=True))
+    return prompts, responses
 
 
 def pairwise_datasets(annotations: Annotations, reference_model: str | None) -> list[str]:

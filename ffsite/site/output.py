@@ -18,6 +18,7 @@ import jinja2
 import numpy as np
 import pandas as pd
 
+from ffsite._spreadsheet import spreadsheet_safe
 from ffsite.progress import Progress
 from ffsite.site.render import render
 from ffsite.site.urls import root
@@ -110,26 +111,3 @@ class SiteWriter:
             html = render(self.env, page.template,
                           {**common, "root": root(page.path), **page.context})
             self.write(page.path, html)
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """Text cells that a spreadsheet would run as a formula, prefixed with an apostrophe.
-
-    Model names and metadata come from contributors; a CSV cell "=HYPERLINK(...)" opened
-    in a spreadsheet runs.  Numbers are untouched, and the JSON files keep every value
-    exactly as it is.
-    """
-    safe = frame.copy()
-    for name in safe.columns:
-        column = safe[name]
-        if column.dtype.kind in "biufcmM":
-            continue
-        text = column.astype(object)
-        risky = np.fromiter((isinstance(v, str) and v.startswith(FORMULA_STARTS)
-                             for v in text), bool, len(text))
-        if risky.any():
-            safe[name] = text.where(~risky, "'" + text[risky].astype(str))
-    return safe
