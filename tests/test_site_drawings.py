@@ -105,3 +105,17 @@ def test_drawings_are_kept_and_identical(tmp_path, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "fresh"))
     assert drawings.render_all([spec]) == first  # drawn again: the same bytes
+
+
+def test_worker_processes_draw_the_same_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(drawings, "POOL_FROM", 2)  # start the workers at once
+    spec = bars(["a", "b"])
+    with drawings.in_background(workers=2) as background:
+        drawings.request(spec)
+        assert background is not None and background.pool is not None
+        drawn = background.finish()
+    assert len(drawn) == 2  # the wide and the narrow layout
+    laid_out = [drawings.layout(spec, width) for width in (drawings.WIDE, drawings.NARROW)]
+    monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "fresh"))
+    assert sorted(drawn.values()) == sorted(drawings.render_all(laid_out))

@@ -129,28 +129,44 @@ def _keep(key: str, svg: str) -> None:
         write_text(cache_root() / "drawings" / f"{key}.svg", svg)
 
 
+POOL_FROM = 24  # drawings to make before worker processes pay for their start
+
+
 class Background:
     """Draws charts in worker processes while the build goes on computing pages: each
-    chart is sent as soon as it exists (`views.chart` calls `request`)."""
+    chart is sent as soon as it exists (`views.chart` calls `request`).  The workers
+    start once POOL_FROM drawings are waiting; a small site draws in the build."""
 
     def __init__(self, workers: int) -> None:
-        # Spawned, not forked: vl-convert's JavaScript runtime has threads of its own.
-        context = multiprocessing.get_context("spawn")
-        self.pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+        self.workers = workers
+        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
         self.vl_version = vegalite_version()
+        self.waiting: dict[str, str] = {}  # key: spec text, before the workers start
         self.pending: dict[str, concurrent.futures.Future[str]] = {}
 
     def request(self, spec: dict[str, Any]) -> None:
         for width in (WIDE, NARROW):
             text = _spec_text(layout(spec, width))
             key = _key(text, self.vl_version)
-            if key not in self.pending and _cached(key) is None:
+            if key in self.pending or key in self.waiting or _cached(key) is not None:
+                continue
+            if self.pool is not None:
                 self.pending[key] = self.pool.submit(_draw_worker.render, text,
                                                      self.vl_version)
+            else:
+                self.waiting[key] = text
+        if self.pool is None and len(self.waiting) >= POOL_FROM:
+            # Spawned, not forked: vl-convert's JavaScript runtime has threads of its own.
+            self.pool = concurrent.futures.ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"))
+            for key, text in self.waiting.items():
+                self.pending[key] = self.pool.submit(_draw_worker.render, text,
+                                                     self.vl_version)
+            self.waiting.clear()
 
     def finish(self) -> dict[str, str]:
-        """{key: svg} of every drawing requested, once all are done (kept in the cache).
-        A drawing the workers could not make is left out: the build draws it itself, and
+        """{key: svg} of every drawing the workers made, once all are done (kept in the
+        cache).  A drawing they did not make is left out: the build draws it itself, and
         reports the error if there is one."""
         drawn = {}
         try:
@@ -158,10 +174,14 @@ class Background:
                 with contextlib.suppress(Exception):
                     drawn[key] = future.result()
         finally:
-            self.pool.shutdown(cancel_futures=True)
+            self.close()
         for key, svg in drawn.items():
             _keep(key, svg)
         return drawn
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 _background: Background | None = None
@@ -181,7 +201,7 @@ def in_background(workers: int | None = None) -> Iterator[Background | None]:
         yield _background
     finally:
         background, _background = _background, None
-        background.pool.shutdown(wait=False, cancel_futures=True)
+        background.close()
 
 
 def request(spec: dict[str, Any]) -> None:
