@@ -1,3 +1,4 @@
 from ffsite.cli import main
 
-main()
+if __name__ == "__main__":  # not when a spawned worker imports this module
+    main()

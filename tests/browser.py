@@ -153,7 +153,8 @@ def site_pages(site: Path) -> list[str]:
                   if 'http-equiv="refresh"' not in p.read_text("utf-8"))
 
 
-# Resolves once every chart on the page is drawn: an SVG with at least one data mark.
+# Resolves once every chart on the page is drawn: an SVG with at least one data mark (the
+# drawing made at build time, or the chart library's for compare's chart).
 CHARTS_DRAWN = """() => [...document.querySelectorAll('.chart')].every(
     chart => chart.querySelector('svg g.role-mark > *') !== null)"""
 
@@ -251,3 +252,56 @@ def visit_pages(browser, site: Path, root: str, scheme: str) -> dict[str, PageVi
     finally:
         context.close()
     return visits
+
+
+# ------------------------------------------------------------------ page weight
+# What a reader's browser fetches the first time it opens a page (nothing cached), and
+# how the page lays out: the same numbers benchmarks/bench_pages.py prints.
+
+LAYOUT_FACTS = """() => {
+  const doc = document.documentElement;
+  const shown = el => el.getClientRects().length > 0;
+  const drawings = [...document.querySelectorAll('.chart svg')].filter(shown).map(svg => {
+    const box = svg.getBoundingClientRect();
+    const holder = svg.closest('.chart').getBoundingClientRect();
+    const view = svg.querySelector('g.role-frame.root > g > path.background');
+    return {chart: svg.closest('.chart').id, width: box.width,
+            plot: view ? view.getBoundingClientRect().width : 0,
+            left: box.left - holder.left, right: holder.right - box.right};
+  });
+  return {height: doc.scrollHeight, overflow: doc.scrollWidth - doc.clientWidth,
+          drawings: drawings};
+}"""
+
+
+@dataclass
+class Load:
+    url: str
+    bytes: int  # every response body fetched while the page loaded
+    requests: list[str]
+    height: int  # px, the whole page
+    overflow: int  # px the page is wider than the window (0: none)
+    drawings: list[dict]  # the charts' visible SVGs: width, plot width, room each side
+
+
+def first_load(page, url: str) -> Load:
+    """Open `url` with the browser cache off and measure it once the network is quiet."""
+    finished: list = []
+
+    def record(request) -> None:
+        finished.append(request)
+
+    page.on("requestfinished", record)
+    session = page.context.new_cdp_session(page)
+    try:
+        session.send("Network.enable")
+        session.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        open_page(page, url)
+        page.wait_for_load_state("networkidle")
+        facts = page.evaluate(LAYOUT_FACTS)
+    finally:
+        page.remove_listener("requestfinished", record)
+        session.detach()
+    return Load(url, sum(request.sizes()["responseBodySize"] for request in finished),
+                [request.url for request in finished], facts["height"], facts["overflow"],
+                facts["drawings"])

@@ -124,8 +124,12 @@ def test_the_criterion_menu_redraws_the_chart(chromium, default_root):
         menu = page.locator("#eq-criterion-chart select")
         options = menu.locator("option").all_text_contents()
         assert options[0] == "Overall EQ" and len(options) == 14
+        # The chart library draws the chart once the pointer is on it.
         labels = """() => [...document.querySelectorAll(
-            '#eq-criterion-chart svg g.role-axis-label text')].map(t => t.textContent)"""
+            '#eq-criterion-chart .chart-live svg g.role-axis-label text')].map(
+            t => t.textContent)"""
+        page.locator("#eq-criterion-chart").hover()
+        page.wait_for_function(f"() => ({labels})().length > 0", timeout=15_000)
         before = page.evaluate(labels)
         menu.select_option(label="Theory of mind")
         page.wait_for_function(f"before => ({labels})().join() !== before.join()",

@@ -11,10 +11,9 @@ from browser import SCHEMES, SCREENSHOTS, open_page, site_pages
 
 
 def chart_specs(site, path: str) -> set[str]:
-    """The ids of the charts a page's HTML asks for (read from the file, not the browser)."""
+    """The ids of the charts a page's HTML has (read from the file, not the browser)."""
     html = (site / path).read_text("utf-8")
-    return set(re.findall(r'<script type="application/json" class="chart-spec" '
-                          r'data-for="([^"]+)">', html))
+    return set(re.findall(r'<div class="chart" id="([^"]+)"', html))
 
 
 def brightness(css: str) -> float:

@@ -18,6 +18,12 @@ def site(hostile_site):
     return hostile_site
 
 
+# A chart drawn at build time is an inline <svg> in its holder, made of these elements only.
+DRAWING_HOLDERS = {"chart-wide", "chart-narrow"}
+DRAWING_TAGS = {"g", "path", "line", "rect", "circle", "text", "tspan", "defs", "clippath",
+                "lineargradient", "radialgradient", "stop", "title", "desc"}
+
+
 class Inspector(HTMLParser):
     """Records everything in a page that could run or load something."""
 
@@ -25,17 +31,25 @@ class Inspector(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.problems: list[str] = []
         self.stack: list[str] = []
+        self.classes: list[str] = []  # the class of each element in `stack`
         self.in_script = False
+        self.drawings = 0
 
     def handle_starttag(self, tag, attrs):
         names = dict(attrs)
+        if tag == "svg" and self.classes and self.classes[-1] in DRAWING_HOLDERS:
+            self.drawings += 1
+        elif "svg" in self.stack and tag not in DRAWING_TAGS:
+            self.problems.append(f"<{tag}> inside a chart's drawing")
+        elif tag == "svg":
+            self.problems.append("an <svg> outside a chart's drawing")
         for name, value in attrs:
             if name.startswith("on"):
                 self.problems.append(f"event handler {name} on <{tag}>")
             if name in ("href", "src", "action") and value and value.strip().lower(
                     ).startswith(("javascript:", "data:", "vbscript:")):
                 self.problems.append(f"<{tag} {name}={value!r}>")
-        if tag in ("img", "iframe", "style", "object", "embed", "svg", "form") and not (
+        if tag in ("img", "iframe", "style", "object", "embed", "form") and not (
                 tag == "form" and names.get("id") == "compare-form"):
             self.problems.append(f"unexpected <{tag}>")
         if tag == "script":
@@ -47,6 +61,7 @@ class Inspector(HTMLParser):
             self.in_script = True
         if tag not in VOID:
             self.stack.append(tag)
+            self.classes.append(names.get("class") or "")
 
     def handle_endtag(self, tag):
         if tag == "script":
@@ -55,6 +70,7 @@ class Inspector(HTMLParser):
             self.problems.append(f"</{tag}> closes <{self.stack[-1] if self.stack else ''}>")
             return
         self.stack.pop()
+        self.classes.pop()
 
     def handle_data(self, data):
         if self.in_script and "<" in data:
@@ -64,12 +80,15 @@ class Inspector(HTMLParser):
 def test_hostile_text_is_inert_on_every_page(site):
     pages = sorted(site.rglob("*.html"))
     assert len(pages) >= 14
+    drawings = 0
     for page in pages:
         inspector = Inspector()
         inspector.feed(page.read_text("utf-8"))
         inspector.close()
         assert inspector.problems == [], page
         assert inspector.stack == [], page  # every element closed: the layout holds
+        drawings += inspector.drawings
+    assert drawings >= 10  # the charts' drawings were inspected too
 
 
 def test_hostile_text_is_shown_as_text(site):

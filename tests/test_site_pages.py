@@ -70,7 +70,7 @@ def test_each_data_file_is_linked_from_the_page_that_shows_it(site):
 def test_model_page_has_profile_counts_and_examples(site):
     html = text(site, "models/m1.html")
     assert "Most exhibited" in html and "Least exhibited" in html
-    assert 'class="chart-spec"' in html
+    assert html.count('<div class="chart-draw">') == 1 and html.count("<svg") == 2
     # Example pairs: prompt and both responses side by side, with the votes, linked
     # from the trait rows.
     assert "Prompt of c1?" in html or "Prompt of c2?" in html

@@ -30,9 +30,7 @@ def chart_bundle() -> bytes:
     Bundling takes seconds, so the result is kept in a cache folder, one file per
     vl-convert and Vega-Lite version (the bundle depends on nothing else).
     """
-    version = alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]  # "v6.4.1" -> "6.4"
-    if version not in vl_convert.get_vegalite_versions():
-        version = None  # vl-convert's newest; Altair's specs stay compatible within a major
+    version = vegalite_version()
     cached = cache_root() / f"vega-bundle-{vl_convert.__version__}-{version}.js"
     if cached.is_file():
         return cached.read_bytes()
@@ -40,6 +38,14 @@ def chart_bundle() -> bytes:
     with contextlib.suppress(FfsiteError):  # no writable cache: bundle again next time
         write_bytes(cached, bundle)
     return bundle
+
+
+@functools.cache
+def vegalite_version() -> str | None:
+    """The Vega-Lite version Altair writes, as vl-convert names it ("v6.4.1" -> "6.4"),
+    or None for vl-convert's newest (Altair's specs stay compatible within a major)."""
+    version = alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]
+    return version if version in vl_convert.get_vegalite_versions() else None
 
 
 def hashed_name(name: str, data: bytes) -> str:

@@ -24,6 +24,7 @@ from ffsite.site import swap
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import SiteContext
+from ffsite.site.drawings import draw_charts, in_background
 from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS
 from ffsite.site.render import environment
@@ -70,10 +71,14 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
               "last_updated": last_updated(files), "site_description": config.description,
               "site_url": config.base_url}
     output = SiteOutput()
-    ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
-                             registry=registry, scores=scores)
-    for builder in PAGE_BUILDERS:
-        builder(ctx)
+    with in_background() as drawing:  # charts are drawn while pages compute
+        ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
+                                 registry=registry, scores=scores)
+        for builder in PAGE_BUILDERS:
+            builder(ctx)
+        progress.step("drawing the charts")
+        draw_charts((c for page in output.pages for c in page.context.get("charts", [])),
+                    drawing.finish() if drawing else None)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -28,6 +28,8 @@ CONFIG: dict[str, Any] = {
              "domainColor": "currentColor", "tickColor": "currentColor",
              "gridColor": "rgba(128,128,128,0.35)", "labelLimit": 260, "labelFontSize": 12,
              "titleFontSize": 12},
+    # On a phone the library's drawing keeps 60% of the width for the plot.
+    "axisY": {"labelLimit": {"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}},
     "legend": {"labelColor": "currentColor", "titleColor": "currentColor"},
     "title": {"color": "currentColor"},
 }
@@ -43,7 +45,10 @@ def _finish(skeleton: dict[str, Any], description: str,
     spec = copy.deepcopy(skeleton)
     spec["description"] = description
     if rows is not None:
-        spec["data"] = {"values": rows}
+        # Four decimals are more than any chart or tooltip shows; pages stay smaller.
+        spec["data"] = {"values": [{key: round(value, 4) if isinstance(value, float)
+                                    else value for key, value in row.items()}
+                                   for row in rows]}
     if bands:
         spec["height"] = bands * spec["usermeta"]["step"]
     return spec

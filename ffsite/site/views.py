@@ -15,6 +15,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from ffsite.metrics.ranking import has_signal, interval_ranks
+from ffsite.site import drawings
 from ffsite.site.output import Download
 from ffsite.site.render import count, heat_class, json_script, number, percent, signed
 
@@ -56,16 +57,41 @@ class Table:
     note: str = ""
 
 
+# What a chart does once the page's script has the chart library (docs/performance.md):
+STATIC = ""  # nothing: the drawing made at build time is the chart (hints are in the table)
+MENUS = "menus"  # menus pick what it shows: the library loads at the first touch
+LIVE = "live"  # the page's script supplies its rows (compare): the library loads at once
+
+
 @dataclass(frozen=True)
 class Chart:
     id: str
-    spec: Markup  # Vega-Lite JSON, safe inside <script type="application/json">
+    raw: dict[str, Any] = field(repr=False, compare=False, hash=False)  # Vega-Lite spec
     description: str  # what the chart shows, in words (also in the spec)
-    has_controls: bool = False  # a menu inside the chart (then it is not one image)
+    # The build's drawings of the chart, {"wide": svg, "narrow": svg} (drawings.py).
+    drawing: dict[str, Markup] = field(default_factory=dict, repr=False, compare=False,
+                                       hash=False)
+
+    @property
+    def has_controls(self) -> bool:
+        """A menu inside the chart (then it is not one image)."""
+        return "params" in self.raw
+
+    @property
+    def interactive(self) -> str:
+        if self.has_controls:
+            return MENUS
+        return STATIC if "values" in self.raw.get("data", {}) else LIVE
+
+    @property
+    def spec(self) -> Markup:
+        """Vega-Lite JSON, safe inside <script type="application/json">."""
+        return json_script(self.raw)
 
 
 def chart(chart_id: str, spec: dict[str, Any]) -> Chart:
-    return Chart(chart_id, json_script(spec), spec["description"], "params" in spec)
+    drawings.request(spec)  # drawn in the background while the build goes on
+    return Chart(chart_id, spec, spec["description"])
 
 
 def sort_value(value: Any) -> Any:

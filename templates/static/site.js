@@ -118,6 +118,28 @@
   }
 
   /* ------------------------------------------------------------------ charts */
+  /* Charts arrive drawn (SVG made at build time).  A chart with menus gets its menus
+     here; the chart library (~900 KB) is fetched at the chart's first touch (pointer,
+     focus or a menu choice), then draws the chart live: the chosen rows, tooltips. */
+
+  var library = null;
+
+  function loadLibrary(src) {
+    if (window.vegaEmbed) { return Promise.resolve(); }
+    if (!library) {
+      library = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = src;
+        script.onload = resolve;
+        script.onerror = function () {
+          library = null;
+          reject(new Error("the chart library did not load"));
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return library;
+  }
 
   function embed(target, spec) {
     if (!window.vegaEmbed) { return Promise.resolve(null); }
@@ -126,11 +148,91 @@
     });
   }
 
-  function embedCharts() {
+  function buildMenu(param) {
+    var bind = param.bind;
+    var label = document.createElement("label");
+    var name = document.createElement("span");
+    var select = document.createElement("select");
+    name.className = "chart-menu-name";
+    name.textContent = String(bind.name || param.name).trim();
+    bind.options.forEach(function (value, index) {
+      var option = document.createElement("option");
+      option.value = value;
+      option.textContent = bind.labels ? bind.labels[index] : value;
+      select.appendChild(option);
+    });
+    select.value = param.value;
+    label.appendChild(name);
+    label.appendChild(document.createTextNode(" "));
+    label.appendChild(select);
+    return { label: label, select: select };
+  }
+
+  function setUpMenuChart(target, spec) {
+    var params = (spec.params || []).filter(function (p) { return p.bind && p.bind.options; });
+    var menus = document.createElement("div");
+    var selects = {};
+    var view = null;
+    var started = false;
+    menus.className = "chart-menus";
+    params.forEach(function (param) {
+      var menu = buildMenu(param);
+      selects[param.name] = menu.select;
+      menus.appendChild(menu.label);
+      delete param.bind;  /* our menus drive the chart, not Vega's own */
+    });
+    target.insertBefore(menus, target.firstChild);
+
+    /* Each choice draws the chart afresh with the chosen values: Vega's own signal
+       updates left a sorted axis in its old order. */
+    function draw() {
+      var previous = target.querySelector(".chart-live");
+      var drawing = target.querySelector(".chart-draw");
+      var live = document.createElement("div");
+      live.className = "chart-live";
+      target.appendChild(live);
+      params.forEach(function (param) { param.value = selects[param.name].value; });
+      return embed(live, spec).then(function (result) {
+        var drawn = result && result.view;
+        if (!drawn) { return view; }
+        if (view) { view.finalize(); }
+        view = drawn;
+        [previous, drawing].forEach(function (old) { if (old) { old.remove(); } });
+        return view;
+      });
+    }
+
+    function goLive() {
+      if (started) { return; }
+      started = true;
+      loadLibrary(target.getAttribute("data-vega")).then(draw).then(function (drawn) {
+        /* A choice made while the library loaded or the chart was drawn. */
+        var stale = params.some(function (param) {
+          return drawn && drawn.signal(param.name) !== selects[param.name].value;
+        });
+        if (stale) { draw(); }
+      }).catch(function (error) {
+        started = false;
+        menus.setAttribute("title", error.message);
+      });
+    }
+
+    params.forEach(function (param) {
+      selects[param.name].addEventListener("change", function () {
+        if (view) { draw(); } else { goLive(); }
+      });
+    });
+    ["pointerenter", "focusin", "touchstart"].forEach(function (kind) {
+      target.addEventListener(kind, goLive, { passive: true });
+    });
+  }
+
+  function setUpCharts() {
     document.querySelectorAll("script.chart-spec").forEach(function (script) {
       var target = document.getElementById(script.getAttribute("data-for"));
-      var spec = JSON.parse(script.textContent);
-      if (target && spec.data && spec.data.values) { embed(target, spec); }
+      if (target && target.getAttribute("data-interactive") === "menus") {
+        setUpMenuChart(target, JSON.parse(script.textContent));
+      }
     });
   }
 
@@ -154,7 +256,7 @@
   openLinkedDetails();
   document.querySelectorAll("table.sortable").forEach(setUpSorting);
   document.querySelectorAll("input[data-table]").forEach(setUpFilter);
-  embedCharts();
+  setUpCharts();
 
   window.ffsite = { params: params, saveState: saveState, embed: embed,
                     sortTable: sortTable, restoreSort: restoreSort };

@@ -1,0 +1,351 @@
+"""Charts drawn at build time: every chart's Vega-Lite spec rendered to SVG by vl-convert,
+in two widths, so charts read without JavaScript and pages need no chart library.
+
+The wide drawing fills the chart column on a desktop; the narrow one is laid out for a
+phone (long labels cut, legends below, so the plot keeps over half the width), and CSS
+shows one or the other.  Both are inlined in the page, so their text and axes take the
+page's colour (`currentColor`) in light and dark mode.
+
+A drawing takes 0.03-0.1 s of CPU, so drawings are kept in the cache folder under the
+hash of everything that makes them (spec, width, vl-convert and Vega-Lite versions), and
+the ones missing are drawn by two worker processes while the build computes the other
+pages (vl-convert holds Python's lock while it draws, so threads would not help).  Each
+drawing is checked before it is inlined: well-formed XML made only of drawing elements,
+no scripts, links or event attributes, whatever text the data holds.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import copy
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import vl_convert
+from markupsafe import Markup
+
+from ffsite._atomic import write_text
+from ffsite._cache import cache_root
+from ffsite.errors import FfsiteError
+from ffsite.site import _draw_worker
+from ffsite.site.assets import vegalite_version
+
+WIDE = 992  # px: the chart column's widest (.chart-figure in site.css)
+NARROW = 350  # px: a 390 px phone less the page's side padding
+NARROW_LABELS = 130  # px: longest axis label on a phone (the plot keeps over half)
+# The font vl-convert measures with (Liberation Sans) first, then fonts of the same widths
+# (Arial, Helvetica) or close (Roboto, as sans-serif on phones): the labels the build
+# laid out fit in the reader's browser too.
+DRAWING_FONT = "Liberation Sans, Arial, Helvetica, sans-serif"
+DRAWING_VERSION = "1"  # bump when the post-processing below changes
+
+
+# ------------------------------------------------------------------- the two layouts
+
+def layout(spec: dict[str, Any], width: int) -> dict[str, Any]:
+    """The chart's spec laid out for a fixed `width` in pixels (page charts otherwise
+    take their container's width, which a drawing made at build time does not have)."""
+    spec = copy.deepcopy(spec)
+    narrow = width < WIDE
+    labels = NARROW_LABELS if narrow else 260
+    config = spec.setdefault("config", {})
+    config["font"] = DRAWING_FONT
+    spec["padding"] = {"left": 12, "right": 5, "top": 5, "bottom": 5}  # room to spare
+    # Marks carry no ARIA labels: the figure's caption describes the chart, and a label
+    # per mark would double the drawing's size.
+    for part in ("mark", "axis", "legend"):
+        config[part] = {**config.get(part, {}), "aria": False}
+    config["axisY"] = {**config.get("axisY", {}), "labelLimit": labels}
+    if narrow:  # legends below the plot, short, symbols in rows of three
+        config["legend"].update(orient="bottom", gradientLength=110, columns=3)
+    if isinstance(spec.get("width"), dict) and "step" in spec["width"]:
+        _fit_steps(spec, width, labels)
+    else:
+        spec["width"] = width
+    # Long names are cut by their number of letters (~7 px each), not measured: vl-convert
+    # measures text glyph by glyph, reading the font file each time, and cutting by
+    # measure tries many lengths; this makes a drawing twice as fast.
+    letters = labels // 7
+    cut = (f"length(datum.label) > {letters} ? "
+           f"substring(datum.label, 0, {letters - 1}) + '…' : datum.label")
+    for encoding in _encodings(spec):
+        for channel in ("x", "y"):
+            field = encoding.get(channel)
+            if not isinstance(field, dict) or field.get("type") != "nominal":
+                continue
+            if field.get("axis", {}) is None:
+                continue
+            field["axis"] = {**field.get("axis", {}), "labelExpr": cut, "labelLimit": 0}
+    return spec
+
+
+def _encodings(spec: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    for part in [spec, *spec.get("layer", [])]:
+        if "encoding" in part:
+            yield part["encoding"]
+
+
+def _fit_steps(spec: dict[str, Any], width: int, labels: int) -> None:
+    """A heatmap (one band per trait on both axes) sized so it fits `width` beside its
+    labels: smaller cells on a phone, with the inner squares scaled to match."""
+    columns = next((len(e["x"]["sort"]) for e in _encodings(spec)
+                    if isinstance(e.get("x", {}).get("sort"), list)), 0)
+    if not columns or width >= WIDE:
+        return
+    step = max(4, min(spec["width"]["step"] + 8, (width - labels - 20) // columns))
+    spec["width"] = {"step": step}
+    spec["height"] = {"step": step}
+    for encoding in _encodings(spec):
+        size = encoding.get("size", {}).get("scale")
+        if size and "range" in size:
+            size["range"] = [0, max(1, step - 3) ** 2]
+
+
+# ------------------------------------------------------------------------ rendering
+
+def _spec_text(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def _key(spec_json: str, vl_version: str | None) -> str:
+    made_by = f"{vl_convert.__version__}|{vl_version}|{DRAWING_VERSION}|"
+    return hashlib.sha256((made_by + spec_json).encode("utf-8")).hexdigest()
+
+
+def _cached(key: str) -> str | None:
+    path = cache_root() / "drawings" / f"{key}.svg"
+    return path.read_text("utf-8") if path.is_file() else None
+
+
+def _keep(key: str, svg: str) -> None:
+    with contextlib.suppress(FfsiteError, OSError):  # no writable cache: draw again
+        write_text(cache_root() / "drawings" / f"{key}.svg", svg)
+
+
+POOL_FROM = 24  # drawings to make before worker processes pay for their start
+
+
+class Background:
+    """Draws charts in worker processes while the build goes on computing pages: each
+    chart is sent as soon as it exists (`views.chart` calls `request`).  The workers
+    start once POOL_FROM drawings are waiting; a small site draws in the build."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.vl_version = vegalite_version()
+        self.waiting: dict[str, str] = {}  # key: spec text, before the workers start
+        self.pending: dict[str, concurrent.futures.Future[str]] = {}
+
+    def request(self, spec: dict[str, Any]) -> None:
+        for width in (WIDE, NARROW):
+            text = _spec_text(layout(spec, width))
+            key = _key(text, self.vl_version)
+            if key in self.pending or key in self.waiting or _cached(key) is not None:
+                continue
+            if self.pool is not None:
+                self.pending[key] = self.pool.submit(_draw_worker.render, text,
+                                                     self.vl_version)
+            else:
+                self.waiting[key] = text
+        if self.pool is None and len(self.waiting) >= POOL_FROM:
+            # Spawned, not forked: vl-convert's JavaScript runtime has threads of its own.
+            self.pool = concurrent.futures.ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"))
+            for key, text in self.waiting.items():
+                self.pending[key] = self.pool.submit(_draw_worker.render, text,
+                                                     self.vl_version)
+            self.waiting.clear()
+
+    def finish(self) -> dict[str, str]:
+        """{key: svg} of every drawing the workers made, once all are done (kept in the
+        cache).  A drawing they did not make is left out: the build draws it itself, and
+        reports the error if there is one."""
+        drawn = {}
+        try:
+            for key, future in self.pending.items():
+                with contextlib.suppress(Exception):
+                    drawn[key] = future.result()
+        finally:
+            self.close()
+        for key, svg in drawn.items():
+            _keep(key, svg)
+        return drawn
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+_background: Background | None = None
+
+
+@contextlib.contextmanager
+def in_background(workers: int | None = None) -> Iterator[Background | None]:
+    """While inside, charts are drawn by worker processes as they are made (with fewer
+    than two processors, or `workers` 0, nothing happens in the background)."""
+    global _background
+    workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+    if workers < 1 or (os.cpu_count() or 1) < 2:
+        yield None
+        return
+    _background = Background(workers)
+    try:
+        yield _background
+    finally:
+        background, _background = _background, None
+        background.close()
+
+
+def request(spec: dict[str, Any]) -> None:
+    """Start drawing `spec` now if a build is drawing in the background."""
+    if _background is not None and "values" in spec.get("data", {}):
+        _background.request(spec)
+
+
+def render_all(specs: list[dict[str, Any]], ready: dict[str, str] | None = None
+               ) -> list[str]:
+    """The SVG of each spec (already laid out): drawn in the background (`ready`), kept
+    in the cache, or drawn now."""
+    vl_version = vegalite_version()
+    keys = [_key(_spec_text(spec), vl_version) for spec in specs]
+    found = dict(ready or {})
+    for key, spec in zip(keys, specs, strict=True):
+        if key not in found:
+            found[key] = _cached(key) or ""
+        if not found[key]:
+            found[key] = _draw_worker.render(_spec_text(spec), vl_version)
+            _keep(key, found[key])
+    return [found[key] for key in keys]
+
+
+# --------------------------------------------------------------- checking, inlining
+
+SVG = "{http://www.w3.org/2000/svg}"
+ALLOWED_TAGS = {SVG + tag for tag in ("svg", "g", "path", "line", "rect", "circle",
+                                      "text", "tspan", "defs", "clipPath",
+                                      "linearGradient", "radialGradient", "stop",
+                                      "title", "desc")}
+NUMBER = re.compile(r"(\d+\.\d)\d+")  # coordinates to a tenth of a pixel
+# What a drawing made for a browser needs and a still one does not: default values,
+# empty backgrounds, hit-testing, ARIA of marks hidden anyway (the root is hidden).
+NEEDLESS = re.compile(r'<path class="background" aria-hidden="true" d="M0,0h0v0h0Z"'
+                      r' pointer-events="none"/>| opacity="1"| stroke-width="1"'
+                      r'| pointer-events="none"| aria-hidden="true"| role="graphics-object"'
+                      r'| aria-roledescription="[^"]*"')
+GEOMETRY = re.compile(r' (d|transform|x|y|x1|x2|y1|y2|width|height|viewBox)="([^"]*)"')
+
+
+def check(svg: str) -> None:
+    """Raise unless `svg` is a drawing and nothing else: known elements, no event
+    handlers, no links, no external references."""
+    try:
+        root = ElementTree.fromstring(svg)
+    except ElementTree.ParseError as exc:
+        raise FfsiteError(f"a chart drawing is not well-formed SVG ({exc}); this is a bug "
+                          "in ffsite or vl-convert") from None
+    for element in root.iter():
+        if element.tag not in ALLOWED_TAGS:
+            raise FfsiteError(f"a chart drawing holds <{element.tag}>; refusing to inline it")
+        for name, value in element.attrib.items():
+            lowered = value.lower()
+            if (name.lower().startswith("on") or "href" in name.lower()
+                    or "javascript:" in lowered
+                    or re.search(r"url\(\s*(?!#)", lowered)):
+                raise FfsiteError(f"a chart drawing has {name}={value!r}; refusing to "
+                                  "inline it")
+
+
+def _shorten(match: re.Match[str]) -> str:
+    return f' {match[1]}="{NUMBER.sub(_tenth, match[2])}"'
+
+
+def _tenth(match: re.Match[str]) -> str:
+    return match[1]
+
+
+CIRCLE = re.compile(r'd="M([\d.]+),0A\1,\1,0,1,1,-\1,0A\1,\1,0,1,1,\1,0"')
+PLACED = re.compile(r'<path transform="translate\((-?[\d.]+),(-?[\d.]+)\)" d="M(-?[\d.]+),'
+                    r'(-?[\d.]+)([a-z][^"A-Z]*)"')
+PATH = re.compile(r'<path d="([^"]*)"([^>]*)/>')
+
+
+def _relative_circle(match: re.Match[str]) -> str:
+    radius = float(match[1])
+    return (f'd="M{match[1]},0a{match[1]},{match[1]},0,1,1,{_short(-2 * radius)},0'
+            f'a{match[1]},{match[1]},0,1,1,{_short(2 * radius)},0"')
+
+
+def _short(value: float) -> str:
+    return f"{value:.1f}".removesuffix(".0")
+
+
+def _unplace(match: re.Match[str]) -> str:
+    """A path moved by a translation whose outline is relative after its first point:
+    the translation folded into that point (so equal paths can be merged)."""
+    x = float(match[1]) + float(match[3])
+    y = float(match[2]) + float(match[4])
+    return f'<path d="M{_short(x)},{_short(y)}{match[5]}"'
+
+
+MARKS = re.compile(r'(<g class="mark-\w+ role-[\w-]+[^"]*">)((?:<path d="[^"]*"[^>]*/>)+)</g>')
+LINE = re.compile(r'<line transform="translate\((-?[\d.]+),(-?[\d.]+)\)" x2="(-?[\d.]+)" '
+                  r'y2="(-?[\d.]+)"')
+FONT = f' font-family="{DRAWING_FONT}"'  # on every text: said once, on the root
+
+
+def _line_path(match: re.Match[str]) -> str:
+    return f'<path d="M{match[1]},{match[2]}l{match[3]},{match[4]}"'
+
+
+def _merge_paths(svg: str) -> str:
+    """The paths of a mark drawn alike (same fill, opacity...) as one path: a chart's
+    hundreds of ticks or dots cost a few bytes each instead of a whole element.  (Where
+    marks of two colours overlap, the one drawn on top may change.)"""
+    def merge(match: re.Match[str]) -> str:
+        outlines: dict[str, list[str]] = {}
+        for path in PATH.finditer(match[2]):
+            outlines.setdefault(path[2], []).append(path[1])
+        merged = "".join(f'<path d="{"".join(d)}"{style}/>' for style, d in outlines.items())
+        return f"{match[1]}{merged}</g>"
+
+    return MARKS.sub(merge, svg)
+
+
+def inline(svg: str, prefix: str) -> Markup:
+    """A checked drawing ready to sit in a page: ids made unique on the page, numbers
+    shortened, the XML preamble dropped and hidden from screen readers (the figure's
+    caption describes it)."""
+    check(svg)
+    svg = NEEDLESS.sub("", svg)
+    svg = GEOMETRY.sub(_shorten, svg)
+    svg = CIRCLE.sub(_relative_circle, svg)
+    svg = _merge_paths(PLACED.sub(_unplace, LINE.sub(_line_path, svg)))
+    svg = svg.replace(FONT, "").replace("<svg ", f"<svg{FONT} ", 1)
+    check(svg)
+    svg = re.sub(r' id="([^"]+)"', lambda m: f' id="{prefix}{m[1]}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m[1]})", svg)
+    svg = svg.replace("<svg ", '<svg aria-hidden="true" focusable="false" ', 1)
+    return Markup(svg)  # noqa: S704 (checked above: drawing elements only, text escaped)
+
+
+# ------------------------------------------------------------------ the site's charts
+
+def draw_charts(charts: Iterable[Any], ready: dict[str, str] | None = None) -> int:
+    """Give each chart (views.Chart) its wide and narrow drawings; charts whose rows the
+    page's script supplies (compare) have none.  Returns how many drawings were made."""
+    todo = [c for c in charts if "values" in c.raw.get("data", {})]
+    specs = [layout(c.raw, width) for c in todo for width in (WIDE, NARROW)]
+    svgs = render_all(specs, ready)
+    for index, chart in enumerate(todo):
+        wide, narrow = svgs[2 * index], svgs[2 * index + 1]
+        chart.drawing.update(wide=inline(wide, f"{chart.id}-w-"),
+                             narrow=inline(narrow, f"{chart.id}-n-"))
+    return len(specs)

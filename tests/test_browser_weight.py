@@ -1,0 +1,116 @@
+"""Light pages, measured in real Chromium: what a first visit fetches (the home page under
+300 KB, every page under 1 MB), the chart library only where a chart is drawn live, and
+charts that re-flow on a phone (the plot at least half the drawing's width, nothing of
+it outside its column).  Budgets from issue 14."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from browser import Watch, first_load, open_page, site_pages
+
+HOME_BUDGET = 300_000  # bytes, uncompressed, first load
+PAGE_BUDGET = 1_000_000
+PHONE, DESKTOP = 390, 1440
+
+
+def live_charts(site: Path, path: str) -> bool:
+    """Whether the page's HTML has a chart its script draws from the start (compare)."""
+    return 'data-interactive="live"' in (site / path).read_text("utf-8")
+
+
+def files_of(site: Path, path: str) -> int:
+    """The page's bytes counted from the files it references (an independent check of
+    the browser's count): the HTML, its stylesheet and scripts, its icon."""
+    html = (site / path).read_text("utf-8")
+    base = (site / path).parent
+    total = len(html.encode("utf-8"))
+    for link in set(re.findall(r'(?:href|src)="([^"]+\.(?:css|js|svg))"', html)):
+        total += (base / link).resolve().stat().st_size
+    return total
+
+
+def measure(chromium, root: str, paths: list[str], width: int) -> dict:
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    watch = Watch(root).attach(context)
+    page = context.new_page()
+    try:
+        loads = {path: first_load(page, root + path) for path in paths}
+        assert watch.take() == []
+    finally:
+        context.close()
+    return loads
+
+
+@pytest.mark.parametrize("site_name", ["tiny", "default"])
+def test_every_page_is_within_budget_and_fetches_the_library_only_when_live(
+        chromium, request, site_name):
+    site = request.getfixturevalue(f"{site_name}_site")
+    root = request.getfixturevalue(f"{site_name}_root")
+    paths = site_pages(site)
+    loads = measure(chromium, root, paths, PHONE)
+    for path, load in loads.items():
+        library = [url for url in load.requests if "/assets/vega-" in url]
+        assert bool(library) == live_charts(site, path), path
+        assert load.bytes < PAGE_BUDGET, (path, load.bytes)
+        # The browser's count agrees with the files the page references (the favicon
+        # may come late, after the count).
+        assert abs(load.bytes - files_of(site, path)) < 1_000, (path, load.bytes)
+    assert loads["index.html"].bytes < HOME_BUDGET
+    # Most pages have charts, and only compare's is drawn live.
+    assert sum(live_charts(site, p) for p in paths) == 1
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_home_page_is_light_at_both_widths(chromium, default_site, default_root,
+                                                width):
+    load = measure(chromium, default_root, ["index.html"], width)["index.html"]
+    assert load.bytes < HOME_BUDGET
+    assert not [url for url in load.requests if "/assets/vega-" in url]
+    assert load.overflow == 0
+    assert load.drawings  # the home page's charts are there without the library
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_charts_reflow_the_plot_keeps_half_the_width(chromium, default_site, default_root,
+                                                     width):
+    pages = [p for p in site_pages(default_site)
+             if 'class="chart-draw"' in (default_site / p).read_text("utf-8")]
+    loads = measure(chromium, default_root, pages, width)
+    drawn = 0
+    for path, load in loads.items():
+        assert load.overflow == 0, path
+        for drawing in load.drawings:
+            drawn += 1
+            where = (path, drawing["chart"], width)
+            assert drawing["plot"] >= drawing["width"] / 2, where
+            assert drawing["left"] >= -0.5 and drawing["right"] >= -0.5, where
+            # One drawing per chart is shown: the one made for this width.
+            assert drawing["width"] <= (380 if width == PHONE else 1000), where
+    assert drawn >= len(pages)
+
+
+def test_a_menu_chart_goes_live_at_the_first_touch(chromium, tiny_root):
+    context = chromium.new_context(viewport={"width": PHONE, "height": 900})
+    watch = Watch(tiny_root).attach(context)
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url))
+    try:
+        open_page(page, tiny_root + "ratings.html")
+        assert not [url for url in fetched if "/assets/vega-" in url]
+        chart = page.locator("#elo-chart")
+        assert chart.locator(".chart-draw svg").count() == 2  # wide and narrow drawings
+        menu = chart.locator("select")
+        assert menu.count() == 1
+        options = menu.locator("option").evaluate_all("all => all.map(o => o.value)")
+        menu.select_option(options[-1])
+        page.wait_for_function("() => document.querySelector('#elo-chart .chart-live svg "
+                               "g.role-mark > *') !== null", timeout=15_000)
+        assert [url for url in fetched if "/assets/vega-" in url]
+        assert chart.locator(".chart-draw").count() == 0  # the drawing was replaced
+        assert watch.take() == []
+    finally:
+        context.close()
