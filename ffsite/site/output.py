@@ -70,6 +70,7 @@ class SiteOutput:
 
     pages: list[Page] = field(default_factory=list)
     tables: list[tuple[Download, pd.DataFrame]] = field(default_factory=list)
+    files: list[tuple[str, str]] = field(default_factory=list)  # (path, text): other data
 
     def page(self, path: str, template: str, **context: Any) -> None:
         """A page at `path` (relative to the site's top), rendered from `template`."""
@@ -80,6 +81,10 @@ class SiteOutput:
         download = Download(name, title, page)
         self.tables.append((download, frame))
         return download
+
+    def file(self, path: str, text: str) -> None:
+        """Any other file (e.g. JSON a page's script fetches), at `path` from the top."""
+        self.files.append((path, text))
 
     @property
     def downloads(self) -> list[Download]:
@@ -104,6 +109,8 @@ class SiteWriter:
                                                                      lineterminator="\n"))
             self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
                                                  indent=1, allow_nan=False) + "\n")
+        for path, text in output.files:
+            self.write(path, text)
         common = {**self.common,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):

@@ -20,6 +20,7 @@ from ffsite.site.pages import (
     datasets,
     downloads,
     eqbench,
+    explore,
     home,
     models,
     pressure,
@@ -41,6 +42,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     traits.build,
     compare.build,
     agreement.build,
+    explore.build,
     content.build,
     downloads.build,
 ]
@@ -56,6 +58,7 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("traits", "Traits"),
     ("compare", "Compare"),
     ("agreement", "Trait agreement"),
+    ("explore", "Explore"),
     ("methodology", "Methodology"),
     ("about", "About"),
     ("downloads", "Downloads"),
