@@ -55,7 +55,7 @@ def build(ctx: SiteContext) -> None:
                     bias=bias_rows(bias), bias_download=bias_download, cap=CAP,
                     cap_without_models=CAP_WITHOUT_MODELS, text_limit=TEXT_LIMIT,
                     text_budget=TEXT_BUDGET,
-                    notes=[d["textNote"] for d in data.index["datasets"] if d["textNote"]],
+                    notes=grouped_notes(data.index["datasets"]),
                     datasets=data.index["datasets"])
 
 
@@ -83,6 +83,15 @@ def default_table(ctx: SiteContext, data) -> Table | None:
         rows.append(row)
     return Table("explore-table", f"Strength of each trait of {index['judges'][view['judge']]}"
                  f" in {dataset}: every model against {index['reference']}", columns, rows)
+
+
+def grouped_notes(datasets: list[dict]) -> list[str]:
+    """Each dataset's note on its texts, said once for all datasets that share it."""
+    by_note: dict[str, list[str]] = {}
+    for entry in datasets:
+        if entry["textNote"]:
+            by_note.setdefault(entry["textNote"], []).append(entry["name"])
+    return [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
 
 
 def bias_rows(bias) -> list[dict]:
