@@ -5,6 +5,7 @@ site (site_fixture.py) are worked out by hand in the comments."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -170,10 +171,10 @@ def test_viewer_pages_through_filtered_comparisons(watched, tiny_root):
     # A table cell opens its comparisons: m2's concise cell -> pair (R, m2), concise.
     page.locator("#explore-table tbody tr", has_text="concise").locator("button").nth(1) \
         .click()
-    settle(page, "new URLSearchParams(location.search).get('pb') === 'm2'")
+    settle(page, "document.getElementById('vw-status').textContent.includes('2 sampled of 2')")
     assert page.locator("#vw-pair option:checked").text_content() == "R vs m2 (2)"
     assert page.locator("#vw-trait option:checked").text_content().endswith("concise")
-    assert "of 2 shown here" in status(page)
+    assert "1 of 2 shown here" in status(page)
 
     # The split value filters the viewer: topic y holds c5 only of (R, m2).
     page.select_option("#ex-split", "topic")
@@ -236,7 +237,8 @@ def test_hostile_names_and_responses_are_text(chromium, hostile_root, scheme):
     assert SCRIPT_MODEL in page.evaluate(HEADERS)
     page.select_option("#vw-pair", label=f"{SCRIPT_MODEL} vs R (3)" if SCRIPT_MODEL < "R"
                        else f"R vs {SCRIPT_MODEL} (3)")
-    settle(page, "document.querySelectorAll('#vw-point .vw-text').length > 0")
+    settle(page, "document.querySelectorAll('#vw-point .vw-text').length > 0 && document"
+                 f".querySelector('#vw-point dl').textContent.includes({json.dumps(SCRIPT_MODEL)})")
     shown = page.locator("#vw-point .vw-text").first.text_content()
     assert RESPONSE_ATTACKS[0] in shown and RESPONSE_ATTACKS[5] in shown
     assert page.locator("#vw-point").inner_text().count(SCRIPT_MODEL) >= 1
