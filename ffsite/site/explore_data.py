@@ -36,7 +36,7 @@ FORMAT = 1
 CAP = 10  # comparisons per dataset × model pair in the viewer
 TEXT_LIMIT = 1500  # characters of a prompt or a response
 REASONING_LIMIT = 1500  # characters of one reasoning
-TEXT_BUDGET = 1_000_000  # characters of texts per dataset
+TEXT_BUDGET = 2_000_000  # characters of texts per dataset
 CAP_WITHOUT_MODELS = 5 * CAP  # a dataset without models has one "pair": show more
 FOLDER = "data/explore"
 NO_PAIR = -1  # the "pair" of a dataset whose comparisons name no models
@@ -196,6 +196,11 @@ def datapoint_files(ctx: SiteContext, dataset: str, mask: np.ndarray, model_a: n
     cap = CAP if pairs[0][0] != NO_PAIR else CAP_WITHOUT_MODELS
     keep = (rank < cap) & (pair_sorted >= 0)
     chosen, chosen_pair = ordered[keep], pair_sorted[keep]
+    # Texts go to the largest pairs first (the reference model's, usually), so the
+    # budget covers the pairs readers open most.
+    sizes = np.array([n for _, _, n in pairs], dtype=np.int64)
+    first = np.lexsort((rank[keep], chosen_pair, -sizes[chosen_pair]))
+    chosen, chosen_pair = chosen[first], chosen_pair[first]
 
     texts = ctx.texts(dataset)
     note = None
@@ -234,7 +239,8 @@ def datapoint_files(ctx: SiteContext, dataset: str, mask: np.ndarray, model_a: n
     if budget <= 0:
         note = (note + " " if note else "") + (
             f"To keep the site small, texts stop after {TEXT_BUDGET:,} characters for this "
-            "dataset; later pairs show their votes only.")
+            "dataset, given to the pairs with the most comparisons first; the other pairs "
+            "show their votes only.")
     return documents, note
 
 
