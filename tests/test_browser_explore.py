@@ -112,7 +112,7 @@ def test_choices_go_in_the_url_and_a_reload_restores_them(watched, tiny_root):
 
     # Against the preference annotator pj, unsplit: verbose agrees on all 5 comparisons
     # with a preference (+1.00); concise disagrees on 4 of 5 (kappa -1 x relevance 0.8).
-    page.select_option("#ex-against", "preference")
+    page.select_option("#ex-against", "pref:pj")
     page.select_option("#ex-split", "")
     page.select_option("#ex-metric", "strength")
     settle(page, "document.querySelector('#explore-table caption').textContent"
@@ -123,8 +123,29 @@ def test_choices_go_in_the_url_and_a_reload_restores_them(watched, tiny_root):
     assert query(page)["against"] == ["preference"]
     page.reload()
     settle(page, DRAWN)
-    assert page.locator("#ex-against").input_value() == "preference"
+    assert page.locator("#ex-against").input_value() == "pref:pj"
     assert cells_by_trait(page) == {"verbose": ["+1.00"], "concise": ["-0.80"]}
+
+    # The other preference annotator, pj2 (B B - A A B): verbose agrees on c2, c5 and
+    # disagrees on c1, c4, c6 (kappa -0.2, relevance 1); concise agrees on c1, c4, c6,
+    # disagrees on c5, c2 is "neither" (kappa 0.5 x relevance 0.8 = +0.40).
+    page.select_option("#ex-against", "pref:pj2")
+    settle(page, "document.querySelector('#explore-table caption').textContent"
+                 ".includes('annotator pj2')")
+    assert cells_by_trait(page) == {"verbose": ["-0.20"], "concise": ["+0.40"]}
+    assert query(page)["pj"] == ["pj2"]
+    # In the viewer, pj2's own votes say which side agrees: for R vs m1 on verbose, c2.
+    page.select_option("#vw-pair", label="R vs m1 (3)")
+    verbose = page.eval_on_selector_all(
+        "#vw-trait option", "o => o.filter(x => x.text.endsWith('verbose'))[0].value")
+    page.select_option("#vw-trait", verbose)
+    page.select_option("#vw-vote", "agree")
+    settle(page, "document.getElementById('vw-status').textContent.includes('1 of 1')")
+    assert page.locator("#vw-point h3").text_content() == "Comparison c2"
+    page.reload()
+    settle(page, "document.getElementById('vw-status').textContent.includes('1 of 1')")
+    assert page.locator("#ex-against").input_value() == "pref:pj2"
+    assert page.locator("#vw-point h3").text_content() == "Comparison c2"
 
 
 def status(page) -> str:

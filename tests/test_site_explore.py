@@ -39,6 +39,7 @@ def test_index_names_models_traits_annotators_and_files(tiny_site):
     [dataset] = index["datasets"]
     assert dataset["name"] == "d" and dataset["splits"] == ["topic"]
     assert dataset["preference"] == "pj" and dataset["comparisons"] == 6
+    assert dataset["preferences"] == ["pj", "pj2"]
     assert (tiny_site / dataset["counts"]).is_file()
 
 
@@ -51,7 +52,7 @@ def test_counts_by_hand(tiny_site):
     assert counts["p"] == [[0, 1, 3], [0, 2, 2], [1, 2, 1]]
     assert counts["s"] == [["", ["all"]], ["topic", ["x", "y"]]]
     # "all" is left to the browser (the sum of topic's values)
-    assert counts["pc"][0] is None and counts["rc"][0] is None
+    assert counts["pc"][0] is None and counts["rc"][0][0] is None
     x, y = ({row[0]: row[1:] for row in rows} for rows in counts["pc"][1])
     # (R, m1) is all topic x: verbose c1 A = m1, c2 B = m1, c3 B = R -> R 1, m1 2 of 3
     assert x[0][3 * v:3 * v + 3] == [1, 2, 3]
@@ -61,9 +62,13 @@ def test_counts_by_hand(tiny_site):
     assert 2 not in x and y[2][3 * c:3 * c + 3] == [0, 1, 1]
     # Against pj (A B tie B A A): verbose agrees on c1, c2, c4 (x; c3's tie counts for
     # no side) and c5, c6 (y); concise (B neither A A B B) disagrees on c1, c4, c5, c6.
-    rc_x, rc_y = counts["rc"][1]
+    rc_x, rc_y = counts["rc"][0][1]  # pj, the default, comes first
     assert rc_x[3 * v:3 * v + 3] == [3, 0, 3] and rc_y[3 * v:3 * v + 3] == [2, 0, 2]
     assert rc_x[3 * c:3 * c + 3] == [0, 2, 3] and rc_y[3 * c:3 * c + 3] == [0, 2, 2]
+    # Against pj2 (B B - A A B): verbose (A B B B A A) agrees on c2 (x) and c5 (y),
+    # disagrees on c1, c4 (x) and c6 (y); c3 has no pj2 vote.
+    rc2_x, rc2_y = counts["rc"][1][1]
+    assert rc2_x[3 * v:3 * v + 3] == [1, 2, 3] and rc2_y[3 * v:3 * v + 3] == [1, 1, 2]
 
 
 def test_datapoints_carry_votes_and_texts(tiny_site):

@@ -28,7 +28,7 @@ from ffsite.format.response_metrics import read_response_metrics
 from ffsite.metrics.bias import longer_side, side_bias
 from ffsite.metrics.pairs import pair_counts, side_counts
 from ffsite.metrics.results import split_columns
-from ffsite.metrics.strength import group_by_column, preference_sides
+from ffsite.metrics.strength import group_by_column, preference_judges, preference_sides
 from ffsite.site.context import SiteContext
 from ffsite.site.urls import TRAITS
 
@@ -77,7 +77,7 @@ def build_data(ctx: SiteContext) -> ExploreData:
         "datasets": [],
     }
     files: dict[str, dict] = {}
-    preference = preference_sides(annotations)
+    preference = preference_sides(annotations)  # each dataset's default annotator
     codes = per_annotator_votes(annotations)
     for d, dataset in enumerate(annotations.datasets):
         mask = (comparisons["dataset"] == dataset).to_numpy()
@@ -87,7 +87,11 @@ def build_data(ctx: SiteContext) -> ExploreData:
             group, values = group_by_column(annotations, column, mask)
             splits.append((column.removeprefix(schema.META_PREFIX), group, values))
         in_scope = np.flatnonzero(votes.in_scope[votes.datasets.index(dataset)])
-        counts = dataset_counts(votes, model_a, model_b, preference, splits, in_scope)
+        default = _preference_judge(ctx, dataset)
+        judges_here = sorted(preference_judges(annotations, dataset),
+                             key=lambda j: (j != default, j))
+        sides = [preference_sides(annotations, judge=j) for j in judges_here]
+        counts = dataset_counts(votes, model_a, model_b, sides, splits, in_scope)
         chunks, note = datapoint_files(ctx, dataset, mask, model_a, model_b, preference,
                                        codes, [c for c in columns], counts["p"])
         for k, chunk in enumerate(chunks):
@@ -95,7 +99,8 @@ def build_data(ctx: SiteContext) -> ExploreData:
         files[f"{FOLDER}/d{d}-counts.json"] = counts
         index["datasets"].append({
             "name": dataset, "counts": f"{FOLDER}/d{d}-counts.json",
-            "points": f"{FOLDER}/d{d}-p", "preference": _preference_judge(ctx, dataset),
+            "points": f"{FOLDER}/d{d}-p", "preference": default,
+            "preferences": judges_here,
             "splits": [s[0] for s in splits[1:]], "comparisons": int(mask.sum()),
             "textNote": note})
     default = default_view(ctx, index, files)
@@ -108,11 +113,13 @@ def _preference_judge(ctx: SiteContext, dataset: str) -> str | None:
     return None if found is None or found != found else str(found)
 
 
-def dataset_counts(votes, model_a: np.ndarray, model_b: np.ndarray, preference: np.ndarray,
-                   splits: list, in_scope: np.ndarray) -> dict:
+def dataset_counts(votes, model_a: np.ndarray, model_b: np.ndarray,
+                   preferences: list[np.ndarray], splits: list, in_scope: np.ndarray) -> dict:
     """One dataset's counts document: t (trait positions in scope), s (splits: column and
-    values), p (pairs: [model, model, comparisons]), pc and rc (triples, see module)."""
-    by_split, reference = [], []
+    values), p (pairs: [model, model, comparisons]), pc and rc (triples, see module);
+    `preferences` holds each preference annotator's sides, the default first."""
+    by_split = []
+    reference: list[list] = [[] for _ in preferences]
     pairs = None
     for _, group, values in splits:
         found = pair_counts(votes, model_a, model_b, group, len(values))
@@ -129,14 +136,16 @@ def dataset_counts(votes, model_a: np.ndarray, model_b: np.ndarray, preference: 
             keep = np.flatnonzero(block[:, 2::3].sum(axis=1) > 0)
             per_value.append([[int(p), *block[p].tolist()] for p in keep])
         by_split.append(per_value)
-        against = side_counts(votes, preference, group, len(values))[:, in_scope, :]
-        reference.append([row.reshape(-1).tolist() for row in against])
-    has_preference = any(sum(row[2::3]) for rows in reference for row in rows)
+        for position, sides in enumerate(preferences):
+            against = side_counts(votes, sides, group, len(values))[:, in_scope, :]
+            reference[position].append([row.reshape(-1).tolist() for row in against])
     if len(splits) > 1:  # "all" is the sum of the first split's values: left to the browser
-        by_split[0], reference[0] = None, None
+        by_split[0] = None
+        for per_judge in reference:
+            per_judge[0] = None
     return {"t": in_scope.tolist(), "s": [[c, list(v)] for c, _, v in splits],
             "p": [[int(a), int(b), int(n)] for (a, b), n in zip(pairs, sizes, strict=True)],
-            "pc": by_split, "rc": reference if has_preference else None}
+            "pc": by_split, "rc": reference or None}
 
 
 def per_annotator_votes(annotations) -> np.ndarray:

@@ -55,6 +55,7 @@
       split: q.get("split") || "",
       vals: q.getAll("val"),
       target: q.get("target") || "",
+      pj: q.get("pj") || "",
       pa: q.get("pa") || "", pb: q.get("pb") || "",
       vt: q.get("vt") || "", vv: q.get("vv") || "", vx: q.get("vx") || "",
       vi: Math.max(0, parseInt(q.get("vi") || "0", 10) || 0)
@@ -64,6 +65,7 @@
   function writeURL() {
     var q = new URLSearchParams();
     q.set("against", state.against);
+    if (state.against === "preference" && state.pj) { q.set("pj", state.pj); }
     state.refs.forEach(function (m) { q.append("ref", m); });
     q.set("d", INDEX.datasets[state.d].name);
     if (state.j) { q.set("j", state.j); }
@@ -104,11 +106,14 @@
     return found;
   }
 
+  // Triples against the chosen preference annotator (rc[annotator][split][value]).
   function preferenceRow(C, s, v) {
-    if (!C.rc) { return null; }
-    if (C.rc[s] !== null) { return C.rc[s][v]; }
+    var j = INDEX.datasets[state.d].preferences.indexOf(state.pj);
+    if (!C.rc || j < 0) { return null; }
+    var rc = C.rc[j];
+    if (rc[s] !== null) { return rc[s][v]; }
     var sum = zeros(3 * C.t.length);
-    C.rc[1].forEach(function (row) { addInto(sum, row, false); });
+    rc[1].forEach(function (row) { addInto(sum, row, false); });
     return sum;
   }
 
@@ -198,7 +203,12 @@
 
   function syncControls(C) {
     var ds = INDEX.datasets[state.d];
-    $("ex-against").value = state.against;
+    if (ds.preferences.indexOf(state.pj) < 0) { state.pj = ds.preferences[0] || ""; }
+    fill($("ex-against"), [["models", "reference model(s)"]].concat(
+      ds.preferences.length ? ds.preferences.map(function (j) {
+        return ["pref:" + j, "preference annotator " + j]; }) :
+        [["pref:", "a preference annotator (none in this dataset)"]]),
+      state.against === "models" ? "models" : "pref:" + state.pj);
     fill($("ex-refs"), INDEX.models.map(function (m) { return [m, m]; }), state.refs);
     $("ex-refs").disabled = state.against !== "models";
     fill($("ex-dataset"), INDEX.datasets.map(function (d, i) { return [String(i), d.name]; }),
@@ -238,7 +248,9 @@
   }
 
   function readControls() {
-    state.against = $("ex-against").value;
+    var against = $("ex-against").value;
+    state.against = against === "models" ? "models" : "preference";
+    state.pj = against === "models" ? state.pj : against.slice(5);
     state.refs = Array.prototype.filter.call($("ex-refs").options, function (o) {
       return o.selected; }).map(function (o) { return o.value; });
     var d = parseInt($("ex-dataset").value, 10);
@@ -289,7 +301,7 @@
   function caption(ds) {
     var what = METRIC_NAMES[state.m] + " of each trait of " + state.j + " in " + ds.name + ": ";
     if (state.against === "preference") {
-      what += "against the preference annotator " + (ds.preference || "(none)");
+      what += "against the preference annotator " + (state.pj || "(none)");
     } else if (state.split) {
       what += state.target + " against " + state.refs.join(" + ");
     } else {
@@ -307,7 +319,7 @@
     var status = "";
     if (state.against === "models" && !state.refs.length) {
       status = "Choose at least one reference model.";
-    } else if (state.against === "preference" && !C.rc) {
+    } else if (state.against === "preference" && !state.pj) {
       status = ds.name + " has no preference annotations: compare with reference models instead.";
     } else if (!columns.length) {
       status = "No comparisons in " + ds.name + " between the chosen reference models and " +
@@ -406,11 +418,26 @@
   }
 
   function referenceSide(point) {
-    if (state.against === "preference") { return point.pref; }
+    if (state.against === "preference") {
+      var ds = INDEX.datasets[state.d];
+      return state.pj === ds.preferences[0] ? point.pref : annotatorSide(point, state.pj);
+    }
     var aRef = state.refs.indexOf(INDEX.models[point.a]) >= 0;
     var bRef = state.refs.indexOf(INDEX.models[point.b]) >= 0;
     if (aRef === bRef || point.a < 0 || point.b < 0) { return 0; }
     return aRef ? 2 : 1;  // the side of the model that is not a reference
+  }
+
+  // The side a preference annotator chose, from its votes (a majority of them).
+  function annotatorSide(point, judge) {
+    for (var i = 0; i < INDEX.annotators.length; i++) {
+      if (INDEX.annotators[i][0] === "p" && INDEX.annotators[i][1] === judge) {
+        var digits = String(point.v[i] || "").replace(/[056]/g, "");
+        var a = digits.split("1").length - 1, b = digits.split("2").length - 1;
+        return 2 * a > digits.length ? 1 : 2 * b > digits.length ? 2 : 0;
+      }
+    }
+    return 0;
   }
 
   function outcome(point, trait) {
