@@ -15,7 +15,9 @@ from hostile_fixture import RESPONSE_ATTACKS, SCRIPT_MODEL
 DRAWN = "document.getElementById('ex-status').textContent.includes('column')"
 CELLS = """() => Object.fromEntries([...document.querySelectorAll('#explore-table tbody tr')]
     .map(tr => [tr.querySelector('th').textContent.trim(),
-                [...tr.querySelectorAll('td')].map(td => td.textContent.trim())]))"""
+                [...tr.querySelectorAll('td')].map(td => td.firstChild.textContent.trim())]))"""
+INTERVALS = """() => [...document.querySelectorAll('#explore-table td')].map(
+    td => td.querySelector('.ci') ? td.querySelector('.ci').textContent : '')"""
 HEADERS = """() => [...document.querySelectorAll('#explore-table thead th')].slice(1)
     .map(th => th.textContent.trim())"""
 
@@ -56,6 +58,10 @@ def test_default_table_reads_without_script_and_the_script_draws_the_same(chromi
     page.goto(tiny_root + "explore.html")
     assert cells_by_trait(page) == expected
     assert page.evaluate(HEADERS) == ["m1", "m2"]
+    intervals = page.evaluate(INTERVALS)
+    # m1's verbose strength, one vote added each way: (3 - 2) / 5 = 0.2 ± 1.96 ×
+    # sqrt((5/5 - 0.04) / 5) = ± 0.8588, cut at +1.
+    assert "-0.66 to +1.00" in intervals and all(intervals)
     assert "need JavaScript" in page.locator("main").inner_text()
     assert page.locator("#explore-form").is_hidden()
     assert page.locator("#bias tbody tr").count() == 3  # j, pj, pj2
@@ -67,6 +73,7 @@ def test_default_table_reads_without_script_and_the_script_draws_the_same(chromi
     settle(page, DRAWN)
     assert cells_by_trait(page) == expected
     assert page.evaluate(HEADERS) == ["m1", "m2"]
+    assert page.evaluate(INTERVALS) == intervals  # the script's intervals are the server's
     assert page.locator("#explore-form").is_visible()
     context.close()
 

@@ -115,3 +115,24 @@ def test_side_counts_against_the_preference(tiny):
     ids = votes.traits["trait_id"].tolist()
     assert found[0, ids.index(VERBOSE["trait_id"])].tolist() == [5, 0, 5]
     assert found[0, ids.index(CONCISE["trait_id"])].tolist() == [0, 4, 5]
+
+
+def test_triple_intervals_by_hand():
+    from ffsite.metrics.pairs import triple_interval
+
+    triples = np.array([[3, 1, 10], [0, 0, 5], [0, 0, 0]])
+    # Strength, one vote added each way: (4 - 2) / 12 = 0.166667 ± 1.96 × sqrt((6/12 -
+    # 0.166667²) / 12) = ± 0.388811.  No vote at all: 0 ± 1.96 × sqrt(2/7 / 7) = ± 0.39598.
+    low, high = triple_interval(triples, "strength", z=1.96)
+    assert low[:2] == pytest.approx([-0.222144, -0.395980], abs=1e-5)
+    assert high[:2] == pytest.approx([0.555478, 0.395980], abs=1e-5)
+    assert np.isnan(low[2]) and np.isnan(high[2])
+    # Kappa: 2 × Wilson(3 of 4) − 1; Wilson(3/4) = 0.627525 ± 0.326889.
+    low, high = triple_interval(triples[:1], "kappa", z=1.96)
+    assert (low[0], high[0]) == (pytest.approx(-0.398728, abs=1e-5),
+                                 pytest.approx(0.908828, abs=1e-5))
+    # Relevance: Wilson(4 of 10); agreement: Wilson(3 of 4).
+    assert triple_interval(triples[:1], "relevance", z=1.96)[0][0] == pytest.approx(
+        wilson_interval(np.array([4]), np.array([10]), z=1.96)[0][0])
+    assert triple_interval(triples[:1], "agreement", z=1.96)[1][0] == pytest.approx(
+        0.627525 + 0.326889, abs=1e-5)

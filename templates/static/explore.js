@@ -143,6 +143,30 @@
     return kappa * relevance;
   }
 
+  var Z = 1.959963984540054;
+
+  function wilson(k, n) {
+    if (n <= 0) { return [NaN, NaN]; }
+    var p = k / n, denominator = 1 + Z * Z / n;
+    var centre = (p + Z * Z / (2 * n)) / denominator;
+    var half = Z * Math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / denominator;
+    return [Math.max(0, centre - half), Math.min(1, centre + half)];
+  }
+
+  // The same approximate 95% intervals as ffsite.metrics.pairs.triple_interval.
+  function interval(a, d, n, name) {
+    if (name === "relevance") { return wilson(a + d, n); }
+    if (name === "agreement") { return wilson(a, a + d); }
+    if (name === "kappa") {
+      var w = wilson(a, a + d);
+      return [2 * w[0] - 1, 2 * w[1] - 1];
+    }
+    if (n <= 0) { return [NaN, NaN]; }
+    var a1 = a + 1, d1 = d + 1, n1 = n + 2, mean = (a1 - d1) / n1;
+    var half = Z * Math.sqrt(Math.max((a1 + d1) / n1 - mean * mean, 0) / n1);
+    return [Math.max(-1, mean - half), Math.min(1, mean + half)];
+  }
+
   function heat(value, finding) {
     if (isNaN(value) || !finding) { return "nf"; }
     var level = HEAT_STEPS.filter(function (s) { return Math.abs(value) >= s; }).length;
@@ -361,11 +385,16 @@
         var signedMetric = state.m === "strength" || state.m === "kappa";
         var td = el("td", null, signedMetric ? heat(value, finding) : (finding ? "" : "nf"));
         var button = el("button", shown(value, state.m), "cell-button");
+        var bounds = interval(a, d, n, state.m);
         button.type = "button";
         button.title = a + " agree, " + d + " disagree, " + (n - a - d) +
           " not applicable; show these comparisons";
         button.addEventListener("click", function () { showCell(C, x[0], c); });
         td.appendChild(button);
+        if (!isNaN(bounds[0])) {
+          td.appendChild(el("span", shown(bounds[0], state.m) + " to " +
+                            shown(bounds[1], state.m), "ci"));
+        }
         row.appendChild(td);
       });
       body.appendChild(row);

@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 
+from ffsite.metrics.pairs import triple_interval
 from ffsite.metrics.results import with_max_diff
 from ffsite.site.context import SiteContext
 from ffsite.site.explore_data import (
@@ -72,14 +73,17 @@ def default_table(ctx: SiteContext, data) -> Table | None:
     rows = []
     for trait, triples in view["rows"]:
         values = triple_metric(np.array(triples), "strength")
+        lows, highs = triple_interval(np.array(triples), "strength")
         valid = np.array(triples)[:, 0] + np.array(triples)[:, 1]
         trait_id, label = traits[trait][0], traits[trait][1]
         row = [Cell(label, href=link(PAGE, ctx.slugs.page(TRAITS, trait_id)), header=True)]
-        for value, votes in zip(values, valid, strict=True):
+        for value, votes, low, high in zip(values, valid, lows, highs, strict=True):
             finding = votes >= ctx.min_valid
             row.append(Cell(signed(value), sort_value(float(value)),
                             css=heat_class(value, finding),
-                            title=None if finding else f"only {votes} valid votes"))
+                            title=None if finding else f"only {votes} valid votes",
+                            interval=None if low != low else f"{signed(low)} to "
+                            f"{signed(high)}"))
         rows.append(row)
     return Table("explore-table", f"Strength of each trait of {index['judges'][view['judge']]}"
                  f" in {dataset}: every model against {index['reference']}", columns, rows)
