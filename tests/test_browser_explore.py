@@ -255,14 +255,17 @@ def hostile_root(hostile_site):
     server.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_hostile_names_and_responses_are_text(chromium, hostile_root, scheme):
-    context = chromium.new_context(color_scheme=scheme)
+@pytest.mark.parametrize(("scheme", "width"), [("light", 1440), ("dark", 390)])
+def test_hostile_names_and_responses_are_text(chromium, hostile_root, scheme, width):
+    context = chromium.new_context(color_scheme=scheme, viewport={"width": width,
+                                                                  "height": 900})
     watch = Watch(hostile_root).attach(context)
     page = context.new_page()
     page.goto(hostile_root + "explore.html")
     settle(page, DRAWN)
     assert SCRIPT_MODEL in page.evaluate(HEADERS)
+    # a very long name is cut in its header (all of it in the title): the table stays short
+    assert page.evaluate("document.querySelector('#explore-table thead').offsetHeight") < 500
     page.select_option("#vw-pair", label=f"{SCRIPT_MODEL} vs R (3)" if SCRIPT_MODEL < "R"
                        else f"R vs {SCRIPT_MODEL} (3)")
     settle(page, "document.querySelectorAll('#vw-point .vw-text').length > 0 && document"
@@ -281,5 +284,6 @@ def test_hostile_names_and_responses_are_text(chromium, hostile_root, scheme):
         == [SCRIPT_MODEL]
     assert SCRIPT_MODEL in page.locator("#explore-table caption").text_content()
     assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     context.close()
     assert watch.dialogs == [] and watch.take() == []

@@ -19,6 +19,9 @@
   var cache = {};  // path -> Promise of parsed JSON
   var state = {};
 
+  // A column name cut to a readable length (the header's title holds all of it).
+  function short(name) { return name.length > 40 ? name.slice(0, 39) + "…" : name; }
+
   function el(tag, text, className) {
     var node = document.createElement(tag);
     if (text !== undefined && text !== null) { node.textContent = String(text); }
@@ -361,7 +364,8 @@
     head.appendChild(th);
     var many = columns.length > 6;  // many columns: names run upwards, so cells stay narrow
     columns.forEach(function (c) {
-      var cell = el("th", c.label, many ? "mc" : "");
+      var cell = el("th", short(c.label), many ? "mc" : "");
+      cell.title = c.label;
       cell.scope = "col";
       head.appendChild(cell);
     });
@@ -436,12 +440,16 @@
     for (var k = 0; k < C.p.length; k++) {
       if (C.p[k][0] === a && C.p[k][1] === b) { return k; }
     }
-    // Default: the largest pair with a reference model in it.
-    var refs = refIndices(), best = 0;
-    C.p.forEach(function (pair, j) {
+    // Default: the largest pair with a reference model (and the chosen model) in it.
+    var refs = refIndices(), target = INDEX.models.indexOf(state.target), best = 0;
+    var rank = function (pair) {
       var hasRef = refs.indexOf(pair[0]) >= 0 || refs.indexOf(pair[1]) >= 0;
-      var bestRef = refs.indexOf(C.p[best][0]) >= 0 || refs.indexOf(C.p[best][1]) >= 0;
-      if ((hasRef && !bestRef) || (hasRef === bestRef && pair[2] > C.p[best][2])) { best = j; }
+      var hasTarget = pair[0] === target || pair[1] === target;
+      return (hasRef ? 2 : 0) + (hasTarget && hasRef ? 1 : 0);
+    };
+    C.p.forEach(function (pair, j) {
+      var better = rank(pair) - rank(C.p[best]);
+      if (better > 0 || (better === 0 && pair[2] > C.p[best][2])) { best = j; }
     });
     return best;
   }
