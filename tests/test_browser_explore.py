@@ -287,3 +287,56 @@ def test_hostile_names_and_responses_are_text(chromium, hostile_root, scheme, wi
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     context.close()
     assert watch.dialogs == [] and watch.take() == []
+
+
+WEIGHT = """() => [...performance.getEntriesByType('navigation'),
+                   ...performance.getEntriesByType('resource')]
+    .reduce((sum, e) => sum + (e.encodedBodySize || 0), 0)"""
+LAYOUT = """() => ({
+    page: document.documentElement.scrollWidth,
+    traitColumn: document.querySelector('#explore-table tbody th').getBoundingClientRect().width,
+    narrowestCell: Math.min(...[...document.querySelectorAll('#explore-table td')]
+        .map(td => td.getBoundingClientRect().width)),
+    // a vote ("neither", "A, B") never wraps onto a second line
+    brokenVotes: [...document.querySelectorAll('table.vw-votes td:last-child')].filter(td => {
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
+    }).length,
+    background: getComputedStyle(document.documentElement).backgroundColor,
+    controls: [...document.querySelectorAll('#explore-form select, #viewer-form select')]
+        .filter(s => s.getClientRects().length).map(s => s.getBoundingClientRect().right)})"""
+
+
+def brightness(css: str) -> float:
+    red, green, blue = (float(part) for part in
+                        css[css.index("(") + 1:].rstrip(")").split(",")[:3])
+    return (red + green + blue) / 765
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1440])
+def test_explore_reads_on_a_phone_and_a_desktop(chromium, default_root, width, scheme):
+    from browser import SCREENSHOTS
+
+    context = chromium.new_context(viewport={"width": width, "height": 900},
+                                   color_scheme=scheme)
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    page.goto(default_root + "explore.html")
+    settle(page, DRAWN)
+    settle(page, "document.querySelectorAll('#vw-point .vw-text').length >= 2")
+    layout = page.evaluate(LAYOUT)
+    assert layout["page"] <= width  # wide tables scroll inside their wrapper
+    assert layout["traitColumn"] >= 100 and layout["narrowestCell"] >= 40, layout
+    assert max(layout["controls"]) <= width, layout
+    assert layout["brokenVotes"] == 0, layout
+    assert (brightness(layout["background"]) < 0.3) == (scheme == "dark")
+    # the page, its scripts and styles, the dataset's counts and one file of datapoints
+    assert page.evaluate(WEIGHT) < 1_000_000
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"explore-{width}-{scheme}.png"))
+    page.locator("#vw-point").scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / f"explore-viewer-{width}-{scheme}.png"))
+    context.close()
+    assert watch.dialogs == [] and watch.take() == []
