@@ -23,12 +23,17 @@ import numpy as np
 import pandas as pd
 
 from ffsite.base import eqbench3
-from ffsite.format import schema
+from ffsite.format import Annotations, schema
 from ffsite.format.response_metrics import read_response_metrics
 from ffsite.metrics.bias import longer_side, side_bias
 from ffsite.metrics.pairs import pair_counts, side_counts
 from ffsite.metrics.results import split_columns
-from ffsite.metrics.strength import group_by_column, preference_judges, preference_sides
+from ffsite.metrics.strength import (
+    TraitVotes,
+    group_by_column,
+    preference_judges,
+    preference_sides,
+)
 from ffsite.site.context import SiteContext
 from ffsite.site.urls import TRAITS
 
@@ -50,6 +55,7 @@ class ExploreData:
 
 
 def build_data(ctx: SiteContext) -> ExploreData:
+    """The index, every dataset's counts and datapoint files, and the default view."""
     annotations = ctx.annotations
     comparisons = annotations.comparisons
     models = annotations.models
@@ -93,7 +99,7 @@ def build_data(ctx: SiteContext) -> ExploreData:
         sides = [preference_sides(annotations, judge=j) for j in judges_here]
         counts = dataset_counts(votes, model_a, model_b, sides, splits, in_scope)
         chunks, note = datapoint_files(ctx, dataset, mask, model_a, model_b, preference,
-                                       codes, [c for c in columns], counts["p"])
+                                       codes, columns, counts["p"])
         for k, chunk in enumerate(chunks):
             files[f"{FOLDER}/d{d}-p{k}.json"] = chunk
         files[f"{FOLDER}/d{d}-counts.json"] = counts
@@ -113,7 +119,7 @@ def _preference_judge(ctx: SiteContext, dataset: str) -> str | None:
     return None if found is None or found != found else str(found)
 
 
-def dataset_counts(votes, model_a: np.ndarray, model_b: np.ndarray,
+def dataset_counts(votes: TraitVotes, model_a: np.ndarray, model_b: np.ndarray,
                    preferences: list[np.ndarray], splits: list, in_scope: np.ndarray) -> dict:
     """One dataset's counts document: t (trait positions in scope), s (splits: column and
     values), p (pairs: [model, model, comparisons]), pc and rc (triples, see module);
@@ -125,8 +131,8 @@ def dataset_counts(votes, model_a: np.ndarray, model_b: np.ndarray,
         found = pair_counts(votes, model_a, model_b, group, len(values))
         if pairs is None:
             pairs = found.pairs
-            # comparisons per pair: the largest vote count of any trait (every vote, of
-            # any kind, counts once per comparison and trait)
+            # comparisons per pair: an annotated trait counts each of them once, with
+            # or without a vote
             sizes = found.counts[:, 0, :, 2].max(axis=1, initial=0) if len(in_scope) else \
                 np.zeros(len(pairs), np.int64)
         selected = found.counts[:, :, in_scope, :]  # [pairs, values, traits, 3]
@@ -148,7 +154,7 @@ def dataset_counts(votes, model_a: np.ndarray, model_b: np.ndarray,
             "pc": by_split, "rc": reference or None}
 
 
-def per_annotator_votes(annotations) -> np.ndarray:
+def per_annotator_votes(annotations: Annotations) -> np.ndarray:
     """[comparisons, annotators] every vote of every annotator as one number: its vote
     codes as digits in file order (12 = A then B, for two seeds); 0 = no vote."""
     frame = annotations.votes
@@ -186,13 +192,13 @@ def datapoint_files(ctx: SiteContext, dataset: str, mask: np.ndarray, model_a: n
     lo = np.minimum(model_a[rows], model_b[rows])
     hi = np.maximum(model_a[rows], model_b[rows])
     width = len(ctx.annotations.models) + 1
-    # pairs come sorted by (first, second) model, so their keys are sorted too
-    pair_keys = np.array([a * width + b for a, b, _ in pairs], dtype=np.int64)
-    keys = lo * width + hi
-    found = np.minimum(np.searchsorted(pair_keys, keys), max(len(pairs) - 1, 0))
-    pair = np.where((lo >= 0) & (len(pairs) > 0) & (pair_keys[found] == keys if len(pairs)
-                                                     else False), found, -1)
-    if not pairs:
+    if pairs:  # each comparison's pair (-1: none), found by key
+        # pairs come sorted by (first, second) model, so their keys are sorted too
+        pair_keys = np.array([a * width + b for a, b, _ in pairs], dtype=np.int64)
+        keys = lo * width + hi
+        found = np.minimum(np.searchsorted(pair_keys, keys), len(pairs) - 1)
+        pair = np.where((lo >= 0) & (pair_keys[found] == keys), found, -1)
+    else:  # no models: one "pair" holds every comparison
         pair = np.zeros(len(rows), np.int64)
         pairs = [[NO_PAIR, NO_PAIR, len(rows)]]
     ordered = rows[sample_order(comparisons["comparison_id"].to_numpy()[rows])]
