@@ -12,7 +12,13 @@ import numpy as np
 import pytest
 from site_fixture import CONCISE, VERBOSE, build_tiny
 
-from ffsite.site.explore_data import CAP, TEXT_BUDGET, TEXT_LIMIT, triple_metric
+from ffsite.site.explore_data import (
+    CAP,
+    CAP_WITHOUT_MODELS,
+    TEXT_BUDGET,
+    TEXT_LIMIT,
+    triple_metric,
+)
 
 INDEX_BLOCK = re.compile(r'<script type="application/json" id="explore-index">(.*?)</script>',
                          re.S)
@@ -25,6 +31,14 @@ def explore_index(site: Path) -> dict:
 
 def load(site: Path, path: str) -> dict:
     return json.loads((site / path).read_text("utf-8"))
+
+
+def pair_points(site: Path, dataset: dict, k: int) -> dict:
+    """Pair k's datapoints: in the file its dataset's counts name (`f`)."""
+    counts = load(site, dataset["counts"])
+    found = load(site, f"{dataset['points']}{counts['f'][k]}.json")["pairs"]
+    [document] = [d for d in found if d["k"] == k]
+    return document
 
 
 def test_index_names_models_traits_annotators_and_files(tiny_site):
@@ -74,7 +88,7 @@ def test_counts_by_hand(tiny_site):
 def test_datapoints_carry_votes_and_texts(tiny_site):
     index = explore_index(tiny_site)
     dataset = index["datasets"][0]
-    first = load(tiny_site, dataset["points"] + "0.json")
+    first = pair_points(tiny_site, dataset, 0)
     assert first["pair"] == [0, 1] and first["total"] == 3
     assert sorted(p["id"] for p in first["c"]) == ["c1", "c2", "c3"]
     by_id = {p["id"]: p for p in first["c"]}
@@ -121,7 +135,7 @@ def test_without_texts_the_page_says_why(tmp_path):
     note = index["datasets"][0]["textNote"]
     assert "base dataset is not part of this build" in note
     assert note in (site / "explore.html").read_text("utf-8")
-    point = load(site, index["datasets"][0]["points"] + "0.json")["c"][0]
+    point = pair_points(site, index["datasets"][0], 0)["c"][0]
     assert "texts" not in point and point["v"]
 
 
@@ -178,15 +192,18 @@ def test_default_explore_files_stay_small(default_site):
     assert max(size for name, size in sizes.items() if "-counts" not in name) < 120_000
     assert max(size for name, size in sizes.items() if "-counts" in name) < 600_000
     assert sum(sizes.values()) < 9_000_000, sum(sizes.values())
+    assert len(sizes) < 400  # pairs bundled: a few hundred files, not thousands
     assert (default_site / "explore.html").stat().st_size < 300_000
     index = explore_index(default_site)
     for dataset in index["datasets"]:
         for path in sorted(folder.glob(Path(dataset["points"]).name + "*.json"))[:50]:
-            for point in json.loads(path.read_text("utf-8"))["c"]:
-                for text in point.get("texts") or []:
-                    assert text is None or len(text) <= TEXT_LIMIT + 2
+            for document in json.loads(path.read_text("utf-8"))["pairs"]:
+                assert len(document["c"]) <= CAP_WITHOUT_MODELS
+                for point in document["c"]:
+                    for text in point.get("texts") or []:
+                        assert text is None or len(text) <= TEXT_LIMIT + 2
     # the cap per pair holds
-    chunk = load(default_site, index["datasets"][0]["points"] + "0.json")
+    chunk = pair_points(default_site, index["datasets"][0], 0)
     assert 0 < len(chunk["c"]) <= CAP
     assert TEXT_BUDGET <= 2_000_000
     # the largest pairs get texts first: every pair with the reference model has them
@@ -194,7 +211,7 @@ def test_default_explore_files_stay_small(default_site):
     reference = index["models"].index(index["reference"])
     for k, (a, b, _) in enumerate(counts["p"]):
         if reference in (a, b):
-            chunk = load(default_site, f"{index['datasets'][0]['points']}{k}.json")
+            chunk = pair_points(default_site, index["datasets"][0], k)
             assert all(point.get("texts") for point in chunk["c"]), k
 
 
@@ -203,6 +220,6 @@ def test_default_eqbench_points_carry_the_judges_reasoning(default_site):
     [eq] = [d for d in index["datasets"] if d["name"] == "eqbench3"]
     counts = load(default_site, eq["counts"])
     largest = max(range(len(counts["p"])), key=lambda k: counts["p"][k][2])
-    chunk = load(default_site, f"{eq['points']}{largest}.json")
+    chunk = pair_points(default_site, eq, largest)
     assert any(point.get("why") and point["why"][0] for point in chunk["c"])
     assert "transcripts are not public" in eq["textNote"]

@@ -5,17 +5,18 @@
 - data/explore/d<i>-counts.json per dataset: (agreed, disagreed, votes) triples per
   model pair, split value and trait (metrics/pairs.py), and against the dataset's
   preference annotator; the browser sums them for any pooled reference.
-- data/explore/d<i>-p<k>.json: up to CAP comparisons of one model pair (the datapoint
-  viewer), with every annotator's vote and, when the base data has them, the prompt,
-  both responses and the judge's reasoning, cut to fixed lengths; a dataset's texts stop
-  at TEXT_BUDGET characters (later comparisons keep their votes only), so the site's
-  size stays bounded.
+- data/explore/d<i>-p<k>.json: up to CAP comparisons of each of several consecutive
+  model pairs (the datapoint viewer; a pair's file number is in the counts), with every
+  annotator's vote and, when the base data has them, the prompt, both responses and the
+  judge's reasoning, cut to fixed lengths; a dataset's texts stop at TEXT_BUDGET
+  characters (the largest pairs get them first), so the site's size stays bounded.
 
 Files are named by position (d0, p3), never by a model or dataset name.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,7 @@ REASONING_LIMIT = 1500  # characters of one reasoning
 TEXT_BUDGET = 2_000_000  # characters of texts per dataset
 CAP_WITHOUT_MODELS = 5 * CAP  # a dataset without models has one "pair": show more
 FOLDER = "data/explore"
+CHUNK_BYTES = 60_000  # a datapoint file holds pairs until it is about this size
 NO_PAIR = -1  # the "pair" of a dataset whose comparisons name no models
 
 
@@ -98,8 +100,9 @@ def build_data(ctx: SiteContext) -> ExploreData:
                              key=lambda j: (j != default, j))
         sides = [preference_sides(annotations, judge=j) for j in judges_here]
         counts = dataset_counts(votes, model_a, model_b, sides, splits, in_scope)
-        chunks, note = datapoint_files(ctx, dataset, mask, model_a, model_b, preference,
-                                       codes, columns, counts["p"])
+        per_pair, note = datapoint_files(ctx, dataset, mask, model_a, model_b, preference,
+                                         codes, columns, counts["p"])
+        chunks, counts["f"] = bundle(per_pair)
         for k, chunk in enumerate(chunks):
             files[f"{FOLDER}/d{d}-p{k}.json"] = chunk
         files[f"{FOLDER}/d{d}-counts.json"] = counts
@@ -236,7 +239,8 @@ def datapoint_files(ctx: SiteContext, dataset: str, mask: np.ndarray, model_a: n
     meta = [comparisons[c].astype(object).to_numpy() for c in meta_columns]
     matrix = ctx.votes.matrix
     budget = TEXT_BUDGET
-    documents = [{"pair": [int(a), int(b)], "total": int(n), "c": []} for a, b, n in pairs]
+    documents = [{"k": k, "pair": [int(a), int(b)], "total": int(n), "c": []}
+                 for k, (a, b, n) in enumerate(pairs)]
     for row, k in zip(chosen.tolist(), chosen_pair.tolist(), strict=True):
         cid = str(columns["comparison_id"][row])
         point = {"id": cid, "a": int(model_a[row]), "b": int(model_b[row]),
@@ -257,6 +261,22 @@ def datapoint_files(ctx: SiteContext, dataset: str, mask: np.ndarray, model_a: n
             "dataset, given to the pairs with the most comparisons first; the other pairs "
             "show their votes only.")
     return documents, note
+
+
+def bundle(per_pair: list[dict]) -> tuple[list[dict], list[int]]:
+    """Consecutive pairs' datapoints in files of about CHUNK_BYTES (thousands of tiny
+    files would slow the build and a host's upload), and each pair's file number."""
+    chunks: list[dict] = []
+    file_of: list[int] = []
+    size = CHUNK_BYTES
+    for document in per_pair:
+        if size >= CHUNK_BYTES:
+            chunks.append({"pairs": []})
+            size = 0
+        chunks[-1]["pairs"].append(document)
+        file_of.append(len(chunks) - 1)
+        size += len(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+    return chunks, file_of
 
 
 def _cut(text: str, limit: int) -> str:

@@ -505,7 +505,8 @@
 
   function drawViewer(C, k) {
     var ds = INDEX.datasets[state.d], out = $("vw-point");
-    return load(ds.points + k + ".json").then(function (chunk) {
+    return load(ds.points + C.f[k] + ".json").then(function (file) {
+      var chunk = file.pairs.filter(function (p) { return p.k === k; })[0];
       var trait = -1;
       INDEX.traits.forEach(function (t, i) { if (t[0] === state.vt) { trait = i; } });
       var metaAt = ds.splits.indexOf(state.split);
