@@ -26,7 +26,7 @@ _FILE_MODE = _file_mode()
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside `target`; rename it over `target` on success."""
-    target = Path(target)
+    target = _real_target(Path(target))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
@@ -47,6 +47,18 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
+def _real_target(target: Path) -> Path:
+    """Where to write: through a symlink to the file it names (the link stays a link);
+    refused when the target is a device, a pipe or a folder, which a rename would replace
+    with a plain file (`--out /dev/full` as root once replaced the device)."""
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    if target.exists() and not target.is_file():
+        kind = "a folder" if target.is_dir() else "not a regular file (a device or pipe)"
+        raise FfsiteError(f"{target}: is {kind}; give the path of a file to write")
+    return target
+
+
 def write_bytes(target: str | os.PathLike, data: bytes) -> None:
     with atomic_path(target) as tmp:
         tmp.write_bytes(data)
@@ -54,3 +66,35 @@ def write_bytes(target: str | os.PathLike, data: bytes) -> None:
 
 def write_text(target: str | os.PathLike, text: str) -> None:
     write_bytes(target, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def all_or_nothing(*targets: str | os.PathLike) -> Iterator[None]:
+    """Files written (atomically) inside the block all stay; if the block fails, every
+    target is put back as it was, so two files that belong together (votes and their
+    texts) are replaced both or neither."""
+    targets_ = [Path(t) for t in targets]
+    backups: dict[Path, Path] = {}
+    new_folders = [folder for t in targets_ for folder in t.parents if not folder.exists()]
+    try:
+        for target in targets_:
+            if target.is_file():
+                backup = target.with_name(f".{target.name}.{os.getpid()}.old")
+                os.link(target, backup)  # the old bytes, kept by a second name
+                backups[target] = backup
+        yield
+    except BaseException:
+        for target in targets_:
+            if target in backups:
+                # (If the target was never replaced, both names are one file and rename
+                # does nothing: `finally` removes the backup name.)
+                os.replace(backups[target], target)
+            else:
+                target.unlink(missing_ok=True)
+        for folder in new_folders:  # deepest first; each is empty once its file is gone
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    finally:
+        for backup in backups.values():
+            backup.unlink(missing_ok=True)

@@ -55,6 +55,10 @@ def main() -> None:
 
         click.echo(f"error: {error_line(exc)}", err=True)
         sys.exit(1)
+    except MemoryError:
+        click.echo("error: out of memory: the input is too large for this machine; split it "
+                   "into smaller files or use a machine with more memory", err=True)
+        sys.exit(1)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

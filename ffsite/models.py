@@ -120,6 +120,8 @@ def load_registry(content_dir: str | Path) -> Registry:
 def _model(entry: object, where: str) -> Model:
     if not isinstance(entry, dict):
         raise FfsiteError(f"{where}: expected a table")
+    if isinstance(entry.get("id"), str) and entry["id"].strip():
+        where += f" (id '{entry['id']}')"  # so a mistake names the model too
     unknown = set(entry) - _KEYS
     if unknown:
         raise FfsiteError(f"{where}: unknown key '{sorted(unknown)[0]}'; allowed: "
@@ -128,8 +130,9 @@ def _model(entry: object, where: str) -> Model:
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise FfsiteError(f"{where}: '{key}' must be a non-empty text")
     for key in ("organisation", "released", "note"):
-        if key in entry and not isinstance(entry[key], str):
-            raise FfsiteError(f"{where}: '{key}' must be a text")
+        if key in entry and (not isinstance(entry[key], str) or not entry[key].strip()):
+            raise FfsiteError(f"{where}: '{key}' must be a non-empty text (leave an unknown "
+                              "fact out)")
     if "open_weights" in entry and not isinstance(entry["open_weights"], bool):
         raise FfsiteError(f"{where}: 'open_weights' must be true or false")
     released = entry.get("released")

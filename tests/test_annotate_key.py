@@ -23,6 +23,9 @@ def echoing_server():
         prompt = judge_parts(request.user_text)[0]
         if prompt.startswith("Question 0:"):
             return Reply(f"Incorrect API key provided: {KEY}", status=400)
+        if prompt.startswith("Question 2:"):  # most of the key, as some proxies echo it
+            return Reply(f"key {KEY[:-5]}***** is not allowed here; also got "
+                         "sk-proj-abcdef123456 and Bearer xyz.123", status=400)
         if prompt.startswith("Question 1:") and seen[request.digest] == 1:
             return Reply(f"slow down, {KEY}", status=429, headers={"Retry-After": "0"})
         return hashed_judge(request)
@@ -35,23 +38,47 @@ def test_the_key_is_written_nowhere(tmp_path):
         process = run_subprocess(
             ["annotate", "--model", "m", "--judge", "j", "--base-data", str(base),
              "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out.parquet"),
-             "--log", str(tmp_path / "run.log"), "--backoff", "0"], api_env(server.url))
+             "--log", str(tmp_path / "run.log"), "--backoff", "0", "--max-invalid", "1"],
+            api_env(server.url))
         stdout, stderr = process.communicate(timeout=60)
         assert process.returncode == 0, stderr
         assert {r.headers["authorization"] for r in server.requests} == {f"Bearer {KEY}"}
 
     written = [p for p in tmp_path.rglob("*") if p.is_file() and "base" not in p.parts]
-    # 7 cache entries (the refused judge call is not cached), votes, answers, log.
-    assert len(written) == 7 + 3
-    for path in written:
-        assert KEY.encode() not in path.read_bytes(), path
-    assert KEY not in stdout and KEY not in stderr
+    # 6 cache entries (the two refused judge calls are not cached), votes, communication
+    # traits, answers, log.
+    assert len(written) == 6 + 4
+    for secret in (KEY, KEY[:-5], "sk-proj-abcdef123456", "xyz.123"):
+        for path in written:
+            assert secret.encode() not in path.read_bytes(), (secret, path)
+        assert secret not in stdout and secret not in stderr
 
     # The echoes were really there, and were redacted on the way in.
     notes = {r["note"] for r in read_rows(tmp_path / "out.parquet")} - {None}
     assert any("Incorrect API key provided: [redacted]" in str(n) for n in notes)
+    assert any("key [redacted]***** is not allowed here; also got [redacted] and [redacted]"
+               in str(n) for n in notes)
     assert "came with Bearer [redacted]" in (tmp_path / "out.responses.json").read_text()
     assert "retry 1 of j" in (tmp_path / "run.log").read_text()
+
+
+def test_credentials_in_the_base_url_are_redacted_and_plain_http_is_warned_about(tmp_path):
+    base = make_base_data(tmp_path / "base", 2)
+    # Nothing listens on port 9 (discard) of this documentation address: the call fails
+    # at once, and the error names the URL.
+    url = "http://user:hunter2secret@192.0.2.1:9/v1"
+    result = run_cli(["annotate", "--model", "m", "--judge", "j", "--base-data", str(base),
+                      "--cache-dir", str(tmp_path / "cache"), "--dry-run",
+                      "--out", str(tmp_path / "o.parquet")],
+                     {"FFSITE_API_BASE": url, "FFSITE_API_KEY": KEY})
+    assert result.exit_code == 0, result.output
+    assert "hunter2secret" not in result.output
+    assert "warning: FFSITE_API_BASE http://[redacted]@192.0.2.1:9/v1 is plain HTTP" in (
+        result.output)
+    endpoint = Endpoint(url, KEY)
+    assert "hunter2secret" not in repr(endpoint)
+    assert endpoint.redact("GET https://a:b@host/x and ftp://u@h") == (
+        "GET https://[redacted]@host/x and ftp://[redacted]@h")
 
 
 def test_endpoint_repr_hides_the_key():

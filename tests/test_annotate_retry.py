@@ -83,7 +83,8 @@ def test_transient_faults_are_retried(base, tmp_path, fault):
 
 def test_attempt_cap_gives_invalid_votes_and_the_run_finishes(base, tmp_path):
     with ChatServer(scripted([Reply(status=500)] * 10)) as server:
-        result = _run(server, base, tmp_path, "--max-attempts", "3")
+        # (--max-invalid 1: this test looks inside a file of failures.)
+        result = _run(server, base, tmp_path, "--max-attempts", "3", "--max-invalid", "1")
         assert result.exit_code == 0, result.output
         assert sorted(_attempts(server).values()) == [3] * N
     rows = read_rows(tmp_path / "out.parquet")
@@ -98,7 +99,7 @@ def test_attempt_cap_gives_invalid_votes_and_the_run_finishes(base, tmp_path):
 
 def test_client_errors_are_not_retried(base, tmp_path):
     with ChatServer(scripted([Reply("context too long", status=400)])) as server:
-        result = _run(server, base, tmp_path)
+        result = _run(server, base, tmp_path, "--max-invalid", "1")
         assert result.exit_code == 0, result.output
         assert sorted(_attempts(server).values()) == [1] * N
     notes = {r["note"] for r in read_rows(tmp_path / "out.parquet")}
@@ -132,6 +133,7 @@ def test_a_failed_generation_gives_invalid_votes(tmp_path):
     with ChatServer(handler) as server:
         result = run_cli(["annotate", "--model", "m", "--judge", "j", "--base-data",
                           str(folder), "--votes", "2", "--max-attempts", "2", "--backoff", "0",
+                          "--max-invalid", "0.5",
                           "--cache-dir", str(tmp_path / "cache"),
                           "--out", str(tmp_path / "out.parquet")], api_env(server.url))
         assert result.exit_code == 0, result.output

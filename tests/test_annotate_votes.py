@@ -93,7 +93,8 @@ def test_bad_answers_become_invalid_votes_with_reasons(setup, tmp_path):
         return Reply(json.dumps({str(i): "None" for i in range(1, 41)}))
 
     with ChatServer(judge) as server:
-        result = run_cli(_args(base, responses, tmp_path), api_env(server.url))
+        result = run_cli(_args(base, responses, tmp_path, "--max-invalid", "1"),
+                         api_env(server.url))
     assert result.exit_code == 0, result.output
     rows = read_rows(tmp_path / "out.parquet")
     by_prompt = {}

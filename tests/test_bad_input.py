@@ -73,6 +73,9 @@ CASES = [
     Case("build-missing-base-data-env", "build --annotations annotations {site}", (
         "base data nowhere", "no such folder", "from FFSITE_BASE_DATA"),
          env=(("FFSITE_BASE_DATA", "nowhere"),)),
+    Case("build-out-under-a-file", "build --annotations annotations --content content "
+         "--templates {templates} --out inputs/pairs.json/site --quiet", (
+             "--out inputs/pairs.json/site", "cannot create", "pick another --out")),
     Case("build-full-disk", "build --annotations annotations {site}", (*FULL, "site"),
          fsize=64_000),
     # serve builds first: the same failures, and the port.
@@ -108,6 +111,10 @@ CASES = [
         "--reference-models", "--against model:NAME")),
     Case("metrics-unknown-dataset", "metrics annotations --dataset nobody", (
         "dataset 'nobody'", "use one of", "d")),
+    Case("metrics-unknown-preference-judge", "metrics annotations --against "
+         "preference:nobody", ("preference judge 'nobody'", "known", "pj")),
+    Case("metrics-unknown-judge", "metrics annotations --judge nobody", (
+        "trait judge 'nobody'", "known", "j")),
     Case("ratings-corrupt", "ratings corrupt --anchor R", ("corrupt/bad.parquet",)),
     Case("ratings-version", "ratings v99 --anchor R", ("format_version 99",)),
     Case("ratings-empty", "ratings empty --anchor R", ("no annotation files",)),
@@ -125,6 +132,8 @@ CASES = [
     Case("export-missing-base-data-env", "export annotated-pairs annotations --out "
          "out/previous.json", ("base data nowhere", "no such folder", "from FFSITE_BASE_DATA"),
          env=(("FFSITE_BASE_DATA", "nowhere"),)),
+    Case("export-base-data-without-texts", "export annotated-pairs annotations --out "
+         "out/previous.json --base-data empty", ("no texts for dataset 'd'", "ffsite fetch")),
     # import, each kind: a broken input, and a full disk while writing --out.
     Case("import-pairs-truncated", "import annotated-pairs inputs/truncated.json "
          "--out out/previous.parquet", ("inputs/truncated.json", "not valid JSON")),
@@ -134,6 +143,9 @@ CASES = [
          "--out out/previous.parquet", ("version 9.0", "not supported", "format 2.0")),
     Case("import-pairs-full-disk", "import annotated-pairs inputs/pairs.json "
          "--out out/previous.parquet", (*FULL, "out/previous.parquet"), fsize=512),
+    # The votes fit, their texts do not: neither file may change.
+    Case("import-pairs-texts-full-disk", "import annotated-pairs inputs/long-texts.json "
+         "--out out/previous.parquet --base-out base", (*FULL, "texts.parquet"), fsize=40_000),
     Case("import-icai-columns", "import icai-csv inputs/columns.csv --out out/previous.parquet",
          ("inputs/columns.csv", "text_a", "is missing")),
     Case("import-icai-truncated", "import icai-csv inputs/truncated.csv "
@@ -174,6 +186,9 @@ CASES = [
          "--out out/previous.parquet", ("base data nowhere", "no such folder",
                                         "from FFSITE_BASE_DATA"),
          env=(("FFSITE_BASE_DATA", "nowhere"),)),
+    Case("annotate-log-in-a-missing-folder", "annotate --model new --judge j --dry-run "
+         "--base-data tb --log nowhere/log.txt --out out/previous.parquet", (
+             "--log nowhere/log.txt", "cannot open", "create its folder")),
     Case("annotate-rules-full-disk", "annotate --judge rules --dataset d --annotations "
          "annotations --base-data base --out out/previous.parquet", FULL, fsize=512),
     # fetch: cache/x/f.bin holds an old copy that must stay as it is.
@@ -245,6 +260,12 @@ def write_workspace(root: Path, url: str) -> None:
                                texts={"d": read_texts(root / "base", "d")})
     (inputs / "pairs.json").write_text(json.dumps(pairs), "utf-8")
     (inputs / "truncated.json").write_text(json.dumps(pairs)[:200], "utf-8")
+    # Texts that do not compress, so the texts file is far larger than the votes file.
+    noise = random.Random(3)
+    for comparison in pairs["comparisons"]:
+        for side in ("response_a", "response_b"):
+            comparison[side]["text"] = noise.randbytes(8_000).hex()
+    (inputs / "long-texts.json").write_text(json.dumps(pairs), "utf-8")
     pairs["metadata"]["version"] = "9.0"
     (inputs / "version9.json").write_text(json.dumps(pairs), "utf-8")
     (inputs / "pairs.csv").write_text("text_a,text_b,preferred_text\n" + "".join(

@@ -79,8 +79,10 @@ def test_home_view_round_trips_through_the_url(page, tiny_root):
 
 
 def compare_rows(page) -> list[list[str]]:
+    """Each row's cells as their first line (the value; intervals and verdicts follow)."""
     return page.eval_on_selector_all(
-        "#compare tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+        "#compare tbody tr",
+        "rows => rows.map(r => [...r.cells].map(c => c.childNodes[0].textContent))")
 
 
 def test_compare_page_from_a_link(page, tiny_root):
@@ -88,9 +90,14 @@ def test_compare_page_from_a_link(page, tiny_root):
     assert (page.input_value("#model-a"), page.input_value("#model-b")) == ("m2", "m1")
     assert page.locator("#compare thead").text_content().count("m2") == 1
     # m2 - m1, largest difference first.
-    assert compare_rows(page) == [["is more verbose", "-1.00", "+0.33", "-1.33"],
-                                  ["is more concise", "+1.00", "+0.00", "+1.00"]]
-    assert page.locator("#compare-chart svg g.role-mark > *").count() == 2  # two bars
+    assert compare_rows(page) == [["is more verbose", "-1.33", "-1.00", "+0.33"],
+                                  ["is more concise", "+1.00", "+1.00", "+0.00"]]
+    assert page.locator("#compare-chart svg g.mark-rect > *").count() == 2  # two bars
+    # Intervals and verdicts in view: three valid votes each cannot tell m2 from m1.
+    verdicts = page.eval_on_selector_all("#compare tbody .verdict",
+                                         "v => v.map(e => e.textContent)")
+    assert verdicts == ["not distinguishable from 0"] * 2
+    assert page.locator("#compare tbody .ci").count() == 6
 
 
 def test_compare_page_changes_go_into_the_url_and_back(page, tiny_root):
@@ -98,18 +105,18 @@ def test_compare_page_changes_go_into_the_url_and_back(page, tiny_root):
     assert (page.input_value("#model-a"), page.input_value("#model-b")) == ("m1", "m2")
     page.select_option("#model-a", "m2")
     assert query(page) == {"a": ["m2"], "b": ["m2"]}
-    assert [row[3] for row in compare_rows(page)] == ["+0.00", "+0.00"]
+    assert [row[1] for row in compare_rows(page)] == ["+0.00", "+0.00"]
     page.select_option("#model-b", "m1")
     page.locator('#compare th[data-key="trait"] button').click()
     assert query(page) == {"a": ["m2"], "b": ["m1"], "sort-compare": ["asc:trait"]}
     link = page.url
     open_page(page, link)  # the shared link shows the same comparison, sorted the same
-    assert compare_rows(page) == [["is more concise", "+1.00", "+0.00", "+1.00"],
-                                  ["is more verbose", "-1.00", "+0.33", "-1.33"]]
+    assert compare_rows(page) == [["is more concise", "+1.00", "+1.00", "+0.00"],
+                                  ["is more verbose", "-1.33", "-1.00", "+0.33"]]
     assert page.locator('#compare th[data-key="trait"]').get_attribute("aria-sort") == \
         "ascending"
     page.click("#compare >> text=is more concise")  # the trait links work under the subpath
-    assert page.url == tiny_root + "traits/bf731c7f.html"
+    assert page.url == tiny_root + "traits/is-more-concise.html"
     assert page.locator("h1").text_content() == "is more concise"
 
 

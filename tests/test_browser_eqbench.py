@@ -10,23 +10,31 @@ import pytest
 
 PHONE, DESKTOP = 390, 1440
 PAGES = {"eqbench.html": ["eq-overall", "eq-elo", "eq-strength"],
-         "traits/eq-overall_eq.html": ["eq-trait-elo", "eq-trait-strength"]}
+         "traits/overall-eq.html": ["eq-trait-elo", "eq-trait-strength"]}
 
 FACTS = """tables => ({
     overflow: document.documentElement.scrollWidth - window.innerWidth,
     intervals: tables.map(id => [...document.querySelectorAll('#' + id + ' tbody .ci')].map(
         e => { const r = e.getBoundingClientRect();
                return [r.width, r.height, getComputedStyle(e).visibility]; })),
-    // Words broken across lines inside a table cell: a word whose range has two boxes.
+    // Words broken across lines inside a table cell: a word (a run of letters and digits)
+    // with two boxes on different lines.  A name may wrap at a hyphen ("DeepSeek-" / "R1");
+    // a label cut short by an ellipsis has two boxes on one line.
     broken: [...document.querySelectorAll('table.data th, table.data td')].flatMap(cell => {
         const found = [];
         const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            for (const match of node.textContent.matchAll(/\\S+/g)) {
+            const vertical = !getComputedStyle(node.parentElement).writingMode
+                .startsWith('horizontal');
+            for (const match of node.textContent.matchAll(/[\\p{L}\\p{N}]+/gu)) {
                 const range = document.createRange();
                 range.setStart(node, match.index);
                 range.setEnd(node, match.index + match[0].length);
-                if (range.getClientRects().length > 1) found.push(match[0]);
+                const boxes = [...range.getClientRects()];
+                if (boxes.some(a => boxes.some(b => vertical ? b.left >= a.right - 0.5
+                                                             : b.top >= a.bottom - 0.5))) {
+                    found.push(match[0]);
+                }
             }
         }
         return found; }),

@@ -22,7 +22,7 @@ from hostile_fixture import (
     WORDING,
 )
 
-from ffsite.traits import trait_id
+from ffsite.site.urls import wording_slug
 
 PWNED = "typeof window.__pwned"
 TEXT = "document.body.innerText"
@@ -105,7 +105,7 @@ def test_dataset_and_trait_pages_show_names_as_text(watched, hostile_site, hosti
     assert page.locator("h1").text_content() == DATASET
     for shown in (JUDGE, META_NAME, META_VALUES[0], META_VALUES[2], LABEL):
         assert shown in text, shown
-    open_page(page, hostile_root + f"traits/{trait_id(WORDING)}.html")
+    open_page(page, hostile_root + f"traits/{wording_slug(LABEL)}.html")
     text = page.evaluate(TEXT)
     assert page.locator("h1").text_content() == LABEL
     for shown in (WORDING, TRAIT_SET, JUDGE, SCRIPT_MODEL):
@@ -122,7 +122,7 @@ def test_compare_page_shows_names_as_text(watched, hostile_root):
     assert page.locator("#label-a").text_content() == SCRIPT_MODEL
     assert page.locator("#label-b").text_content() == LONG_MODEL
     assert LABEL in page.evaluate(TEXT)
-    assert page.locator("#compare-chart svg g.role-mark > *").count() == 2
+    assert page.locator("#compare-chart svg g.mark-rect > *").count() == 1  # a bar per trait
 
 
 OVERFLOW = """() => ({page: document.documentElement.scrollWidth, window: window.innerWidth,

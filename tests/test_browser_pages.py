@@ -29,7 +29,8 @@ def test_the_site_has_every_kind_of_page(tiny_site):
         "datasets.html", "datasets/d.html", "downloads.html", "eqbench.html", "explore.html",
         "index.html", "methodology.html", "models/R.html", "models/m1.html", "models/m2.html",
         "pressure.html",
-        "ratings.html", "traits.html", "traits/11bb8171.html", "traits/bf731c7f.html"]
+        "ratings.html", "traits.html", "traits/is-more-concise.html",
+        "traits/is-more-verbose.html"]
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)

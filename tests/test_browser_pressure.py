@@ -13,7 +13,7 @@ from browser import PAGE_FACTS, SCHEMES, SCREENSHOTS, Watch, open_page
 from test_browser_a11y import contrast, effective_background, over, parse_colour
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = {"pressure": "pressure.html", "warmth": "traits/bp-warmth.html"}
+PAGES = {"pressure": "pressure.html", "warmth": "traits/warmth.html"}
 WIDTHS = (390, 1440)
 
 # One pass over the page: what the tests check, measured by the browser.

@@ -113,7 +113,13 @@ def test_base_data_comes_from_the_option_then_the_environment(tmp_path, monkeypa
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     monkeypatch.delenv(registry.ENV, raising=False)
+    monkeypatch.delenv("FFSITE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert registry.base_dir(None) is None
+    # Then the folder `ffsite fetch` downloads into, once it exists.
+    (tmp_path / "cache" / "ffsite" / "base-data").mkdir(parents=True)
+    assert registry.base_dir(None) == tmp_path / "cache" / "ffsite" / "base-data"
+    (tmp_path / "cache" / "ffsite" / "base-data").rmdir()
     monkeypatch.setenv(registry.ENV, "")
     assert registry.base_dir(None) is None
     monkeypatch.setenv(registry.ENV, str(tmp_path / "b"))
@@ -155,3 +161,41 @@ def test_help_does_not_check_base_data(monkeypatch, capsys):
     monkeypatch.setenv(registry.ENV, "nowhere")
     status, out, _ = run_main(monkeypatch, capsys, "build", "--help")
     assert status == 0 and "--base-data" in out and "$FFSITE_BASE_DATA" in out
+
+
+def numeric_options() -> list[tuple[str, str, click.Option]]:
+    """(command, flag, option) for every option that takes an integer."""
+    return [(name, option.opts[0], option) for name, command in all_commands().items()
+            for option in command.params
+            if isinstance(option, click.Option) and isinstance(option.type, click.IntRange)
+            or isinstance(option, click.Option) and option.type is click.INT]
+
+
+def test_every_count_and_seed_option_is_bounded_on_both_sides():
+    # An unbounded count hangs a run or eats the memory (`--votes 1000000`); a negative
+    # seed was a traceback from numpy.
+    unbounded = [(name, flag) for name, flag, option in numeric_options()
+                 if not isinstance(option.type, click.IntRange)
+                 or option.type.min is None or option.type.max is None]
+    assert unbounded == []
+    assert len(numeric_options()) >= 10
+
+
+@pytest.mark.parametrize("args", [
+    ["ratings", "--seed", "-5"], ["scores", "--seed", str(2**32)],
+    ["annotate", "--model", "m", "--judge", "j", "--votes", "1000000"],
+    ["annotate", "--model", "m", "--judge", "j", "--concurrency", "100000"],
+    ["ratings", "--bootstrap", "10000000"],
+])
+def test_out_of_range_numbers_are_usage_errors_naming_the_option(args, monkeypatch, capsys):
+    status, _, err = run_main(monkeypatch, capsys, *args)
+    assert status == 2
+    assert f"Invalid value for '{args[-2]}'" in err and "Traceback" not in err
+
+
+def test_metrics_for_one_judge_works(tmp_path, monkeypatch, capsys):
+    write_tiny(tmp_path / "annotations")
+    status, out, err = run_main(monkeypatch, capsys, "metrics", str(tmp_path / "annotations"),
+                                "--judge", "j", "--format", "csv")
+    assert status == 0, err
+    assert out.count("\n") == 3 and ",j," in out  # header and the tiny site's two traits

@@ -146,7 +146,7 @@ def test_ratings_put_the_anchor_at_1000_and_the_winner_first(site):
     html = (site / "eqbench.html").read_text("utf-8")
     ranking = section(html, 'id="eq-overall"', "</table>")
     assert ranking.index(">x<") < ranking.index(">y<") < ranking.index(">z<")
-    assert '1000<span class="ci">1000–1000</span>' in ranking
+    assert '1000<span class="ci">fixed (anchor)</span>' in ranking  # y, the anchor
 
 
 def test_strength_against_the_other_models_by_hand(site):
@@ -189,8 +189,8 @@ def test_examples_show_the_prompt_and_the_judges_reasoning_escaped(site):
     html = (site / "eqbench.html").read_text("utf-8")
     role_play = section(html, 'id="example-role-play"', "</article>")
     # The closest-rated clear verdict (x vs y), not the widest (x vs z).
-    assert "Role-play scenario 1:" in role_play and ">x</a> vs <a" in role_play
-    assert ">y</a></h3>" in role_play
+    assert "Role-play scenario 1: x vs y</h3>" in role_play
+    assert ">x</a> and <a" in role_play and ">y</a>.</p>" in role_play
     assert 'with 7 "+" in all' in role_play
     # The scenario prompt (both turns), its HTML shown as text.
     assert "Turn 2:" in role_play and "&lt;b&gt;the thefts&lt;/b&gt;" in role_play
@@ -208,27 +208,27 @@ def test_examples_show_the_prompt_and_the_judges_reasoning_escaped(site):
 
 
 def test_trait_page_of_a_criterion(site):
-    html = (site / "traits" / "eq-theory_of_mind.html").read_text("utf-8")
+    html = (site / "traits" / "theory-of-mind.html").read_text("utf-8")
     assert "<h1>Theory of mind</h1>" in html and "analysis scenarios" in html
     assert "Claude 3.7 Sonnet" in html and 'href="../eqbench.html"' in html
     elo = section(html, 'id="eq-trait-elo"', "</table>")
     # Only the analysis pairs ask it: y won its one comparison with x.
     assert elo.index(">y<") < elo.index(">x<") and ">z<" not in elo
-    assert '1000<span class="ci">1000–1000</span>' in elo
-    strength = table(site, "trait-eq-theory_of_mind-strength").set_index("model")
+    assert '1000<span class="ci">fixed (anchor)</span>' in elo
+    strength = table(site, "traits/theory-of-mind/strength").set_index("model")
     assert strength.loc["y", "strength"] == pytest.approx(0.5)  # 1 of its 2 comparisons
     assert strength.loc["x", "strength"] == pytest.approx(-1.0)
     # Only the analysis pairs count (all of y's pairs would make it 1/4).
     assert strength.loc["y", "num_votes"] == 2 and strength.loc["z", "num_votes"] == 1
     assert 'id="eq-trait-elo-chart"' in html and 'id="eq-trait-strength-chart"' in html
-    ratings = table(site, "trait-eq-theory_of_mind-ratings")
+    ratings = table(site, "traits/theory-of-mind/ratings")
     assert set(ratings["model"]) == {"x", "y"}
 
 
 def test_downloads_are_listed(site):
     downloads = (site / "downloads.html").read_text("utf-8")
     for name in ("eqbench3-ratings", "eqbench3-strength", "eqbench3-criteria",
-                 "trait-eq-overall_eq-ratings", "trait-eq-overall_eq-strength"):
+                 "traits/overall-eq/ratings", "traits/overall-eq/strength"):
         assert f'href="data/{name}.csv"' in downloads, name
     # The judge's reasoning is base data: no published table holds it.
     for path in (site / "data").glob("*.json"):
@@ -294,7 +294,7 @@ def test_a_hostile_model_name_stays_text(tmp_path):
     renamed = [{**e, "pair": {k: hostile if v == "z" else v for k, v in e["pair"].items()}}
                for e in ENTRIES]
     site = build(tmp_path, with_base=True, entries=renamed)
-    for page in ("eqbench.html", "traits/eq-overall_eq.html"):
+    for page in ("eqbench.html", "traits/overall-eq.html"):
         html = (site / page).read_text("utf-8")
         assert "<img" not in html, page
         assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in html, page

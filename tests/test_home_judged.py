@@ -71,7 +71,7 @@ def test_the_home_page_reads_on_phone_and_desktop(chromium, default_root, width,
             overflow: document.documentElement.scrollWidth - window.innerWidth,
             ci: [...document.querySelectorAll('#personality .ci')].slice(0, 20).map(e => {
                 const r = e.getBoundingClientRect(); return [r.width, r.height]; }),
-            glances: document.querySelectorAll('.glance').length,
+            glances: document.querySelectorAll('#judged-glances .glance').length,
             headers: [...document.querySelectorAll('#personality thead .label')].map(
                 e => e.getBoundingClientRect().height),
         })""")
@@ -95,7 +95,7 @@ def _shot(name: str) -> str:
 
 
 def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(default_site):
-    ratings = pd.read_csv(default_site / "data" / "trait-bp-warmth-ratings.csv")
+    ratings = pd.read_csv(default_site / "data" / "traits" / "warmth" / "ratings.csv")
     assert set(ratings["votes"]) == {"derived from scores"}
     assert len(ratings) == 46
     anchor = ratings[ratings["model"] == "gpt-4.1"].iloc[0]  # anchor_model in site.toml
@@ -104,5 +104,5 @@ def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(
     means = _personality(default_site)
     warmest = means[means["trait_id"] == "bp-warmth"].sort_values("mean").iloc[-1]["model"]
     assert ratings.set_index("model").loc[warmest, "rank"] <= 3
-    html = (default_site / "traits" / "bp-warmth.html").read_text()
+    html = (default_site / "traits" / "warmth.html").read_text()
     assert "Bradley–Terry rating (derived from scores)" in html

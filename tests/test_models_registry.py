@@ -59,7 +59,15 @@ def test_no_file_is_an_empty_registry(tmp_path):
     ("[[models]]\nname = 'x'\n", "entry 0: 'id' must be a non-empty text"),
     ("[[models]]\nid = 'a'\nname = 'A'\ncolour = 'red'\n", "unknown key 'colour'"),
     ("[[models]]\nid = 'a'\nname = 'A'\nreleased = 'June'\n", "'released' must be YYYY-MM-DD"),
-    ("[[models]]\nid = 'a'\nname = 'A'\nopen_weights = 'yes'\n", "'open_weights' must be"),
+    ("[[models]]\nid = 'a'\nname = 'A'\nopen_weights = 'yes'\n",
+     "models.toml: [[models]] entry 0 (id 'a'): 'open_weights' must be true or false"),
+    ("[[models]]\nid = 'a'\nname = 'A'\n[[models]]\nid = 'b'\nname = 'B'\n"
+     "released = '2024-13'\n", "entry 1 (id 'b'): 'released' must be YYYY-MM-DD, YYYY-MM or "
+     "YYYY, not '2024-13'"),
+    ("[[models]]\nid = 'a'\nname = 'A'\norganisation = 3\n",
+     "(id 'a'): 'organisation' must be a non-empty text"),
+    ("[[models]]\nid = 'a'\nname = 'A'\norganisation = ' '\n",
+     "(id 'a'): 'organisation' must be a non-empty text"),
     ("[[models]]\nid = 'a'\nname = 'A'\n[[models]]\nid = 'a'\nname = 'B'\n",
      "entry 1: id 'a' is used by an earlier entry"),
     ("[[models]]\nid = 'a'\nname = 'A'\naliases = {d = 'x'}\n"
@@ -70,8 +78,9 @@ def test_no_file_is_an_empty_registry(tmp_path):
     ("[[models]\n", "not valid TOML"),
 ])
 def test_mistakes_are_one_line_errors(tmp_path, text, needle):
-    with pytest.raises(FfsiteError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(FfsiteError) as caught:
         registry_from(tmp_path, text)
+    assert needle in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_the_shipped_registry_covers_every_name_of_the_real_data(shared_data):

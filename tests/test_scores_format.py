@@ -109,7 +109,8 @@ def _set(table: pa.Table, name: str, values) -> pa.Table:
 
 @pytest.mark.parametrize(("change", "needles"), [
     (lambda t, m: m.update(format_version="2"), ["need format_version 3"]),
-    (lambda t, m: m.update(score_columns={"a": 1}), ["'score_columns' must be a list"]),
+    (lambda t, m: m.update(score_columns={"a": 1}),
+     ["'score_columns' is a JSON object, not a list"]),
     (lambda t, m: t.drop_columns(["model"]), ["column 'model' missing"]),
     (lambda t, m: t.drop_columns(["score:1"]), ["column 'score:1' missing"]),
     (lambda t, m: m["score_columns"].pop(), ["'score:1' is not described"]),

@@ -44,7 +44,8 @@ def test_the_repository_settings_load():
 
 @pytest.mark.parametrize(("text", "message"), [
     ('reference_modle = "R"\n', "site.toml: unknown key 'reference_modle'; allowed: title, "
-     "reference_model, min_valid_votes, base_url, examples, rating_resamples, anchor_model"),
+     "description, reference_model, min_valid_votes, base_url, examples, rating_resamples, "
+     "anchor_model"),
     ("title = 3\n", "site.toml: key 'title' must be a str, not int"),
     ('min_valid_votes = "3"\n', "site.toml: key 'min_valid_votes' must be a int, not str"),
     ("min_valid_votes = true\n", "site.toml: key 'min_valid_votes' must be a int, not bool"),

@@ -212,19 +212,19 @@ def test_text_statistics_against_the_reference_kept(site):
 
 def test_downloads_hold_the_same_numbers(site):
     html = html_of(site, "models/m1.html")
-    for name in ("model-m1-personality", "model-m1-bend", "model-m1-pressure",
-                 "model-m1-pw", "model-m1", "model-m1-comparisons"):
+    for name in ("models/m1/personality", "models/m1/bend", "models/m1/pressure",
+                 "models/m1/dataset-pw", "models/m1/traits", "models/m1/comparisons"):
         assert f'href="../data/{name}.csv"' in html, name
-    warm = next(r for r in records(site, "model-m1-personality") if r["trait_id"] == "bp-warm")
+    warm = next(r for r in records(site, "models/m1/personality") if r["trait_id"] == "bp-warm")
     assert (warm["model"], warm["source_model"], warm["mean"], warm["ci_low"],
             warm["ci_high"], warm["rank"], warm["models_ranked"],
             warm["strength_derived_from_scores"], warm["derived_wins"],
             warm["derived_losses"]) == ("m1", "M-One", 7.0, 6.0, 8.0, 2, 3, 0.5, 3, 1)
-    shift = next(r for r in records(site, "model-m1-pressure") if r["trait_id"] == "bp-warm")
+    shift = next(r for r in records(site, "models/m1/pressure") if r["trait_id"] == "bp-warm")
     assert (shift["condition"], shift["shift"], shift["n_pairs"]) == ("urgency", -3.0, 2)
-    (bend,) = records(site, "model-m1-bend")
+    (bend,) = records(site, "models/m1/bend")
     assert (bend["bend"], bend["rank"], bend["models_compared"]) == (2.0, 1, 3)
-    (pairs,) = records(site, "model-m1-pw")
+    (pairs,) = records(site, "models/m1/dataset-pw")
     assert pairs["valid_votes"] == 3 and pairs["strength"] == pytest.approx(1 / 3)
 
 
@@ -232,7 +232,9 @@ def test_a_model_without_registry_entry_gets_its_own_page(site):
     html = html_of(site, "models/x.html")
     assert "<h1>x</h1>" in html
     facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
-    assert facts == {"Id": "x", "Name in bp": "x"}
+    # What the registry would say is unknown, and says so rather than vanishing.
+    assert facts == {"Id": "x", "Organisation": "unknown", "Weights": "unknown",
+                     "Released": "unknown", "Name in bp": "x"}
     # Scores only: no section, table or heading for data it does not have.
     assert listed(html) == ["personality"]
     assert 'id="text-statistics"' not in html and "pairs-pw" not in html
@@ -260,3 +262,21 @@ def test_the_reference_model_has_a_page_saying_what_it_is(site):
     assert "5 comparisons in all). On the" in text  # c1 to c5; R anchors the ratings
     assert 'id="traits"' not in text
     assert row(text, "comparisons", "d") == ["d", "5"]
+
+
+def test_home_tables_show_what_the_registry_knows(site):
+    """m1's entry: organisation 'Org <i>', open weights, released 2024-05; x and m2 have
+    no entry, so every fact is unknown ('–'), never guessed."""
+    html = html_of(site, "index.html")
+    assert row(html, "leaderboard", "m1")[1:4] == ["Org <i>", "open", "2024-05"]
+    assert row(html, "leaderboard", "m2")[1:4] == ["–", "–", "–"]
+    assert row(html, "personality", NAME)[1:4] == ["Org <i>", "open", "2024-05"]
+    assert row(html, "personality", "x")[1:4] == ["–", "–", "–"]
+    assert "Org &lt;i&gt;" in html and "Org <i>" not in html  # escaped, as all data
+    models = {r["model"]: r for r in records(site, "models")}
+    assert (models["m1"]["organisation"], models["m1"]["open_weights"],
+            models["m1"]["released"]) == ("Org <i>", True, "2024-05")
+    assert (models["m2"]["organisation"], models["m2"]["open_weights"]) == (None, None)
+    facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html_of(site, "models/m1.html")))
+    assert (facts["Organisation"], facts["Weights"], facts["Released"]) == (
+        "Org &lt;i&gt;", "open (published)", "2024-05")

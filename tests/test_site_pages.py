@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from site_fixture import CONCISE, VERBOSE, build_tiny
+from site_fixture import build_tiny
 
 from ffsite.progress import Progress
 from ffsite.site.build import build_site
@@ -23,8 +23,8 @@ def text(site, page: str) -> str:
 
 def test_every_page_kind_exists(site):
     for page in ("index.html", "models/m1.html", "models/m2.html", "datasets.html",
-                 "datasets/d.html", "traits.html", f"traits/{VERBOSE['trait_id']}.html",
-                 f"traits/{CONCISE['trait_id']}.html", "compare.html", "agreement.html",
+                 "datasets/d.html", "traits.html", "traits/is-more-verbose.html",
+                 "traits/is-more-concise.html", "compare.html", "agreement.html",
                  "methodology.html", "about.html", "404.html", "downloads.html",
                  "ratings.html", "communication.html", "pressure.html"):
         html = text(site, page)
@@ -37,8 +37,11 @@ def test_every_page_kind_exists(site):
 
 
 def test_every_table_is_published_as_csv_and_json_and_listed(site):
-    csvs = {p.stem for p in (site / "data").glob("*.csv")}
-    jsons = {p.stem for p in (site / "data").glob("*.json")}
+    def names(suffix: str) -> set[str]:  # site-wide files and per-item folders alike
+        return {p.relative_to(site / "data").as_posix().removesuffix(suffix)
+                for p in (site / "data").rglob("*" + suffix)}
+
+    csvs, jsons = names(".csv"), names(".json")
     assert csvs == jsons and len(csvs) >= 15
     downloads = text(site, "downloads.html")
     for name in csvs:
@@ -48,15 +51,15 @@ def test_every_table_is_published_as_csv_and_json_and_listed(site):
 def test_each_data_file_is_linked_from_the_page_that_shows_it(site):
     for page, names in {
         "index.html": ["leaderboard", "model-traits"],
-        "models/m1.html": ["model-m1", "model-m1-comparisons", "model-m1-ratings",
-                           "model-m1-indices"],
+        "models/m1.html": ["models/m1/traits", "models/m1/comparisons", "models/m1/ratings",
+                           "models/m1/indices"],
         "ratings.html": ["ratings", "indices"],
         "communication.html": ["communication"],
-        "datasets/d.html": ["dataset-d-traits", "dataset-d-by-topic",
-                            "dataset-d-annotators", "dataset-d-win-rates"],
+        "datasets/d.html": ["datasets/d/traits", "datasets/d/by-topic",
+                            "datasets/d/annotators", "datasets/d/win-rates"],
         "agreement.html": ["trait-agreement"],
-        f"traits/{VERBOSE['trait_id']}.html": [f"trait-{VERBOSE['trait_id']}-models",
-                                               f"trait-{VERBOSE['trait_id']}-ratings"],
+        "traits/is-more-verbose.html": ["traits/is-more-verbose/models",
+                                        "traits/is-more-verbose/ratings"],
     }.items():
         html = text(site, page)
         prefix = "../" if "/" in page else ""
@@ -154,3 +157,17 @@ def test_ratings_page_and_model_ratings(site):
     assert "Index scores" in text(site, "ratings.html")
     model = text(site, "models/m1.html")
     assert "Elo rating per trait" in model and "Index scores" in model
+
+
+def test_downloads_are_grouped_by_page_and_per_item_pages_folded(site):
+    """Each table once, under the page that shows it; a model's tables in a <details>
+    named after the model (the words its tables' titles share)."""
+    downloads = text(site, "downloads.html")
+    names = {p.stem for p in (site / "data").glob("*.csv")}
+    for name in names:
+        assert downloads.count(f'href="data/{name}.csv"') == 1, name
+    folded = re.findall(r'<details class="download-page">\s*<summary>(.*?) <span', downloads)
+    assert "m1" in folded and folded.count("m1") == 1
+    model = downloads[downloads.index("<summary>m1 "):]
+    model = model[:model.index("</details>")]
+    assert 'href="data/model-m1.csv"' in model and 'href="models/m1.html"' in model

@@ -140,7 +140,7 @@ def test_pressure_downloads_by_hand(site):
 
 
 def test_scored_trait_page_by_hand(site):
-    page = f"traits/{WARM}.html"
+    page = "traits/warm.html"
     text = words(site, page)
     assert "Definition Warm: 1 cold; 10 warm" in text
     assert "Scale 0 to 10" in text and "Judged by J" in text
@@ -175,10 +175,10 @@ def test_scored_trait_page_by_hand(site):
 
 
 def test_scored_trait_counts_scores_below_the_rubric(site):
-    text = words(site, f"traits/{DEEP}.html")
+    text = words(site, "traits/deep.html")
     assert "1 of the trait's 16 scores are below 1 because a judge of the panel answered 0" \
         in text
-    means = read_tables(html(site, f"traits/{DEEP}.html"))["means"]
+    means = read_tables(html(site, "traits/deep.html"))["means"]
     # c [9, 9] is surely above b [0.5, 4] and a [2, 2]; b's interval overlaps a's.
     assert [(r[0]["text"], r[1]["text"], r[1]["ci"], r[2]["text"]) for r in means["rows"]] \
         == [("c", "9.00", "9.00–9.00", "1"), ("b", "2.25", "0.50–4.00", "2"),
@@ -186,28 +186,27 @@ def test_scored_trait_counts_scores_below_the_rubric(site):
 
 
 def test_scored_trait_downloads_say_the_votes_are_derived(site):
-    slug = WARM
-    strengths = csv_rows(site, f"trait-{slug}-strengths")
+    slug = "warm"  # the page name of the wording "Warm: ..."
+    strengths = csv_rows(site, f"traits/{slug}/strengths")
     assert {r["votes"] for r in strengths} == {"derived from scores"}
     assert {r["model"]: float(r["strength"]) for r in strengths} == {
         "b": 1.0, "alpha": 0.0, "c": -1.0}
     downloads = html(site, "downloads.html")
     assert "Warm: strength against all other models (derived from scores, J)" in downloads
-    means = {r["model"]: r for r in csv_rows(site, f"trait-{slug}-means")}
+    means = {r["model"]: r for r in csv_rows(site, f"traits/{slug}/means")}
     assert (float(means["alpha"]["mean"]), means["alpha"]["rank"]) == (4.0, "2")
-    shifts = csv_rows(site, f"trait-{slug}-shifts")
+    shifts = csv_rows(site, f"traits/{slug}/shifts")
     assert sorted((r["condition"], r["model"], float(r["shift"])) for r in shifts) == [
         ("authority", "alpha", -1.5), ("authority", "b", 0.5), ("authority", "c", 0.0),
         ("urgency", "alpha", 0.5), ("urgency", "c", 0.0)]
     page = html(site, f"traits/{slug}.html")
     for name in ("means", "strengths", "shifts"):
-        assert f'href="../data/trait-{slug}-{name}.csv"' in page
+        assert f'href="../data/traits/{slug}/{name}.csv"' in page
 
 
 def test_voted_trait_pages_are_unchanged(site):
-    from site_fixture import VERBOSE
 
-    page = html(site, f"traits/{VERBOSE['trait_id']}.html")
+    page = html(site, "traits/is-more-verbose.html")
     assert "Across models" in page and 'id="models"' in page
 
 
@@ -222,7 +221,7 @@ def test_model_names_from_data_are_escaped(tmp_path):
     hostile = '<script>alert("b")</script>'
     site = build_pressure(tmp_path, names={"b": hostile})
     escaped = "&lt;script&gt;alert(&#34;b&#34;)&lt;/script&gt;"
-    for page in ("pressure.html", f"traits/{WARM}.html"):
+    for page in ("pressure.html", "traits/warm.html"):
         text = html(site, page)
         assert "<script>alert" not in text, page
         assert escaped in text, page  # in the tables and the summary

@@ -39,3 +39,10 @@ def test_heat_classes_and_signs():
         "h0", "h0", "hp1", "hn2", "hp3", "hn4", "hp4"]
     assert heat_class(0.9, finding=False) == "nf" and heat_class(float("nan")) == "nf"
     assert [signed(v) for v in (0.333, -0.001, -0.5, None)] == ["+0.33", "+0.00", "-0.50", "–"]
+
+
+def test_breakable_escapes_then_allows_a_break_after_underscores():
+    from ffsite.site.render import breakable
+
+    assert str(breakable("gpt4_1106</b>")) == "gpt4_<wbr>1106&lt;/b&gt;"
+    assert str(breakable("a&b")) == "a&amp;b"

@@ -45,3 +45,61 @@ def test_serves_the_site_and_rebuilds_on_change(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_nul_byte_in_the_url_is_a_404_not_a_traceback(tmp_path, capfd):
+    import http.client
+
+    from ffsite.site import serve as preview
+
+    (tmp_path / "index.html").write_text("home")
+    (tmp_path / "404.html").write_text("not here")
+    server = preview.make_server(tmp_path, 0, "/")
+    preview.serve_in_background(server)
+    try:
+        for path in ("/a%00b.html", "/%00", "/index.html%00.png"):
+            connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1],
+                                                    timeout=10)
+            connection.request("GET", path)
+            response = connection.getresponse()
+            assert (response.status, response.read()) == (404, b"not here"), path
+            connection.close()
+        with urllib.request.urlopen(preview.url_of(server) + "index.html", timeout=10) as ok:
+            assert ok.read() == b"home"  # still serving
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_watcher_debounces_a_burst_and_survives_a_failing_rebuild(tmp_path):
+    import threading
+
+    from ffsite.site import serve as preview
+
+    calls, errors, stop = [], [], threading.Event()
+
+    def on_change():
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            raise KeyError("a rebuild that fails in an unexpected way")
+
+    watcher = preview.watch([tmp_path], on_change, stop, interval=0.1, settle=0.4,
+                            on_error=errors.append)
+    try:
+        for n in range(20):  # one burst: an editor or `git checkout` writing many files
+            (tmp_path / f"f{n % 3}.txt").write_text(str(n))
+            time.sleep(0.02)
+        deadline = time.monotonic() + 10
+        while not calls and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        assert len(calls) == 1  # one rebuild for the whole burst
+        assert [type(e) for e in errors] == [KeyError]
+        (tmp_path / "f0.txt").write_text("again")  # the watcher is still alive
+        while len(calls) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(calls) == 2 and watcher.is_alive()
+    finally:
+        stop.set()
+        watcher.join(timeout=5)

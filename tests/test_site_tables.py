@@ -51,15 +51,38 @@ def test_model_leaderboard_by_hand(site):
 def test_leaderboard_html_cells(site):
     html = (site / "index.html").read_text("utf-8")
     row = re.search(r'<a href="models/m1.html">m1</a></th>(.*?)</tr>', html, re.S).group(1)
-    cells = re.findall(r"<td([^>]*)>([^<]*)</td>", row)
-    assert cells[0][1] == "3"  # comparisons
-    shown = {text: attrs for attrs, text in cells[1:]}
-    assert 'class="hp3"' in shown["+0.33"]  # a finding, coloured (0.3 <= 0.33 < 0.5)
-    assert 'class="nf"' in shown["+0.00"] and "only 2 valid votes" in shown["+0.00"]
+    cells = re.findall(r'<td([^>]*)>([^<]*)(?:<span class="ci">([^<]*)</span>)?</td>', row)
+    # Organisation, weights, release date: the tiny site has no registry, so unknown.
+    assert [text for _, text, _ in cells[:3]] == ["–", "–", "–"]
+    assert cells[3][1] == "3"  # comparisons
+    shown = {text.strip(): (attrs, interval) for attrs, text, interval in cells[4:]}
+    found = by(rows(site, "model-traits"), "model", "trait_id")
+    attrs, interval = shown["+0.33"]
+    assert 'class="hp3"' in attrs  # a finding, coloured (0.3 <= 0.33 < 0.5)
+    # The interval is in the cell's text (not only on hover), as the CSV has it.
+    low, high = float(found[("m1", V)]["strength_low"]), float(found[("m1", V)]["strength_high"])
+    assert interval == f"{low:+.2f} to {high:+.2f}"
+    assert "title" not in attrs
+    attrs, _ = shown["+0.00"]
+    assert 'class="nf"' in attrs and "only 2 valid votes" in attrs
+    # Three valid votes cannot tell m1 apart from the reference: no rank anywhere.
+    assert 'class="rank"' not in row
+
+
+def test_home_says_which_traits_show_no_signal(site):
+    html = (site / "index.html").read_text("utf-8")
+    card = re.search(r'<article class="glance no-signal">(.*?)</article>', html, re.S).group(1)
+    # Only m1's "verbose" is a finding (3 valid votes, threshold 3), and its interval
+    # (checked above) reaches below -0.05 and above +0.05; "concise" has no finding at
+    # all: no trait shows a signal.
+    assert "is more verbose" in card and "is more concise" in card and "No signal" in card
+    assert '<article class="glance">' not in html.split('id="text-glances"')[1].split(
+        "</div>")[0]
+    assert "rules judge" in html or "rule-based judge" in html
 
 
 def test_dataset_result_a_by_hand(site):
-    cells = by(rows(site, "dataset-d-traits"), "trait_id")
+    cells = by(rows(site, "datasets/d/traits"), "trait_id")
     # pj: the tie on c3 drops out, N = 5; V agrees on all five; C disagrees on c1, c4,
     # c5, c6 and is "neither" on c2.
     assert float(cells[(V,)]["strength"]) == pytest.approx(1.0)
@@ -69,7 +92,7 @@ def test_dataset_result_a_by_hand(site):
 
 
 def test_split_by_metadata_sorted_by_max_diff(site):
-    table = rows(site, "dataset-d-by-topic")
+    table = rows(site, "datasets/d/by-topic")
     cells = by(table, "value", "trait_id")
     # topic x: c1, c2, c4 (c3 is a tie); topic y: c5, c6.
     assert float(cells[("x", C)]["strength"]) == pytest.approx(-2 / 3)
@@ -81,7 +104,7 @@ def test_split_by_metadata_sorted_by_max_diff(site):
 
 
 def test_annotator_groups(site):
-    cells = by(rows(site, "dataset-d-annotators"), "annotator", "trait_id")
+    cells = by(rows(site, "datasets/d/annotators"), "annotator", "trait_id")
     # pj2 voted B, B, -, A, A, B on c1..c6.
     assert float(cells[("pj2", V)]["strength"]) == pytest.approx(-0.2)
     assert float(cells[("pj2", C)]["strength"]) == pytest.approx(0.4)
@@ -89,12 +112,21 @@ def test_annotator_groups(site):
 
 
 def test_win_rates_count_a_tie_as_half(site):
-    table = rows(site, "dataset-d-win-rates")
+    table = rows(site, "datasets/d/win-rates")
     assert list(table[0])[:2] == ["model", "win_rate"]
     rates = {row["model"]: float(row["win_rate"]) for row in table}
     assert rates == pytest.approx({"m1": 100 * 2.5 / 3, "m2": 0.0})
     html = (site / "datasets" / "d.html").read_text("utf-8")
     assert "83.3%" in html
+    # Wilson's 95% interval, worked by hand: m1 2.5 of 3, centre (5/6 + z²/6) / (1 + z²/3)
+    # = 0.6461, half-width z / (1 + z²/3) * sqrt(5/108 + z²/36) = 0.3362; m2 0 of 2:
+    # 0 to 2 * (z²/4) / (1 + z²/2) = 0.6576 (z = 1.96).
+    bounds = {row["model"]: (float(row["win_rate_low"]), float(row["win_rate_high"]))
+              for row in table}
+    assert bounds["m1"] == pytest.approx((31.00, 98.23), abs=0.01)
+    assert bounds["m2"] == pytest.approx((0.0, 65.76), abs=0.01)
+    assert '<span class="ci">31.0–98.2%</span>' in html  # in view, not on hover
+    assert 'id="win-rates-absent"' not in html  # the annotator rated both models
 
 
 def test_trait_agreement_by_hand(site):
@@ -116,7 +148,7 @@ def test_json_matches_csv(site):
 
 
 def test_every_cell_carries_its_interval(site):
-    for row in rows(site, "model-traits") + rows(site, "dataset-d-by-topic"):
+    for row in rows(site, "model-traits") + rows(site, "datasets/d/by-topic"):
         for metric in ("strength", "relevance", "cohens_kappa"):
             low, value, high = (float(row[f"{metric}{end}"]) for end in ("_low", "", "_high"))
             assert low <= value <= high

@@ -108,3 +108,65 @@ def test_cli_error_is_one_line_and_exit_1(site, tmp_path):
     assert process.returncode == 1
     assert stderr.count("\n") == 1 and stderr.startswith("error: ")
     assert "Traceback" not in stderr
+
+
+def test_a_contribution_of_mostly_invalid_votes_is_refused(site, tmp_path):
+    from annotate_helpers import api_env
+    from chat_server import ChatServer, Reply, hashed_judge
+
+    folder, base, _ = site
+
+    def half_broken(request):  # every other judge call fails: 50% invalid votes
+        if request.is_judge and request.index % 2:
+            return Reply(status=400)
+        return hashed_judge(request)
+
+    out = folder / "contrib" / "broken.parquet"
+    with ChatServer(half_broken) as server:
+        made = run_cli(["annotate", "--model", "broken", "--judge", "j", "--responses",
+                        str(_site_answers(tmp_path)), "--base-data", str(base), "--cache-dir",
+                        str(tmp_path / "cache"), "--out", str(out), "--max-invalid", "1"],
+                       api_env(server.url))
+    assert made.exit_code == 0, made.output
+    result = _validate(out, "--site", folder)
+    assert result.exit_code == 1
+    assert "50.0% of the votes are invalid, more than the 20% a contribution may have" in str(
+        result.exception)
+
+
+def test_a_contribution_brings_its_communication_traits_to_the_site(site, tmp_path):
+    import pyarrow.parquet as pq
+    from site_fixture import REPO, write_content
+
+    from ffsite.judges.communication import communication_traits
+    from ffsite.site.build import build_site
+
+    folder, base, _ = site
+    answers = tmp_path / "answers-6.json"
+    texts = [f"Mine, {i}! Is it *good*? Yes - " + "word " * i for i in range(6)]
+    answers.write_text(json.dumps([{"instruction": t, "response": texts[i]}
+                                   for i, t in enumerate(instructions(6))]))
+    votes = contribute(tmp_path, base, answers, "new-model",
+                       folder / "contrib" / "new-model.parquet")
+    metrics = folder / "contrib" / "new-model.communication.parquet"
+    assert metrics.is_file()
+    rows = pq.read_table(metrics).to_pandas()
+    assert set(rows["model"]) == {"new-model"} and len(rows) == 6
+    by_text = {text: communication_traits(text) for text in texts}  # computed afresh
+    expected = sorted(by_text[t]["words"] for t in texts)
+    assert sorted(rows["words"]) == expected
+
+    both = _validate(votes, metrics, "--site", folder)
+    assert both.exit_code == 0, both.output
+    assert ("communication traits of 6 responses of model 'new-model'" in both.output)
+
+    write_content(tmp_path / "content", reference_model="gpt4_1106_preview")
+    build_site(folder, tmp_path / "out", content=tmp_path / "content",
+               templates=REPO / "templates", base_data=base)
+    published = json.loads((tmp_path / "out" / "data" / "communication.json").read_text())
+    assert "new-model" in {row["model"] for row in published}
+    # Its example pairs show its own answers, read from the .responses.json beside the
+    # votes (the base data has no answers of this model).
+    assert not list(base.rglob("*new-model*"))
+    page = (tmp_path / "out" / "models" / "new-model.html").read_text("utf-8")
+    assert "Mine, " in page and "Is it <em>good</em>?" in page

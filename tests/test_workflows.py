@@ -51,7 +51,7 @@ def test_pull_requests_validate_test_build_and_upload_a_preview():
     for job in workflow["jobs"].values():
         assert job.get("permissions", {}) in ({}, {"contents": "read"})
         commands = _runs(job)
-        assert "ffsite validate" in commands
+        assert "validate-changed.sh" in commands
         assert "pytest" in commands and "ffsite build" in commands
         assert "actions/upload-artifact" in _uses(job)
 
@@ -65,3 +65,14 @@ def test_no_workflow_runs_pull_request_code_with_write_access():
             assert "write" not in str(workflow.get("permissions", {}))
             for job in workflow["jobs"].values():
                 assert "write" not in str(job.get("permissions", {}))
+
+
+def test_every_action_is_pinned_to_a_commit():
+    import re
+
+    for path in WORKFLOWS.glob("*.yml"):
+        for job in _load(path.name)["jobs"].values():
+            for step in job["steps"]:
+                if "uses" in step:
+                    assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), (
+                        path.name, step["uses"])

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Any
 
 from ffsite._cache import cache_root
 from ffsite.errors import FfsiteError
+
+log = logging.getLogger("ffsite.annotate")
 
 
 def default_cache_dir() -> Path:
@@ -29,20 +32,43 @@ def call_key(**fields: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+# What an entry holds (`calls.cache_entry`), and the types a reader may rely on.
+_FIELDS = {"content": (str,), "finish_reason": (str, type(None)), "prompt_tokens": (int,),
+           "completion_tokens": (int,), "provider_cost": (int, float, type(None)),
+           "attempts": (int,)}
+
+
+def _whole(entry: object) -> bool:
+    return isinstance(entry, dict) and all(
+        isinstance(entry.get(name), kinds) and not isinstance(entry.get(name), bool)
+        for name, kinds in _FIELDS.items())
+
+
 class Cache:
     def __init__(self, folder: str | os.PathLike):
         self.folder = Path(folder)
         self._folders: set[Path] = set()
         self._written = 0
+        self.damaged = 0
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The entry, or None when absent; a damaged entry (not JSON, the wrong shape) is
+        a miss too, counted in `damaged` and logged, so the call is made again."""
+        path = self._path(key)
         try:
-            return json.loads(self._path(key).read_text("utf-8"))
-        except (FileNotFoundError, ValueError):
-            return None  # absent, or unreadable: the call is simply made again
+            entry = json.loads(path.read_text("utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, RecursionError):
+            entry = None
+        if not _whole(entry):
+            self.damaged += 1
+            log.warning("damaged cache entry %s ignored; the call is made again", path)
+            return None
+        return entry
 
     def __contains__(self, key: str) -> bool:
         return self._path(key).is_file()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ffsite.annotate.cache import Cache
 from ffsite.annotate.client import CallFailed, ChatClient, NotAdmitted
-from ffsite.annotate.cost import Budget, Price, entry_cost, reserved_tokens
+from ffsite.annotate.cost import Budget, Price, budget_cost, reserved_tokens
 from ffsite.progress import Task
 
 log = logging.getLogger("ffsite.annotate")
@@ -62,19 +62,27 @@ async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
             progress.advance()
             return Outcome(entry=entry)
         worst = call.worst_case_cost()
+        held: list[float] = []
+
+        def admit() -> bool:
+            reserved = budget.reserve(worst)
+            if reserved is not None:
+                held.append(reserved)
+            return reserved is not None
+
         try:
-            answer = await client.complete(call.body, admit=lambda: budget.admit(worst))
+            answer = await client.complete(call.body, admit=admit)
         except NotAdmitted:
             return Outcome()
         except CallFailed as failed:
-            budget.settle(worst, 0.0)
+            budget.settle(held[0] if held else 0.0, worst, 0.0)
             log.warning("call to %s failed: %s", call.body["model"], failed.reason)
             progress.advance(failed=1)
             return Outcome(failure=Failure(failed.reason, failed.attempts))
         entry = cache_entry(answer)
         # File writes release the GIL: in a thread they overlap the event loop's work.
         await asyncio.to_thread(cache.put, call.key, entry)
-        budget.settle(worst, entry_cost(entry, call.price)[0])
+        budget.settle(held[0], worst, budget_cost(entry, call.price))
         progress.advance()
         return Outcome(entry=entry, new=True)
 

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import logging
+import math
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -52,8 +56,46 @@ class Endpoint:
         return f"Endpoint(base_url={self.redact(self.base_url)!r}, key={shown})"
 
     def redact(self, text: str) -> str:
-        """`text` with every occurrence of the key replaced."""
-        return text.replace(self.key, REDACTED) if self.key and self.key in text else text
+        """`text` without the key: the key itself, any run of characters sharing eight in a
+        row with it (a server that echoes "sk-...abcd" or all but the last characters), and
+        credentials in URLs."""
+        text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
+        if not self.key:
+            return text
+        text = text.replace(self.key, REDACTED)
+        fragments = _fragments(self.key)
+        if fragments is None:
+            return text
+        return _TOKEN.sub(lambda m: REDACTED if fragments.search(m.group()) else m.group(),
+                          text)
+
+    def redact_message(self, text: str) -> str:
+        """An error message or note: `redact`, and anything shaped like a key or a bearer
+        token (a proxy may echo another credential than ours)."""
+        return _KEY_LIKE.sub(REDACTED, self.redact(text))
+
+
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+_TOKEN = re.compile(r"[A-Za-z0-9_\-.+/=:]{8,}")
+_KEY_LIKE = re.compile(r"(?i)\b(?:sk|pk|rk|key)-[A-Za-z0-9_\-]{6,}|\bbearer\s+\S+")
+FRAGMENT = 8  # characters of the key in a row that count as the key
+
+
+@functools.cache
+def _fragments(key: str) -> re.Pattern | None:
+    """A pattern matching any FRAGMENT characters in a row of `key`."""
+    if len(key) < FRAGMENT:
+        return None
+    pieces = sorted({key[i:i + FRAGMENT] for i in range(len(key) - FRAGMENT + 1)})
+    return re.compile("|".join(map(re.escape, pieces)))
+
+
+def insecure_base_url(base_url: str) -> bool:
+    """True for plain HTTP to another machine: the key would cross the network readable."""
+    parts = urlsplit(base_url)
+    local = parts.hostname in ("localhost", "127.0.0.1", "::1") or (
+        parts.hostname or "").endswith(".localhost")
+    return parts.scheme != "https" and not local
 
 
 def endpoint_from_env(environ: Mapping[str, str] = os.environ) -> Endpoint:
@@ -159,9 +201,9 @@ class ChatClient:
                 try:
                     return self._answer(await self._attempt(lane, payload), attempt)
                 except _Fail as fail:
-                    raise CallFailed(self.endpoint.redact(str(fail)), attempt) from None
+                    raise CallFailed(self.endpoint.redact_message(str(fail)), attempt) from None
                 except _Retry as retry:
-                    reason = self.endpoint.redact(retry.reason)
+                    reason = self.endpoint.redact_message(retry.reason)
                     if attempt == self.policy.max_attempts:
                         raise CallFailed(f"{reason} after {attempt} attempts", attempt) from None
                     delay = self.policy.delay(attempt, retry.retry_after)
@@ -179,7 +221,7 @@ class ChatClient:
         try:
             async with asyncio.timeout(self.policy.timeout):
                 response = await lane.handle_async_request(request)
-                await response.aread()
+                body = await _read_capped(response)
         except (TimeoutError, httpx.TimeoutException):
             raise _Retry("timeout") from None
         except httpx.TransportError as exc:
@@ -188,16 +230,19 @@ class ChatClient:
         if status in (408, 429) or status >= 500:
             raise _Retry(f"HTTP {status}", _retry_after(response.headers.get("retry-after")))
         if status != 200:
-            message = self.endpoint.redact(_error_message(response))
+            message = self.endpoint.redact_message(_error_message(body))
             if status in FATAL_STATUSES:
                 raise FfsiteError(f"the API at {self.endpoint.redact(self._url)} answered HTTP "
                                   f"{status} ({message}); check the API key, FFSITE_API_BASE "
                                   "and the model names")
             raise _Fail(f"HTTP {status}: {message}")
         try:
-            return response.json()
-        except ValueError:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
             raise _Retry("malformed API response (not JSON)") from None
+        if not isinstance(data, dict):
+            raise _Retry("malformed API response (not a JSON object)")
+        return data
 
     def _answer(self, data: dict, attempts: int) -> Answer:
         try:
@@ -205,19 +250,50 @@ class ChatClient:
             content = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
             raise _Retry("malformed API response (no choices[0].message)") from None
-        usage = data.get("usage") or {}
-        cost = usage.get("cost")
+        if not isinstance(content, str):
+            raise _Retry("malformed API response (message content is not text)")
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, dict) else {}  # a broken usage costs the numbers
+        finish = choice.get("finish_reason")
         return Answer(
-            content=self.endpoint.redact(str(content)),
-            finish_reason=choice.get("finish_reason"),
-            prompt_tokens=_int(usage.get("prompt_tokens")),
-            completion_tokens=_int(usage.get("completion_tokens")),
-            provider_cost=float(cost) if isinstance(cost, int | float) else None,
+            content=self.endpoint.redact(content),
+            finish_reason=finish if isinstance(finish, str) else None,
+            prompt_tokens=_count(usage.get("prompt_tokens")),
+            completion_tokens=_count(usage.get("completion_tokens")),
+            provider_cost=_money(usage.get("cost")),
             attempts=attempts)
 
 
-def _int(value) -> int:
-    return int(value) if isinstance(value, int | float) else 0
+MAX_BODY = 16 * 2**20  # bytes of one API answer; far above any chat completion
+
+
+async def _read_capped(response: httpx.Response) -> bytes:
+    """The body, refused beyond MAX_BODY (one 200 MB answer cost 1.6 GB of memory and
+    became a 200 MB judge prompt)."""
+    body = bytearray()
+    try:
+        async for chunk in response.aiter_raw():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise _Fail(f"answer larger than {MAX_BODY // 2**20} MB; refused")
+    finally:
+        await response.aclose()
+    return bytes(body)
+
+
+def _count(value) -> int:
+    """A token count; anything but a non-negative number counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        return 0
+    return int(min(value, 2**31))
+
+
+def _money(value) -> float | None:
+    """A provider's cost; a negative, NaN or infinite figure is no figure (the price table
+    is used instead, so a bogus cost cannot defeat --max-cost)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -235,12 +311,12 @@ def _retry_after(value: str | None) -> float | None:
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
-def _error_message(response: httpx.Response) -> str:
+def _error_message(body: bytes) -> str:
     """A short, single-line reason from an error body (OpenAI style or plain text)."""
     try:
-        data = response.json()
+        data = json.loads(body)
         error = data.get("error", data) if isinstance(data, dict) else data
         message = error.get("message", error) if isinstance(error, dict) else error
-    except ValueError:
-        message = response.text
+    except (ValueError, RecursionError):
+        message = body.decode("utf-8", "replace")
     return " ".join(str(message).split())[:160] or "no message"

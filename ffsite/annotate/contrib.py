@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ffsite.annotate.plan import MAX_INVALID
 from ffsite.errors import FfsiteError
 from ffsite.format import (
     find_annotation_files,
@@ -20,6 +22,7 @@ from ffsite.format import (
     read_votes_file,
     schema,
 )
+from ffsite.format.response_metrics import read_response_metrics, read_response_metrics_file
 
 MAX_BYTES = 1_000_000  # a full 805-prompt run with 40 traits and 3 votes is ~0.2 MB
 
@@ -32,6 +35,8 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     if size > max_bytes:
         raise FfsiteError(f"{path}: {size} bytes, over the {max_bytes}-byte cap for a "
                           "contributed file; annotate fewer votes per comparison")
+    if read_file_metadata(path).get("kind") == schema.KIND_RESPONSE_METRICS:
+        return _check_communication(path, site, replace)
     votes, metadata = read_votes_file(path)
     summary = metadata.get("extra") or {}
     model = summary.get("model")
@@ -43,6 +48,11 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     if traits.empty:
         raise FfsiteError(f"{path}: no trait votes; a contribution holds the judge's trait votes")
     _check_recorded(path, summary, traits)
+    invalid = _invalid_share(votes)
+    if invalid > MAX_INVALID:
+        raise FfsiteError(f"{path}: {invalid:.1%} of the votes are invalid, more than the "
+                          f"{MAX_INVALID:.0%} a contribution may have; fix the run (see the "
+                          "notes of the invalid votes) and annotate again")
 
     site_files = _site_files(site, path, model, replace)
     on_site = _site_comparisons(site_files)
@@ -67,6 +77,28 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     read_annotations([*site_files, path])  # the cross-file rules: no clashing comparisons
     return (f"ok {path}: model '{model}', judge '{summary['judge']}', "
             f"{len(traits)} traits ({summary['trait_set']}), " + ", ".join(coverage))
+
+
+def _check_communication(path: Path, site: str | os.PathLike, replace: bool) -> str:
+    """The communication traits `ffsite annotate` writes beside a contribution: made by
+    it, of its one model, for responses the site does not have yet."""
+    summary = read_file_metadata(path).get("extra") or {}
+    rows = read_response_metrics_file(path)
+    models = sorted(set(rows["model"].dropna()))
+    if summary.get("tool") != "ffsite annotate" or models != [summary.get("model")]:
+        raise FfsiteError(f"{path}: not the communication traits of one model written by "
+                          "ffsite annotate; contribute the files ffsite annotate wrote")
+    site_files = _site_files(site, path, models[0], replace)
+    read_response_metrics([*site_files, path])  # the cross-file rule: no response twice
+    return (f"ok {path}: communication traits of {len(rows)} responses of model "
+            f"'{models[0]}'")
+
+
+def _invalid_share(votes) -> float:
+    """The share of invalid votes, counted from the votes (not the summary, which a
+    hand-edited file could misstate)."""
+    codes = np.asarray(votes.vote)
+    return float((codes == schema.INVALID).mean()) if len(codes) else 0.0
 
 
 def _check_recorded(path: Path, summary: dict, traits: pd.DataFrame) -> None:

@@ -10,6 +10,7 @@ token plus the full output allowance, so a run never starts a call it could not 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -59,10 +60,14 @@ def load_prices(path: str | os.PathLike | None) -> dict[str, Price]:
         raise FfsiteError(f"{path}: expected a JSON object mapping model names to prices")
     for model, entry in data.items():
         try:
-            prices[model] = Price(float(entry["input"]), float(entry["output"]))
+            price = Price(float(entry["input"]), float(entry["output"]))
         except (TypeError, KeyError, ValueError):
             raise FfsiteError(f"{path}: model '{model}': give numbers for \"input\" and "
                               "\"output\" (USD per million tokens)") from None
+        if not all(math.isfinite(v) and v >= 0 for v in (price.input, price.output)):
+            raise FfsiteError(f"{path}: model '{model}': prices must be finite and not "
+                              f"negative (got {entry['input']!r} and {entry['output']!r})")
+        prices[model] = price
     return prices
 
 
@@ -81,6 +86,14 @@ def estimated_tokens(text: str) -> int:
 
 def reserved_tokens(text: str) -> int:
     return len(text) // 3 + 1
+
+
+def budget_cost(entry: dict, price: Price | None) -> float | None:
+    """What a call counts against --max-cost: the higher of the provider's figure and the
+    price table's for the tokens used (either alone may be wrong or missing)."""
+    known = [cost for cost in (entry.get("provider_cost"), price and price.cost(
+        entry["prompt_tokens"], entry["completion_tokens"])) if cost is not None]
+    return max(known) if known else None
 
 
 def entry_cost(entry: dict, price: Price | None) -> tuple[float | None, str]:
@@ -161,19 +174,30 @@ class Budget:
         self.spent = 0.0
         self.reserved = 0.0
         self.stopped = False
+        # How much more than its reservation a call has cost at most: a provider charging
+        # above the price table makes later reservations grow alike, so the run stops
+        # before the limit rather than after it.
+        self.markup = 1.0
 
-    def admit(self, worst_case: float) -> bool:
+    def reserve(self, worst_case: float) -> float | None:
+        """Hold what a call could cost (its worst case, times the markup seen so far);
+        None when that would pass the limit."""
         if self.limit is None:
-            return True
-        if self.stopped or self.spent + self.reserved + worst_case > self.limit:
+            return 0.0
+        need = worst_case * self.markup
+        if self.stopped or self.spent + self.reserved + need > self.limit:
             self.stopped = True
-            return False
-        self.reserved += worst_case
-        return True
+            return None
+        self.reserved += need
+        return need
 
-    def settle(self, worst_case: float, actual: float | None) -> None:
-        """A call ended: release its reservation, count what it really cost."""
+    def settle(self, reserved: float, worst_case: float, actual: float | None) -> None:
+        """A call ended: release what `reserve` held, count what it really cost (`actual`:
+        `budget_cost`, None when unknown: then the reservation counts)."""
         if self.limit is None:
             return
-        self.reserved -= worst_case
-        self.spent += worst_case if actual is None else actual
+        self.reserved -= reserved
+        cost = reserved if actual is None else actual
+        self.spent += cost
+        if worst_case > 0 and cost > worst_case:
+            self.markup = max(self.markup, cost / worst_case)

@@ -73,7 +73,7 @@ def _load(text: str) -> object:
     for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
         try:
             return json.loads(attempt)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         try:
             return ast.literal_eval(attempt)  # Python-style: {1: 'A', 2: None}
@@ -83,5 +83,5 @@ def _load(text: str) -> object:
                            _TRAILING_COMMA.sub(r"\1", candidate))
     try:
         return json.loads(quoted)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None

@@ -45,6 +45,9 @@ def make_judge(name: str, *, traits: str | None = None, votes: int = 1, seed: in
                     temperature=temperature, max_tokens=max_tokens)
 
 
+MAX_INVALID = 0.2  # a file with more invalid votes says more about the run than the model
+
+
 @dataclass(frozen=True)
 class Settings:
     model: str
@@ -62,6 +65,7 @@ class Settings:
     temperature: float = 0.0
     max_tokens: int = 2048
     policy: RetryPolicy = RetryPolicy()
+    max_invalid: float = MAX_INVALID  # share of invalid votes above which the run fails
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,12 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ffsite._atomic import write_text
+from ffsite._atomic import all_or_nothing, write_text
 from ffsite.annotate.cache import Cache
 from ffsite.annotate.calls import Call, Outcome, run_calls
 from ffsite.annotate.client import ChatClient, Endpoint, require_key
@@ -40,7 +41,8 @@ from ffsite.annotate.plan import (
 from ffsite.annotate.votes import vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
-from ffsite.format.write import write_votes
+from ffsite.format.write import write_response_metrics, write_votes
+from ffsite.judges.apply import communication_rows, measure
 from ffsite.judges.judge import Reply, Votes
 from ffsite.progress import Progress
 
@@ -75,18 +77,36 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
     started = time.monotonic()
     if work.given is None or settings.judge.api_models:
         _check_prices(settings, work)
-        generation, judged, budget = asyncio.run(_execute(settings, endpoint, work))
+        generation, judged, budget, damaged = asyncio.run(_execute(settings, endpoint, work))
     else:  # a judge without an API on given answers: no API at all
-        generation, judged, budget = None, None, Budget(None)
+        generation, judged, budget, damaged = None, None, Budget(None), 0
     frame, complete = _votes(settings, work, generation, judged, budget)
     summary = _summary(settings, work, generation, judged, frame, complete)
-    write_votes(frame, settings.out, extra=summary)
-    if generation is not None and settings.responses_out is not None:
-        _write_responses(settings, work, generation)
+    _check_invalid(settings, frame, summary)
+    texts, _ = _model_answers(work, generation)
+    answers = [] if settings.responses_out is None else [settings.responses_out]
+    with all_or_nothing(settings.out, communication_file(settings.out), *answers):
+        write_votes(frame, settings.out, extra=summary)
+        _write_communication(settings, work, texts)
+        if answers:
+            _write_responses(settings, work, texts)
     for line in _report(settings, work, summary, generation, judged, budget,
-                        time.monotonic() - started):
+                        time.monotonic() - started, damaged):
         echo(line)
     return summary
+
+
+def _check_invalid(settings: Settings, frame: pd.DataFrame, summary: dict) -> None:
+    """Refuse to write a file whose votes are mostly failures (every call failing gave a
+    file of 100% invalid votes, which looked like a result)."""
+    if summary["invalid_rate"] <= settings.max_invalid:
+        return
+    notes = frame.loc[frame["vote"] == "invalid", "note"].dropna()
+    common = notes.value_counts().index[0] if len(notes) else "no reason recorded"
+    raise FfsiteError(f"{summary['invalid_rate']:.1%} of the votes are invalid, more than "
+                      f"--max-invalid {settings.max_invalid:.0%} (most common reason: "
+                      f"{common[:200]}); nothing was written; fix the cause and rerun "
+                      "(answered calls are cached)")
 
 
 def _check_prices(settings: Settings, work: Work) -> None:
@@ -100,7 +120,8 @@ def _check_prices(settings: Settings, work: Work) -> None:
 
 
 async def _execute(settings: Settings, endpoint: Endpoint, work: Work
-                   ) -> tuple[Phase | None, Phase | None, Budget]:
+                   ) -> tuple[Phase | None, Phase | None, Budget, int]:
+    """Both phases; also how many damaged cache entries were ignored."""
     cache = Cache(settings.cache_dir)
     budget = Budget(settings.max_cost)
     async with ChatClient(endpoint, concurrency=settings.concurrency,
@@ -118,7 +139,7 @@ async def _execute(settings: Settings, endpoint: Endpoint, work: Work
                  settings.judge.requests(pairs(settings, work, rows, texts[rows]))]
         if calls:
             judged = Phase(calls, await _phase("judge", calls, client, cache, budget))
-    return generation, judged, budget
+    return generation, judged, budget, cache.damaged
 
 
 async def _phase(label: str, calls: list[Call], client: ChatClient, cache: Cache,
@@ -217,19 +238,40 @@ def _summary(settings: Settings, work: Work, generation: Phase | None, judged: P
     }
 
 
-def _write_responses(settings: Settings, work: Work, generation: Phase) -> None:
-    """The generated answers, in the layout of the prompt set's own answer files: texts
-    stay out of the votes file; this one can join the base data (pages then show
-    examples) or be given back with --responses."""
-    records = [work.prompts.answer_record(settings.model, prompt, outcome.entry["content"])
-               for prompt, outcome in zip(work.prompts.table.to_dict("records"),
-                                          generation.outcomes, strict=True)
-               if outcome.entry is not None]
+def communication_file(votes_file: Path) -> Path:
+    """Where a run's communication traits go: beside its votes, `<name>.communication.parquet`."""
+    return votes_file.with_name(votes_file.name.removesuffix(".parquet")
+                                + ".communication.parquet")
+
+
+def _write_communication(settings: Settings, work: Work, texts: np.ndarray) -> None:
+    """The 21 communication traits of the model's answers, as a response-metrics file: the
+    site's communication page then shows the model without anyone re-running anything."""
+    answered = _answered(texts)
+    prompt_ids = work.prompts["prompt_id"].to_numpy(object)[answered]
+    ids = [work.prompts.response_id(settings.model, p) for p in prompt_ids]
+    features = measure(ids, dict(zip(ids, texts[answered], strict=True)))
+    responses = pd.DataFrame({"dataset": work.prompts.dataset, "response_id": ids,
+                              "prompt_id": prompt_ids, "model": settings.model})
+    write_response_metrics(communication_rows(responses, features),
+                           communication_file(settings.out),
+                           extra={"measures": "communication", "tool": TOOL,
+                                  "model": settings.model})
+
+
+def _write_responses(settings: Settings, work: Work, texts: np.ndarray) -> None:
+    """The model's answers (generated or given), in the layout of the prompt set's own
+    answer files: texts stay out of the votes file; the site reads this one beside it for
+    the model's example pairs, and it can be given back with --responses."""
+    records = [work.prompts.answer_record(settings.model, prompt, text)
+               for prompt, text in zip(work.prompts.table.to_dict("records"), texts,
+                                       strict=True) if text is not None]
     write_text(settings.responses_out, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
 
 
 def _report(settings: Settings, work: Work, summary: dict, generation: Phase | None,
-            judged: Phase | None, budget: Budget, elapsed: float) -> list[str]:
+            judged: Phase | None, budget: Budget, elapsed: float, damaged: int = 0
+            ) -> list[str]:
     new = sum(o.new for phase in (generation, judged) if phase for o in phase.outcomes)
     cost = summary["cost_usd"]
     lines = [
@@ -243,6 +285,9 @@ def _report(settings: Settings, work: Work, summary: dict, generation: Phase | N
            "unknown (no price for these models: give --prices FILE)"),
         f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
     ]
+    if damaged:
+        lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
+                     "again")
     if not summary["complete"]:
         lines.append(f"stopped at the budget: --max-cost {settings.max_cost} (spent "
                      f"${budget.spent:.4f} in this run); the file holds what is done; rerun "

@@ -67,6 +67,12 @@ def load_outputs(root: str | os.PathLike) -> pd.DataFrame:
     if not files:
         raise FfsiteError(f"{folder}: no model outputs found; run `ffsite fetch alpaca_eval` "
                           "or point --base-data at a copy")
+    return read_output_files(files)
+
+
+def read_output_files(files: list[Path]) -> pd.DataFrame:
+    """`load_outputs` for the given model_outputs-style files (e.g. the answers a
+    contributor's `ffsite annotate` run wrote beside its votes)."""
     frames = []
     for path in files:
         records = _read_json_list(path)

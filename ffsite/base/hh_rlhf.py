@@ -59,16 +59,34 @@ def read_pairs(path: str | os.PathLike) -> pd.DataFrame:
             for line_number, line in enumerate(handle):
                 if not line.strip():
                     continue
-                record = json.loads(line)
-                prompt, chosen, rejected = split_conversation(record["chosen"],
-                                                              record["rejected"])
+                chosen, rejected = _conversations(path, line_number, line)
+                prompt, chosen, rejected = split_conversation(chosen, rejected)
                 rows.append((line_number, prompt_id(prompt), prompt, chosen, rejected))
-    except (OSError, EOFError, ValueError, KeyError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise FfsiteError(f"{path}: cannot read ({exc}); fetch it again") from None
     frame = pd.DataFrame(rows, columns=["line", "prompt_id", "prompt", "chosen", "rejected"])
     frame["chosen_id"] = [f"hh{n:05d}-chosen" for n in frame["line"]]
     frame["rejected_id"] = [f"hh{n:05d}-rejected" for n in frame["line"]]
     return frame
+
+
+def _conversations(path: Path, line_number: int, line: str) -> tuple[str, str]:
+    """The chosen and rejected conversation of one line, or an error naming the line."""
+    where = f"{path}: line {line_number + 1}"
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        raise FfsiteError(f"{where}: not a JSON object (or nested too deeply); fetch the "
+                          "file again") from None
+    if not isinstance(record, dict):
+        kind = {list: "list", str: "string"}.get(type(record), "number or null")
+        raise FfsiteError(f"{where}: a JSON {kind}, not an object with "
+                          "\"chosen\" and \"rejected\"; fetch the file again")
+    for key in ("chosen", "rejected"):
+        if not isinstance(record.get(key), str):
+            raise FfsiteError(f"{where}: \"{key}\" is missing or not text; each line needs "
+                              "\"chosen\" and \"rejected\" conversations")
+    return record["chosen"], record["rejected"]
 
 
 def load_texts(root: str | os.PathLike) -> tuple[dict[str, str], dict[str, str]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ffsite._names import safe_name
 from ffsite.base import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf, texts
+from ffsite.base.fetch import default_cache_dir
 from ffsite.errors import FfsiteError, ParameterError
 
 ENV = "FFSITE_BASE_DATA"
@@ -20,7 +21,8 @@ FETCH_HINT = "run ffsite fetch to download the base datasets"
 
 
 def base_dir(option: str | os.PathLike | None = None) -> Path | None:
-    """The base-data folder: `option`, else $FFSITE_BASE_DATA, else None.
+    """The base-data folder: `option`, else $FFSITE_BASE_DATA, else the folder `ffsite
+    fetch` downloads into when it exists, else None.
 
     A folder that does not exist is an error, not "no base data": it is far more often a
     typo than a wish to go without texts, and a command that went on without them would
@@ -30,7 +32,8 @@ def base_dir(option: str | os.PathLike | None = None) -> Path | None:
         return existing_base_dir(option)
     from_env = os.environ.get(ENV)
     if not from_env:
-        return None
+        fetched = default_cache_dir()  # so `ffsite fetch && ffsite build` just works
+        return fetched if fetched.is_dir() else None
     if not Path(from_env).is_dir():
         raise FfsiteError(f"base data {from_env}: no such folder (from {ENV}); fix or unset "
                           f"{ENV}, or {FETCH_HINT}")

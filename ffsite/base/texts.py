@@ -43,6 +43,11 @@ def text_id(prefix: str, text: str) -> str:
     return text_ids(prefix, [text])[0]
 
 
+def texts_file(base_dir: str | os.PathLike, dataset: str) -> Path:
+    """Where the texts of `dataset` live under `base_dir`."""
+    return Path(base_dir) / safe_name(dataset) / TEXTS_FILE
+
+
 def write_texts(base_dir: str | os.PathLike, dataset: str,
                 prompts: Mapping[str, str], responses: Mapping[str, str]) -> Path:
     """Write (or replace) the texts of `dataset` under `base_dir`; return the file."""
@@ -55,7 +60,7 @@ def write_texts(base_dir: str | os.PathLike, dataset: str,
         "id": pa.array([ids[i] for i in order]),
         "text": pa.array([texts[i] for i in order]),
     })
-    target = Path(base_dir) / safe_name(dataset) / TEXTS_FILE
+    target = texts_file(base_dir, dataset)
     with atomic_path(target) as tmp:
         pq.write_table(table, tmp, compression="zstd")
     return target
@@ -64,7 +69,7 @@ def write_texts(base_dir: str | os.PathLike, dataset: str,
 def read_texts(base_dir: str | os.PathLike, dataset: str
                ) -> tuple[dict[str, str], dict[str, str]] | None:
     """(prompts, responses) of `dataset`, or None when the folder has no texts for it."""
-    path = Path(base_dir) / safe_name(dataset) / TEXTS_FILE
+    path = texts_file(base_dir, dataset)
     if not path.is_file():
         return None
     table = pq.read_table(path).to_pydict()

@@ -8,6 +8,8 @@ import math
 import click
 import pandas as pd
 
+from ffsite._spreadsheet import spreadsheet_safe
+
 
 def _clean(value):
     if isinstance(value, float) and math.isnan(value):
@@ -19,7 +21,8 @@ def _clean(value):
 
 def render(frame: pd.DataFrame, fmt: str) -> str:
     if fmt == "csv":
-        return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n")
+        return spreadsheet_safe(frame).to_csv(index=False, float_format="%.17g",
+                                              lineterminator="\n")
     if fmt == "json":
         rows = [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
         return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"

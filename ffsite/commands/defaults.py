@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ffsite.commands import options
 from ffsite.commands.options import ANNOTATIONS, base_data_option, out_option
 from ffsite.defaults import PAIR_PROMPTS, SEED
 
@@ -13,9 +14,9 @@ from ffsite.defaults import PAIR_PROMPTS, SEED
 @click.command(name="default-annotations")
 @base_data_option()
 @out_option("Folder to write the files into.", default=ANNOTATIONS, folder=True)
-@click.option("--seed", type=int, default=SEED, show_default=True,
+@click.option("--seed", type=options.SEED, default=SEED, show_default=True,
               help="Seed for the side coin flips and the sampled model pairs.")
-@click.option("--pair-prompts", type=click.IntRange(min=0), default=PAIR_PROMPTS,
+@click.option("--pair-prompts", type=click.IntRange(0, 1_000_000), default=PAIR_PROMPTS,
               show_default=True,
               help="Instructions on which non-reference models are paired with each other.")
 def default_annotations(base_data: Path | None, out: str, seed: int, pair_prompts: int) -> None:

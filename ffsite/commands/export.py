@@ -10,6 +10,7 @@ import click
 from ffsite._atomic import write_text
 from ffsite.base.texts import read_texts
 from ffsite.commands.options import annotation_paths, base_data_option, out_option
+from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.importers.annotated_pairs import to_annotated_pairs
 
@@ -30,8 +31,11 @@ def annotated_pairs(paths: tuple[str, ...], out: str, base_data: Path | None) ->
     if base_data is not None:
         for dataset in annotations.datasets:
             found = read_texts(base_data, dataset)
-            if found:
-                texts[dataset] = found
+            if not found:  # empty texts in the export would look like real ones
+                raise FfsiteError(f"base data {base_data} has no texts for dataset "
+                                  f"'{dataset}'; run ffsite fetch {dataset} (or import it with "
+                                  "--base-out), or export without --base-data")
+            texts[dataset] = found
     document = to_annotated_pairs(annotations, texts=texts)
     write_text(out, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     click.echo(f"wrote {out}: {len(document['comparisons'])} comparisons, "

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
+from ffsite._atomic import all_or_nothing
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
-from ffsite.base.texts import write_texts
-from ffsite.commands.options import out_option
+from ffsite.base.texts import texts_file, write_texts
+from ffsite.commands.options import SEED, out_option
+from ffsite.errors import FfsiteError
 from ffsite.format import write_votes
 from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.importers.annotated_pairs import read_annotated_pairs
@@ -23,17 +28,31 @@ def import_group() -> None:
 
 
 def _finish(result: ImportResult, out: str, base_out: str | None) -> None:
-    written = write_votes(result.table, out, default_preference=result.default_preference,
-                          annotators=result.annotators)
+    """Write the votes and (with --base-out) their texts: both, or on failure neither."""
+    texts = texts_file(base_out, result.dataset) if base_out else None
+    with all_or_nothing(out, *([texts] if texts else [])):
+        written = write_votes(result.table, out, default_preference=result.default_preference,
+                              annotators=result.annotators)
+        if texts:
+            write_texts(base_out, result.dataset, result.prompts, result.responses)
     message = f"wrote {out}: {written.num_rows} votes on {written.num_comparisons} comparisons"
     if result.skipped:
         message += " (skipped: " + ", ".join(f"{n} {why}" for why, n in
                                              sorted(result.skipped.items())) + ")"
     click.echo(message)
-    if base_out:
-        path = write_texts(base_out, result.dataset, result.prompts, result.responses)
-        click.echo(f"wrote {path}: {len(result.prompts)} prompts, "
+    if texts:
+        click.echo(f"wrote {texts}: {len(result.prompts)} prompts, "
                    f"{len(result.responses)} responses")
+
+
+def _about(file: str, read: Callable[..., ImportResult], *args: Any) -> ImportResult:
+    """`read(*args)`, its errors naming `file` when they do not already."""
+    try:
+        return read(*args)
+    except FfsiteError as exc:
+        if type(exc) is not FfsiteError or str(exc).startswith(file):
+            raise
+        raise FfsiteError(f"{file}: {exc}") from None
 
 
 _out = out_option("The annotation file to write (.parquet).", required=True)
@@ -49,7 +68,7 @@ _base_out = click.option("--base-out", type=click.Path(file_okay=False),
 @_base_out
 def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
     """Feedback Forensics' AnnotatedPairs JSON (v1 or v2)."""
-    _finish(read_annotated_pairs(file, dataset), out, base_out)
+    _finish(_about(file, read_annotated_pairs, file, dataset), out, base_out)
 
 
 @import_group.command("icai-csv")
@@ -59,10 +78,10 @@ def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | No
 @_base_out
 def icai_csv(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
     """ICAI CSV: text_a, text_b, preferred_text (+ model_a, model_b, prompt)."""
-    _finish(read_icai_csv(file, dataset), out, base_out)
+    _finish(_about(file, read_icai_csv, file, dataset), out, base_out)
 
 
-_seed = click.option("--seed", type=int, default=0, show_default=True,
+_seed = click.option("--seed", type=SEED, default=0, show_default=True,
                      help="Seed of the coin flip that puts each comparison's responses on "
                      "sides A and B.")
 

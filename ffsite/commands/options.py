@@ -23,6 +23,16 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 ANNOTATIONS = "annotations"  # the annotation files of the site, relative to where it runs
 FORMATS = ("csv", "json", "table")
 
+# Every number a user types has bounds, so a typo fails at once instead of hanging a run
+# or eating memory (`--votes 1000000`).  Seeds are what numpy's generators accept.
+SEED = click.IntRange(0, 2**32 - 1)
+BOOTSTRAP = click.IntRange(1, 100_000)
+VOTES = click.IntRange(1, 20)
+CONCURRENCY = click.IntRange(1, 256)
+ATTEMPTS = click.IntRange(1, 20)
+TOKENS = click.IntRange(1, 200_000)
+PROMPTS = click.IntRange(1, 1_000_000)
+
 # PATHS: annotation files or folders of them.
 annotation_paths = click.argument("paths", nargs=-1, type=click.Path(), default=(ANNOTATIONS,))
 

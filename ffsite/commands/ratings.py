@@ -6,7 +6,13 @@ import click
 
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.commands._output import emit
-from ffsite.commands.options import annotation_paths, content_option, format_option
+from ffsite.commands.options import (
+    BOOTSTRAP,
+    SEED,
+    annotation_paths,
+    content_option,
+    format_option,
+)
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.results import indices_table, ratings_table
@@ -17,9 +23,9 @@ from ffsite.models import apply_registry, load_registry, source_names
 @annotation_paths
 @click.option("--anchor", default=REFERENCE_MODEL, show_default=True,
               help="Model fixed at Elo 1000 on every trait.")
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
+@click.option("--bootstrap", "n_bootstrap", type=BOOTSTRAP, default=1000,
               show_default=True, help="Bootstrap refits for the 95% intervals.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--indices", "show_indices", is_flag=True,
               help="Print the personality indices (1-100) instead of per-trait Elo.")
 @content_option

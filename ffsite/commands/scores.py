@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 
 from ffsite.commands._output import emit
-from ffsite.commands.options import annotation_paths, content_option, format_option
+from ffsite.commands.options import (
+    BOOTSTRAP,
+    SEED,
+    annotation_paths,
+    content_option,
+    format_option,
+)
 from ffsite.errors import FfsiteError
 from ffsite.format import read_scores
 from ffsite.metrics.from_scores import score_means
@@ -17,10 +23,10 @@ COLUMNS = ["dataset", "condition", "model", "source_model", "trait", "judge", "m
 
 @click.command(name="scores")
 @annotation_paths
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1, max=100_000),
+@click.option("--bootstrap", "n_bootstrap", type=BOOTSTRAP,
               default=1000, show_default=True, help="Resamples of the prompts behind the "
               "95% intervals.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the resampling.")
 @content_option
 @format_option

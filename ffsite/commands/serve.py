@@ -20,6 +20,12 @@ from ffsite.site import serve as preview
 from ffsite.site.config import load_config
 
 
+def _report(exc: Exception) -> None:
+    """An unexpected error in the watcher: say so, and keep serving the previous site."""
+    click.echo(f"error: rebuild failed ({type(exc).__name__}: {exc}); still serving the "
+               "previous site and watching for changes", err=True)
+
+
 @click.command(name="serve")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port on 127.0.0.1 (0: any free port).")
@@ -51,7 +57,8 @@ def serve(port: int, prefix: str | None, watch: bool, annotations: str,
     try:
         run_build(annotations, base_data, content, templates, out, quiet=False)
         if watch:
-            preview.watch([Path(annotations), Path(content), Path(templates)], rebuild, stop)
+            preview.watch([Path(annotations), Path(content), Path(templates)], rebuild, stop,
+                          on_error=_report)
         click.echo(f"serving {out} at {preview.url_of(server, prefix)} (Ctrl+C stops)")
         server.serve_forever()
     finally:

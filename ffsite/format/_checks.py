@@ -16,7 +16,7 @@ import pandas as pd
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format._columns import ColumnReader, decode, first_rows, ranks
+from ffsite.format._columns import ColumnReader, decode, first_empty, first_rows, ranks
 from ffsite.format.coded import CodedVotes
 
 
@@ -171,9 +171,9 @@ def _periodic(codes: np.ndarray, width: int) -> bool:
 
 def _filled(check: ColumnReader, name: str) -> tuple[np.ndarray, list]:
     codes, values = check.codes(name)
-    if (codes < 0).any():
-        check.fail(name, int(np.argmax(codes < 0)), "empty value; this column must be filled "
-                   "on every row")
+    row = first_empty(codes, values)
+    if row is not None:
+        check.fail(name, row, "empty value; this column must be filled on every row")
     return codes, values
 
 

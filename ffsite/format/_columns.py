@@ -9,6 +9,7 @@ the next ones are read on other threads, so memory holds a few columns' worth.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -146,15 +147,21 @@ class ColumnReader:
             self.read_ahead(upcoming)
 
     def codes(self, name: str) -> tuple[np.ndarray, list]:
-        """Codes of `name`; meanwhile start reading the next planned columns."""
+        """Codes of `name` (refused if a text is too long); meanwhile start reading the
+        next planned columns."""
         if self.table is not None:
-            return codes_of(self.table.column(name))
-        plan = getattr(self, "_plan", [])
-        if name in plan:
-            for upcoming in plan[plan.index(name) + 1:plan.index(name) + 1 + AHEAD]:
-                self.read_ahead(upcoming)
-        self.read_ahead(name)
-        return self._futures.pop(name).result()
+            codes, values = codes_of(self.table.column(name))
+        else:
+            plan = getattr(self, "_plan", [])
+            if name in plan:
+                for upcoming in plan[plan.index(name) + 1:plan.index(name) + 1 + AHEAD]:
+                    self.read_ahead(upcoming)
+            self.read_ahead(name)
+            codes, values = self._futures.pop(name).result()
+        bad = first_bad_text(codes, values)
+        if bad is not None:
+            self.fail(name, *bad)
+        return codes, values
 
     def close(self) -> None:
         if self._pool is not None:
@@ -194,3 +201,40 @@ def decode(codes: np.ndarray, dictionary: list) -> pd.Categorical:
         return pd.Categorical.from_codes(codes, categories=pd.Index(dictionary, dtype=object))
     except ValueError:  # repeated dictionary values (not from ffsite): decode the slow way
         return pd.Categorical(np.array([*dictionary, None], dtype=object)[codes])
+
+
+def first_empty(codes: np.ndarray, values: list) -> int | None:
+    """The first row that is null or the empty string, or None."""
+    empty = codes < 0
+    if "" in values:
+        empty = empty | (codes == values.index(""))
+    return int(np.argmax(empty)) if empty.any() else None
+
+
+MAX_TEXT = 10_000  # characters in one cell of an annotation file: names, ids, wordings
+# Control characters other than tab and newline: NUL, escape sequences that repaint a
+# terminal, carriage returns that break CSV rows.  No name, id or wording needs them.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def text_problem(value: object) -> str | None:
+    """Why a text cannot be stored in an annotation file, or None."""
+    if not isinstance(value, str):
+        return None
+    if len(value) > MAX_TEXT:
+        return f"text longer than {MAX_TEXT:,} characters; shorten it"
+    found = CONTROL.search(value)
+    if found:
+        return (f"text holds the control character U+{ord(found.group()):04X}; remove it "
+                "(names, ids and wordings are plain text)")
+    return None
+
+
+def first_bad_text(codes: np.ndarray, values: list) -> tuple[int, str] | None:
+    """(row, why) of the first row whose text `text_problem` refuses, or None.  Checked
+    on the distinct values, so a column of millions of rows costs a handful of checks."""
+    for code, value in enumerate(values):
+        problem = text_problem(value)
+        if problem:
+            return int(np.argmax(codes == code)), problem
+    return None

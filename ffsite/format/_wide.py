@@ -22,7 +22,14 @@ import pyarrow as pa
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format._columns import codes_of, decode, dictionary_array
+from ffsite.format._columns import (
+    codes_of,
+    decode,
+    dictionary_array,
+    first_bad_text,
+    first_empty,
+    text_problem,
+)
 from ffsite.format.coded import CodedVotes
 
 VOTE_PREFIX = "vote:"
@@ -169,6 +176,10 @@ def _entries(raw: Any, fail: _Failure) -> list[dict]:
                        + ", ".join(schema.ROLES))
         if not isinstance(judge, str) or not judge:
             fail.entry(number, "judge is empty; name the annotator or judge")
+        for name in ("judge", *schema.TRAIT_COLUMNS):
+            problem = text_problem(entry.get(name))
+            if problem:
+                fail.entry(number, f"{name}: {problem}")
         for name in schema.TRAIT_COLUMNS:
             value = entry.get(name)
             if value is not None and not isinstance(value, str):
@@ -227,14 +238,18 @@ def _text_codes(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray,
     if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type)
             or pa.types.is_null(value_type)):
         fail.column(name, None, f"holds {value_type}, not text; store it as strings")
-    return codes_of(column)
+    codes, values = codes_of(column)
+    bad = first_bad_text(codes, values)
+    if bad is not None:
+        fail.column(name, *bad)
+    return codes, values
 
 
 def _filled(table: pa.Table, name: str, fail: _Failure) -> tuple[np.ndarray, list]:
     codes, values = _text_codes(table, name, fail)
-    if (codes < 0).any():
-        fail.column(name, int(np.argmax(codes < 0)), "empty value; this column must be "
-                    "filled on every row")
+    row = first_empty(codes, values)
+    if row is not None:
+        fail.column(name, row, "empty value; this column must be filled on every row")
     return codes, values
 
 

@@ -10,7 +10,7 @@ writer checks the result with the reader's own code (`_wide.unpack`) and writes 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ffsite.errors import FfsiteError
 from ffsite.format import _wide, schema
-from ffsite.format._columns import dictionary_array
+from ffsite.format._columns import CONTROL, MAX_TEXT, dictionary_array, text_problem
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,20 @@ class EncodedVotes:
     def to_table(self) -> pa.Table:
         """The votes one per row, in format 1's columns (for looking at them)."""
         return _wide.long_rows(self.table, self.entries)
+
+
+def _refuse_bad_text(column: str, values: pa.Array, owner: Callable[[int], object],
+                     what: str) -> None:
+    """A text the readers refuse (too long, control characters) would make a file nobody
+    can read: refuse it here, naming the comparison (or annotator) it belongs to."""
+    lengths = pc.utf8_length(values).fill_null(0).to_numpy(zero_copy_only=False)
+    bad = lengths > MAX_TEXT
+    bad |= pc.match_substring_regex(values, CONTROL.pattern).fill_null(False).to_numpy(
+        zero_copy_only=False)
+    if bad.any():
+        code = int(np.argmax(bad))
+        raise FfsiteError(f"{what} '{str(owner(code))[:80]}': {column}: "
+                          f"{text_problem(values[code].as_py())}")
 
 
 def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
@@ -66,6 +80,12 @@ def encode_votes(comparisons: pd.DataFrame, annotators: pd.DataFrame,
     meta_columns = sorted(c for c in comparisons.columns if c.startswith(schema.META_PREFIX))
     columns = {name: _sorted_codes(comparisons[name].iloc[positions])
                for name in (*schema.COMPARISON_COLUMNS, *meta_columns)}
+    for name, (codes, values) in columns.items():
+        _refuse_bad_text(name, values, lambda code, c=codes: comparisons["comparison_id"].iloc[
+            positions[int(np.argmax(c == code))]], "comparison")
+    for name in schema.ANNOTATOR_COLUMNS:
+        _refuse_bad_text(name, pa.array(annotators[name], type=pa.string()),
+                     lambda code: annotators["judge"].iloc[code], "annotator")
     order = np.lexsort([_missing_last(columns[name][0]) for name in ("comparison_id",
                                                                       "dataset")])
     row_of = np.full(len(comparisons), -1, dtype=np.int32)

@@ -105,13 +105,33 @@ def find_annotation_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.parquet") if p.is_file()))
+            found.extend(_parquet_files_under(path))
         elif path.is_file():
             found.append(path)
         else:
             raise FfsiteError(f"{path}: no such file or folder; give annotation files or a "
                               "folder that holds them")
     return found
+
+
+def _parquet_files_under(folder: Path) -> list[Path]:
+    """Every *.parquet file under `folder`, sorted.  A folder that cannot be listed or a
+    *.parquet name that is not a readable file (a dangling link) stops the read: skipping
+    it would quietly leave its votes out of every table."""
+    def refuse(error: OSError) -> None:
+        raise FfsiteError(f"{error.filename}: cannot list this folder ({error.strerror}); "
+                          "fix its permissions or move it out of the annotations") from None
+
+    found = []
+    for parent, _, names in os.walk(folder, onerror=refuse):
+        for name in names:
+            if name.endswith(".parquet"):
+                file = Path(parent) / name
+                if not file.is_file():
+                    raise FfsiteError(f"{file}: not a readable file (a broken link?); fix it "
+                                      "or remove it from the annotations")
+                found.append(file)
+    return sorted(found)
 
 
 def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
@@ -125,16 +145,59 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     if schema.METADATA_KEY not in raw:
         raise FfsiteError(f"{path}: Parquet file without ffsite metadata; create annotation "
                           "files with ffsite import or ffsite annotate")
+    text = raw[schema.METADATA_KEY]
+    if len(text) > MAX_METADATA_BYTES:
+        raise FfsiteError(f"{path}: ffsite metadata is {len(text):,} bytes, more than the "
+                          f"{MAX_METADATA_BYTES:,} allowed; re-create the file")
     try:
-        metadata = json.loads(raw[schema.METADATA_KEY])
-    except ValueError:
-        raise FfsiteError(f"{path}: ffsite metadata is not valid JSON") from None
+        metadata = json.loads(text)
+    except (ValueError, RecursionError):
+        raise FfsiteError(f"{path}: ffsite metadata is not valid JSON (or nested too deeply); "
+                          "re-create the file with ffsite import or ffsite annotate") from None
+    if not isinstance(metadata, dict):
+        raise FfsiteError(f"{path}: ffsite metadata is a JSON {_json_type(metadata)}, not an "
+                          "object; re-create the file with ffsite import or ffsite annotate")
     version = str(metadata.get("format_version"))
     if version not in schema.READABLE_VERSIONS:
         raise FfsiteError(f"{path}: format_version {version} is not supported (this ffsite "
                           f"reads versions {', '.join(schema.READABLE_VERSIONS)}); "
                           "upgrade ffsite or re-create the file")
+    kind = metadata.get("kind")
+    if kind not in schema.KINDS:
+        raise FfsiteError(f"{path}: kind {json.dumps(kind)} is not one of "
+                          f"{', '.join(schema.KINDS)}; fix the file's metadata or remove the "
+                          "file")
+    for key, shape in _METADATA_SHAPES.items():
+        if key in metadata and metadata[key] is not None and not shape(metadata[key]):
+            raise FfsiteError(f"{path}: metadata field '{key}' is a JSON "
+                              f"{_json_type(metadata[key])}, not {_METADATA_WORDS[key]}; "
+                              "re-create the file with ffsite import or ffsite annotate")
     return metadata
+
+
+MAX_METADATA_BYTES = 16 * 2**20  # far above any real file's; a bound on what we parse
+
+
+def _names_to_text(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _list_of_objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+
+
+# The optional metadata fields readers use, and the JSON shape each must have.
+_METADATA_SHAPES = {"annotators": _names_to_text, "default_preference": _names_to_text,
+                    "extra": lambda value: isinstance(value, dict),
+                    "vote_columns": _list_of_objects, "score_columns": _list_of_objects}
+_METADATA_WORDS = {"annotators": "an object of texts", "default_preference":
+                   "an object of texts", "extra": "an object",
+                   "vote_columns": "a list of objects", "score_columns": "a list of objects"}
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number",
+            float: "number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def read_votes_file(path: str | os.PathLike, columns: Collection[str] | None = None, *,
@@ -179,8 +242,12 @@ def _read_wide(path: str | os.PathLike, metadata: dict[str, Any],
                only: set[str] | None) -> CodedVotes:
     """A version 2 file (one row per comparison), in one read."""
     try:
-        names = pq.read_schema(path).names
-        text = [name for name in names if not name.startswith(_wide.VOTE_PREFIX)]
+        file_schema = pq.read_schema(path)
+        names = file_schema.names
+        # Only text columns are read as dictionaries (Arrow refuses other types there);
+        # a column of another type reaches the checks, which name it.
+        text = [f.name for f in file_schema if not f.name.startswith(_wide.VOTE_PREFIX)
+                and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
         read = [name for name in names if name.startswith(_wide.VOTE_PREFIX)
                 or name in ("dataset", "comparison_id")
                 or (not name.startswith(_wide.NOTE_PREFIX) and (only is None or name in only))]

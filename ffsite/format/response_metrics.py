@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
@@ -27,7 +29,7 @@ def read_response_metrics(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     frames = []
     for path in find_annotation_files(paths):
         if read_file_metadata(path).get("kind") == schema.KIND_RESPONSE_METRICS:
-            frames.append(_read_one(path))
+            frames.append(read_response_metrics_file(path))
     if not frames:
         return pd.DataFrame({name: pd.Series(dtype=object) for name in ID_COLUMNS})
     frame = pd.concat(frames, ignore_index=True)
@@ -41,7 +43,8 @@ def read_response_metrics(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     return frame.sort_values(["dataset", "response_id"], kind="stable").reset_index(drop=True)
 
 
-def _read_one(path: os.PathLike) -> pd.DataFrame:
+def read_response_metrics_file(path: str | os.PathLike) -> pd.DataFrame:
+    """One response-metrics file, checked (a `_source` column names the file)."""
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -57,6 +60,17 @@ def _read_one(path: os.PathLike) -> pd.DataFrame:
                                            or pa.types.is_boolean(kind)):
             raise FfsiteError(f"{path}: column '{name}' is {kind}, not a number; "
                               "response-metrics files hold numbers only")
+        if pa.types.is_floating(kind):
+            infinite = pc.is_inf(table.column(name)).to_numpy(zero_copy_only=False)
+            if infinite.any():  # NaN means "not measured"; an infinite count is a bug
+                raise FfsiteError(f"{path}: column '{name}', row {int(np.argmax(infinite))}: "
+                                  "infinite value; store a finite number, or NaN for none")
+    for name in ("dataset", "response_id"):
+        texts = table.column(name).to_pandas()
+        empty = texts.isna() | (texts.astype(str) == "")
+        if empty.any():
+            raise FfsiteError(f"{path}: column '{name}', row {int(np.argmax(empty))}: empty "
+                              "value; this column must be filled on every row")
     frame = table.to_pandas()
     for name in ID_COLUMNS:
         frame[name] = frame[name].astype(object).where(frame[name].notna(), None)

@@ -19,6 +19,7 @@ METADATA_KEY = b"ffsite"
 KIND_VOTES = "votes"
 KIND_RESPONSE_METRICS = "response-metrics"
 KIND_SCORES = "scores"
+KINDS = (KIND_VOTES, KIND_RESPONSE_METRICS, KIND_SCORES)
 
 ROLE_PREFERENCE = "preference"
 ROLE_TRAIT = "trait"

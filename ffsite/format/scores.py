@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
-from ffsite.format._columns import unreadable
+from ffsite.format._columns import text_problem, unreadable
 from ffsite.format.read import find_annotation_files, read_file_metadata
 from ffsite.format.write import file_metadata, write_parquet
 
@@ -264,6 +264,12 @@ def unpack(table: pa.Table, metadata: dict[str, Any], source: str) -> Scores:
         responses.insert(4, "condition", None)
     responses = responses[[*RESPONSE_COLUMNS, *sorted(
         n for n in response_names if n.startswith(schema.META_PREFIX))]]
+    for name in responses.columns:
+        for value in responses[name].dropna().unique():  # distinct values: a few checks
+            if text_problem(value):
+                row = int(np.argmax((responses[name] == value).to_numpy()))
+                raise FfsiteError(f"{source}: column '{name}', row {row}: "
+                                  f"{text_problem(value)}")
     for name in ("dataset", "response_id"):
         empty = responses[name].isna().to_numpy() | (responses[name] == "").to_numpy()
         if empty.any():
@@ -325,6 +331,8 @@ def _check_entries(entries: list[dict[str, Any]], source: str, what: str) -> Non
         for key in ("judge", "trait_id", "trait"):
             if not isinstance(entry.get(key), str) or not entry[key]:
                 raise FfsiteError(f"{where}: '{key}' must be a non-empty text")
+            if text_problem(entry[key]):
+                raise FfsiteError(f"{where}: '{key}': {text_problem(entry[key])}")
         if entry.get("trait_set") is not None and not isinstance(entry["trait_set"], str):
             raise FfsiteError(f"{where}: 'trait_set' must be a text")
         low, high = entry.get("scale_min"), entry.get("scale_max")

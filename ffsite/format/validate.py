@@ -13,6 +13,7 @@ from ffsite.format.read import (
     read_file_metadata,
     read_votes_file,
 )
+from ffsite.format.response_metrics import read_response_metrics, read_response_metrics_file
 from ffsite.format.scores import read_scores, read_scores_file
 
 
@@ -33,7 +34,8 @@ def validate_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
                          + (" (format version 1: `ffsite upgrade` rewrites it as version "
                             f"{schema.FORMAT_VERSION}, faster to read)" if old else ""))
         elif metadata.get("kind") == schema.KIND_RESPONSE_METRICS:
-            lines.append(f"ok {path}: response metrics")
+            rows = read_response_metrics_file(path)
+            lines.append(f"ok {path}: response metrics of {len(rows)} responses")
         elif metadata.get("kind") == schema.KIND_SCORES:
             scores = read_scores_file(path, metadata)
             lines.append(f"ok {path}: {len(scores)} scores on {len(scores.responses)} "
@@ -42,4 +44,5 @@ def validate_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
             raise FfsiteError(f"{path}: unknown kind '{metadata.get('kind')}'")
     read_annotations(files)  # the cross-file rules
     read_scores(files)
+    read_response_metrics(files)
     return lines

@@ -46,8 +46,10 @@ JUDGE_UNKNOWN = "unknown"
 
 
 class _Vote(msgspec.Struct, gc=False):
-    pref: Any = None
-    no_pref_reason: Any = None
+    # A scalar that is not a known preference is kept as an invalid vote (with a note);
+    # a list or object is a broken file.
+    pref: str | int | float | bool | None = None
+    no_pref_reason: str | int | float | bool | None = None
 
 
 class _Response(msgspec.Struct, gc=False):
@@ -58,7 +60,7 @@ class _Response(msgspec.Struct, gc=False):
 class _Comparison(msgspec.Struct, gc=False):
     """One comparison, its votes left as raw JSON for a columnar read (`_ap_votes`)."""
 
-    id: Any = None
+    id: str | int  # required: a comparison without one cannot be told apart or found
     prompt: Any = None
     response_a: _Response | None = None
     response_b: _Response | None = None
@@ -110,6 +112,9 @@ def _load(path: Path) -> _File:
     except msgspec.DecodeError as exc:
         raise FfsiteError(f"{path}: not valid JSON ({exc}); give an AnnotatedPairs "
                           "JSON file") from None
+    except RecursionError:
+        raise FfsiteError(f"{path}: JSON nested too deeply to read (AnnotatedPairs needs a "
+                          "few levels); fix the file") from None
 
 
 _PREFERENCE_CODES = {"a": schema.A, "text_a": schema.A, "b": schema.B, "text_b": schema.B}
@@ -189,6 +194,10 @@ def read_annotated_pairs(path: str | os.PathLike, dataset: str | None = None, *,
     """
     path = Path(path)
     document = _load(path)
+    unnamed = next((n for n, c in enumerate(document.comparisons) if c.id == ""), None)
+    if unnamed is not None:
+        raise FfsiteError(f"{path}: comparison {unnamed} (counting from 0) has an empty id; "
+                          "give every comparison a non-empty id")
     metadata = document.metadata
     version = str(metadata.get("version", "2.0"))
     if version.split(".")[0] not in ("1", "2"):  # a newer format may mean other things

@@ -125,3 +125,20 @@ def metric_frame_with_intervals(trait_votes: TraitVotes, reference: Reference, *
         frame[f"{name}_high"] = high.reshape(-1)
     frame["too_few_votes"] = too_few_valid_votes(counts, min_valid_votes).reshape(-1)
     return frame[frame["num_votes"] > 0].reset_index(drop=True)
+
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+
+
+def wilson_interval(successes: np.ndarray, trials: np.ndarray, z: float = Z95
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's score interval for a proportion (successes may be fractional: a tie
+    counted as half a win); NaN where trials is 0."""
+    successes, trials = np.asarray(successes, float), np.asarray(trials, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = successes / trials
+        spread = z * z / trials
+        centre = (share + spread / 2) / (1 + spread)
+        half = z / (1 + spread) * np.sqrt(share * (1 - share) / trials
+                                          + spread / (4 * trials))
+    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)

@@ -41,7 +41,7 @@ from ffsite.metrics.from_scores import (
     strength_from_scores,
 )
 from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
-from ffsite.metrics.intervals import metric_frame_with_intervals
+from ffsite.metrics.intervals import metric_frame_with_intervals, wilson_interval
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import (
     METRIC_COLUMNS,
@@ -333,8 +333,9 @@ def preference_codes(annotations: Annotations, judge: str, rule: str = "majority
 def win_rates(annotations: Annotations, dataset: str, reference_model: str | None
               ) -> pd.DataFrame | None:
     """Each model's win rate (%) against the reference by the dataset's preference
-    annotator, a tie counting half a win (AlpacaEval's discrete win rate): model,
-    win_rate, wins, ties, losses, best first."""
+    annotator, a tie counting half a win (AlpacaEval's discrete win rate), with Wilson's
+    95% interval (wins + ties / 2 of the decided comparisons): model, win_rate,
+    win_rate_low, win_rate_high, wins, ties, losses, best first."""
     judge = default_preference_judge(annotations, dataset)
     if judge is None or reference_model is None:
         return None
@@ -358,8 +359,11 @@ def win_rates(annotations: Annotations, dataset: str, reference_model: str | Non
     counts = frame.groupby("model", sort=True)[["wins", "ties", "losses"]].sum()
     decided = counts.sum(axis=1)
     counts = counts[decided > 0]
-    rates = 100 * (counts["wins"] + 0.5 * counts["ties"]) / counts.sum(axis=1)
-    table = pd.DataFrame({"model": counts.index.to_numpy(), "win_rate": rates.to_numpy(),
+    won, decided = counts["wins"] + 0.5 * counts["ties"], counts.sum(axis=1)
+    low, high = wilson_interval(won.to_numpy(), decided.to_numpy())
+    table = pd.DataFrame({"model": counts.index.to_numpy(),
+                          "win_rate": (100 * won / decided).to_numpy(),
+                          "win_rate_low": 100 * low, "win_rate_high": 100 * high,
                           **{name: counts[name].to_numpy() for name in counts.columns}})
     return table.sort_values(["win_rate", "model"], ascending=[False, True],
                              kind="stable").reset_index(drop=True)

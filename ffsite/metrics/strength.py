@@ -61,7 +61,8 @@ def trait_votes(annotations: Annotations, *, rule: str = "majority",
     annotators = annotations.annotators
     is_trait = (annotators["role"] == schema.ROLE_TRAIT).to_numpy()
     if judges:
-        is_trait &= annotators["judge"].isin(list(judges)).to_numpy()
+        _check_judges(annotators, schema.ROLE_TRAIT, judges)
+        is_trait = is_trait & annotators["judge"].isin(list(judges)).to_numpy()
     traits = annotations.traits()
     if judges:
         kept = annotators[is_trait]["trait_id"].unique()
@@ -153,6 +154,8 @@ def preference_sides(annotations: Annotations, *, judge: str | None = None,
     # wanted[d, a]: annotator a is the preference judge pages use for dataset d.
     wanted = np.zeros((len(datasets), len(annotators)), dtype=bool)
     is_pref = (annotators["role"] == schema.ROLE_PREFERENCE).to_numpy()
+    if judge:
+        _check_judges(annotators, schema.ROLE_PREFERENCE, [judge])
     for d, dataset in enumerate(datasets):
         chosen = judge or default_preference_judge(annotations, dataset)
         wanted[d] = is_pref & (annotators["judge"] == chosen).to_numpy()
@@ -165,6 +168,15 @@ def preference_sides(annotations: Annotations, *, judge: str | None = None,
     decided = (codes == schema.A) | (codes == schema.B)
     sides[keys[decided]] = codes[decided]
     return sides
+
+
+def _check_judges(annotators: pd.DataFrame, role: str, judges: Sequence[str]) -> None:
+    """An unknown judge would give an empty table that looks like an answer: refuse it."""
+    known = sorted(set(annotators.loc[annotators["role"] == role, "judge"]))
+    unknown = [j for j in judges if j not in known]
+    if unknown:
+        raise FfsiteError(f"no {role} judge '{unknown[0]}' in the annotations; known "
+                          f"{role} judges: " + (", ".join(known) or "none"))
 
 
 def preference_reference(annotations: Annotations, group_codes: np.ndarray,

@@ -12,7 +12,6 @@ import datetime as dt
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import find_annotation_files, read_annotations, read_scores
 from ffsite.models import apply_registry, load_registry
 from ffsite.progress import Progress
+from ffsite.site import swap
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import SiteContext
@@ -48,6 +48,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     """Build the site from every annotation file under `annotations` into `out`."""
     progress = progress or Progress(quiet=True)
     out = Path(out)
+    if out.is_symlink():  # build into the folder the link names; the link stays
+        out = Path(os.path.realpath(out))
     check_target(out)
     base_dir = existing_base_dir(base_data) if base_data else None
     config = load_config(content)
@@ -62,36 +64,42 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     scores = read_scores(files)
     assets = collect_assets(Path(templates))
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the site from a web server
+    # Every builder computes first; then everything is written, under a lock.
+    common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
+              "assets": {name: path for name, (path, _) in assets.items()},
+              "last_updated": last_updated(files), "site_description": config.description,
+              "site_url": config.base_url}
+    output = SiteOutput()
+    ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
+                             registry=registry, scores=scores)
+    for builder in PAGE_BUILDERS:
+        builder(ctx)
     try:
-        common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
-                  "assets": {name: path for name, (path, _) in assets.items()},
-                  "last_updated": last_updated(files)}
-        # Every builder computes first; then everything is written.
-        output = SiteOutput()
-        ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
-                                 registry=registry, scores=scores)
-        for builder in PAGE_BUILDERS:
-            builder(ctx)
-        writer = SiteWriter(staging, env, common)
-        writer.write_output(output, progress)
-        for path, data in assets.values():
-            writer.write(path, data)
-        writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
-        written = [p for p in staging.rglob("*") if p.is_file()]
-        result = BuildResult(out, len(output.pages), len(written),
-                             sum(p.stat().st_size for p in written), ctx.notes)
-        swap_in(staging, out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(f"{{out}} {out}: cannot create the folder it goes in "
+                             f"({exc.strerror}); pick another {{out}}", "out") from None
+    try:
+        with swap.locked(out.parent):
+            swap.remove_leftovers(out)
+            check_target(out)  # again: another build may have changed it meanwhile
+            staging = swap.staging_folder(out)
+            try:
+                writer = SiteWriter(staging, env, common)
+                writer.write_output(output, progress)
+                for path, data in assets.values():
+                    writer.write(path, data)
+                writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
+                written = [p for p in staging.rglob("*") if p.is_file()]
+                result = BuildResult(out, len(output.pages), len(written),
+                                     sum(p.stat().st_size for p in written), ctx.notes)
+                swap.swap_in(staging, out)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
     except OSError as exc:
         raise ParameterError(f"{out}: writing the site failed ({exc.strerror}); the previous "
                              "site is unchanged; free some space or pick another {out}",
                              "out") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return result
 
 
@@ -106,21 +114,6 @@ def check_target(out: Path) -> None:
         return
     raise ParameterError(f"{{out}} {out}: folder exists and was not built by ffsite; remove "
                          "it or pick another {out}", "out")
-
-
-def swap_in(staging: Path, out: Path) -> None:
-    """Put `staging` where `out` is; the old site is removed only once the new one is in."""
-    if not out.exists():
-        os.rename(staging, out)
-        return
-    old = staging.with_name(staging.name + "-old")
-    os.rename(out, old)
-    try:
-        os.rename(staging, out)
-    except OSError:
-        os.rename(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def last_updated(files: list[Path]) -> str | None:

@@ -279,3 +279,32 @@ def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...],
     if params:
         chart = chart.add_params(*params)
     return _spec(chart.properties(width="container", height=alt.Step(STEP)))
+
+
+def difference_intervals(description: str) -> dict[str, Any]:
+    """The compare page's chart with uncertainty: the page script supplies rows (name,
+    difference, low, high, sure) and sets the height to rows x usermeta.step; a bar
+    whose interval includes zero (`sure` false) is drawn faint."""
+    return _finish(_difference_intervals(), description)
+
+
+@functools.cache
+def _difference_intervals() -> dict[str, Any]:
+    base = alt.Chart(ROWS)
+    y = alt.Y("name:N", sort=None, title=None,
+              axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
+    bars = base.mark_bar().encode(
+        x=alt.X("difference:Q", scale=alt.Scale(domain=[-2, 2]),
+                title="strength difference (first − second)", axis=alt.Axis(tickCount=8)),
+        y=y,
+        color=alt.condition("datum.difference >= 0", alt.value(POSITIVE), alt.value(NEGATIVE)),
+        opacity=alt.condition("datum.sure", alt.value(1.0), alt.value(0.35)),
+        tooltip=[alt.Tooltip("name:N", title="trait"),
+                 alt.Tooltip("difference:Q", format="+.3f"),
+                 alt.Tooltip("low:Q", title="95% interval from", format="+.3f"),
+                 alt.Tooltip("high:Q", title="to", format="+.3f")])
+    errors = base.mark_rule(color="currentColor", opacity=0.8).encode(
+        x="low:Q", x2="high:Q", y=y)
+    zero = base.mark_rule(color="currentColor").encode(x=alt.datum(0))
+    return _spec(alt.layer(bars, errors, zero).properties(width="container",
+                                                          height=alt.Step(STEP)))

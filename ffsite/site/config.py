@@ -25,6 +25,10 @@ class SiteConfig:
 
     content_dir: Path
     title: str = "ffsite"
+    # What the site is, in a sentence: the description (and link preview) of the home page
+    # and of any page that has none of its own.
+    description: str = ("An AI model personality leaderboard: which traits each model shows "
+                        "more or less than others, with 95% intervals.")
     # The model every other model is compared with on the leaderboard; None compares each
     # model with all others.
     reference_model: str | None = None

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ffsite.base import alpaca_eval
 from ffsite.base.registry import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
@@ -116,7 +117,9 @@ class SiteContext:
             own = annotations.comparisons[annotations.comparisons["dataset"] == dataset]
             model_ids |= set(own["model_a"].dropna()) | set(own["model_b"].dropna())
         return cls(config=config, annotations=annotations, votes=votes, traits=traits,
-                   slugs=Slugs.create(traits["trait_id"], sorted(model_ids, key=str.lower),
+                   slugs=Slugs.create(dict(zip(traits["trait_id"], traits["label"],
+                                               strict=True)),
+                                      sorted(model_ids, key=str.lower),
                                       datasets["dataset"]),
                    models=replace(by_model, traits=labelled(by_model.traits, labels)),
                    datasets=datasets,
@@ -215,11 +218,14 @@ class SiteContext:
             if found is None and self.config.examples:
                 self.notes.append(f"examples omitted: base dataset {dataset} not available; "
                                   "run ffsite fetch or pass --base-data DIR")
+            if found is not None and dataset == alpaca_eval.NAME:
+                found = _with_contributed_answers(found, self.files)
             self._texts[dataset] = found
         return self._texts[dataset]
 
     def preference_of(self, row: int) -> tuple[str, int] | None:
-        """(judge, vote code) of a comparison's default preference annotator, if it voted."""
+        """(readable name, vote code) of a comparison's default preference annotator, if
+        it voted."""
         dataset = self.annotations.comparisons["dataset"].iloc[row]
         if dataset not in self._judges:
             self._judges[dataset] = results.default_preference_judge(self.annotations,
@@ -230,7 +236,38 @@ class SiteContext:
         if judge not in self._preferences:
             self._preferences[judge] = results.preference_codes(self.annotations, judge)
         code = int(self._preferences[judge][row])
-        return (judge, code) if code else None
+        return (judge_label(self.annotations, judge), code) if code else None
+
+
+def judge_label(annotations: Annotations, judge: str) -> str:
+    """A preference judge as readers should see it: its description up to the first
+    comma ("AlpacaEval 2.0 judge (GPT-4 Turbo)"), else its id."""
+    description = annotations.preference_descriptions.get(judge) or ""
+    return description.split(", ")[0].strip() or judge
+
+
+MAX_ANSWERS_BYTES = 50 * 2**20
+
+
+def _with_contributed_answers(texts: Texts, files: list[Path]) -> Texts:
+    """`texts` plus the answers contributors' runs wrote beside their votes
+    (`<name>.responses.json` next to `<name>.parquet`): a contributed model's pages show
+    its own example answers without anyone copying files into the base data."""
+    answers = sorted(p for p in {f.with_name(f.name.removesuffix(".parquet")
+                                             + ".responses.json") for f in files}
+                     if p.is_file())
+    if not answers:
+        return texts
+    for path in answers:  # 805 long answers are a few MB; far more is not an answer file
+        if path.stat().st_size > MAX_ANSWERS_BYTES:
+            raise FfsiteError(f"{path}: {path.stat().st_size:,} bytes, more than the "
+                              f"{MAX_ANSWERS_BYTES:,} an answers file may have; remove it or "
+                              "re-create it with ffsite annotate")
+    outputs = alpaca_eval.read_output_files(answers)
+    prompts, responses = dict(texts[0]), dict(texts[1])
+    prompts.update(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
+    responses.update(zip(outputs["response_id"], outputs["output"], strict=True))
+    return prompts, responses
 
 
 def pairwise_datasets(annotations: Annotations, reference_model: str | None) -> list[str]:

@@ -38,7 +38,9 @@ class Example:
     truncated: bool
     illustrates: list[dict] = field(default_factory=list)  # label, page, side
     trait_votes: dict[str, list[str]] = field(default_factory=dict)  # side -> trait labels
-    preference: str | None = None  # e.g. "A (judge x)"
+    preference: str | None = None  # e.g. "A (m1); judge: AlpacaEval 2.0 judge (GPT-4 Turbo)"
+    preference_judge: str | None = None  # the judge's readable name, when it was asked
+    rated: bool = False  # the preference judge gave a verdict (not missing)
 
 
 @dataclass
@@ -123,12 +125,28 @@ def _example(pool: ExamplePool, row: int, codes: np.ndarray, anchor: str) -> Exa
     trait_votes = {name: sorted(pool.labels[codes == code])
                    for code, name in ((schema.A, "A"), (schema.B, "B"), (schema.TIE, "tie"))}
     preference = pool.preference_of(row)
-    shown = None
+    shown, judge, code = None, None, schema.NO_VOTE
     if preference is not None:
         judge, code = preference
-        shown = f"{schema.VOTE_VALUES[code - 1]} ({judge})"
+        shown = preference_wording(judge, code, str(record["model_a"]), str(record["model_b"]))
     return Example(anchor=anchor, dataset=str(record["dataset"]),
                    comparison_id=str(record["comparison_id"]),
                    prompt=prompts[record["prompt_id"]], model_a=str(record["model_a"]),
                    model_b=str(record["model_b"]), response_a=html_a, response_b=html_b,
-                   truncated=cut_a or cut_b, trait_votes=trait_votes, preference=shown)
+                   truncated=cut_a or cut_b, trait_votes=trait_votes, preference=shown,
+                   preference_judge=judge,
+                   rated=code not in (schema.NO_VOTE, schema.MISSING))
+
+
+def preference_wording(judge: str, code: int, model_a: str, model_b: str) -> str:
+    """A preference vote in plain words, naming the judge (its readable name): the
+    AlpacaEval judge rated only some models' pairs, so "not rated" must read as such."""
+    by = f"judge: {judge}"
+    return {
+        schema.A: f"A ({model_a}); {by}",
+        schema.B: f"B ({model_b}); {by}",
+        schema.TIE: f"a tie; {by}",
+        schema.NEITHER: f"neither response; {by}",
+        schema.INVALID: f"no verdict: {judge} answered, but its answer could not be read",
+        schema.MISSING: f"not rated: {judge} did not rate this pair",
+    }.get(code, f"no verdict from {judge}")

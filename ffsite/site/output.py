@@ -18,7 +18,11 @@ import jinja2
 import numpy as np
 import pandas as pd
 
+from ffsite._spreadsheet import spreadsheet_safe
+from ffsite.errors import FfsiteError
 from ffsite.progress import Progress
+from ffsite.site.archive import write_archive
+from ffsite.site.describe import page_description
 from ffsite.site.render import render
 from ffsite.site.urls import root
 
@@ -71,13 +75,26 @@ class SiteOutput:
     pages: list[Page] = field(default_factory=list)
     tables: list[tuple[Download, pd.DataFrame]] = field(default_factory=list)
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, text): other data
+    sources: list[str] = field(default_factory=list)  # credit lines for the data archive
+    _names: dict[str, str] = field(default_factory=dict)  # casefolded name -> title
 
     def page(self, path: str, template: str, **context: Any) -> None:
         """A page at `path` (relative to the site's top), rendered from `template`."""
         self.pages.append(Page(path, template, context))
 
     def data(self, name: str, frame: pd.DataFrame, title: str, page: str) -> Download:
-        """Publish a table as data/<name>.csv and .json; return its download links."""
+        """Publish a table as data/<name>.csv and .json; return its download links.
+
+        A model's, dataset's or trait's own tables go in its folder ("models/<slug>/
+        comparisons"), so no name from data can land on another table's file; two tables
+        given one name (even differing only in case) stop the build rather than one
+        silently overwriting the other."""
+        folded = name.casefold()
+        if folded in self._names:
+            raise FfsiteError(f"two tables would both be published as data/{name}.csv "
+                              f"(\"{self._names[folded]}\" and \"{title}\"); this is a bug: "
+                              "please report it")
+        self._names[folded] = title
         download = Download(name, title, page)
         self.tables.append((download, frame))
         return download
@@ -103,40 +120,31 @@ class SiteWriter:
         target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
     def write_output(self, output: SiteOutput, progress: Progress) -> None:
-        """Every table of `output`, then every page."""
+        """Every table of `output`, the archive of them all, then every page."""
         for download, frame in output.tables:
             self.write(download.csv, spreadsheet_safe(frame).to_csv(index=False,
                                                                      lineterminator="\n"))
             self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
                                                  indent=1, allow_nan=False) + "\n")
+        archive = write_archive(self.root, {d.name: (d.title, d.page)
+                                            for d in output.downloads}, output.sources)
+        # After the archive: the explorer's JSON is for its script, not a download.
         for path, text in output.files:
             self.write(path, text)
-        common = {**self.common,
+        common = {**self.common, "archive": archive,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):
             html = render(self.env, page.template,
-                          {**common, "root": root(page.path), **page.context})
+                          {**common, "root": root(page.path), **page.context,
+                           **preview(page, common)})
             self.write(page.path, html)
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """Text cells that a spreadsheet would run as a formula, prefixed with an apostrophe.
-
-    Model names and metadata come from contributors; a CSV cell "=HYPERLINK(...)" opened
-    in a spreadsheet runs.  Numbers are untouched, and the JSON files keep every value
-    exactly as it is.
-    """
-    safe = frame.copy()
-    for name in safe.columns:
-        column = safe[name]
-        if column.dtype.kind in "biufcmM":
-            continue
-        text = column.astype(object)
-        risky = np.fromiter((isinstance(v, str) and v.startswith(FORMULA_STARTS)
-                             for v in text), bool, len(text))
-        if risky.any():
-            safe[name] = text.where(~risky, "'" + text[risky].astype(str))
-    return safe
+def preview(page: Page, common: dict[str, Any]) -> dict[str, Any]:
+    """The page's description and, when the site's address is absolute, its full URL
+    (Open Graph wants one; a relative base has none to give)."""
+    base = common.get("site_url") or ""
+    return {"description": page_description(page.path, page.template, page.context,
+                                            common.get("site_description") or ""),
+            "page_url": base + page.path if base.startswith(("https://", "http://"))
+            else None}

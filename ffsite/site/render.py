@@ -1,7 +1,8 @@
 """Turning values into safe HTML: the Jinja environment, Markdown, numbers, JSON.
 
 Jinja escapes every value (autoescape on); the only `Markup` we create comes from a
-sanitiser (nh3) or from `json_script`, which escapes what could end a <script> element.
+sanitiser (nh3), from `json_script`, which escapes what could end a <script> element,
+or from `breakable`, which adds <wbr> to text it has escaped.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import jinja2
 import markdown
 import nh3
 from markdown_it import MarkdownIt
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ffsite.errors import FfsiteError, ParameterError
 
@@ -37,7 +38,7 @@ def environment(templates_dir: Path) -> jinja2.Environment:
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(signed=signed, number=number, percent=percent, heat=heat_class,
-                       count=count)
+                       count=count, breakable=breakable)
     return env
 
 
@@ -54,6 +55,14 @@ def render(env: jinja2.Environment, template: str, context: dict[str, Any]) -> s
     except jinja2.UndefinedError as exc:
         raise FfsiteError(f"template '{template}': {exc.message}; the template uses a value "
                           "the page does not provide") from None
+
+
+def breakable(text: Any) -> Markup:
+    """`text`, escaped, free to wrap after an underscore (<wbr>): a model id
+    such as gpt4_1106_preview_verbose would otherwise set a table's first column to its
+    whole width, most of a phone's screen.  The words between stay whole."""
+    escaped = str(escape(text))
+    return Markup(escaped.replace("_", "_<wbr>"))
 
 
 # ------------------------------------------------------------------------- numbers

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import http.server
 import threading
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -24,7 +25,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     def translate_path(self, path: str) -> str:
         route = unquote(urlsplit(path).path)
-        if not route.startswith(self.prefix):
+        if not route.startswith(self.prefix) or "\x00" in route:  # (NUL: no file has it)
             return str(Path(self.directory) / ".ffsite-outside-prefix" / "missing")
         return super().translate_path("/" + route[len(self.prefix):])
 
@@ -78,28 +79,53 @@ def url_of(server: http.server.ThreadingHTTPServer, prefix: str = "/") -> str:
 
 
 def snapshot(folders: list[Path]) -> tuple:
-    """(path, size, mtime) of every file under `folders`: changes when an input changes."""
+    """(path, size, mtime) of every file under `folders`: changes when an input changes.
+    A file that vanishes while the folders are listed is simply not in it."""
     entries = []
     for folder in folders:
         if folder.is_dir():
             for path in sorted(folder.rglob("*")):
-                if path.is_file():
+                try:
                     stat = path.stat()
+                except OSError:
+                    continue
+                if path.is_file():
                     entries.append((str(path), stat.st_size, stat.st_mtime_ns))
     return tuple(entries)
 
 
-def watch(folders: list[Path], on_change, stop: threading.Event, interval: float = 1.0
-          ) -> threading.Thread:
-    """Call `on_change()` whenever a file under `folders` changes, until `stop` is set."""
+def watch(folders: list[Path], on_change: Callable[[], None], stop: threading.Event,
+          interval: float = 1.0, settle: float = 0.5,
+          on_error: Callable[[Exception], None] | None = None) -> threading.Thread:
+    """Call `on_change()` whenever a file under `folders` changes, until `stop` is set.
+
+    Debounced: a burst of writes (an editor saving, a `git checkout`) gives one call, once
+    nothing has changed for `settle` seconds; changes made during a call give one more.
+    The watcher never dies: an exception from `on_change` or from listing the folders
+    goes to `on_error` and watching goes on."""
     def loop() -> None:
-        last = snapshot(folders)
+        last = _quietly(lambda: snapshot(folders), on_error) or ()
         while not stop.wait(interval):
-            current = snapshot(folders)
-            if current != last:
-                last = current
-                on_change()
+            current = _quietly(lambda: snapshot(folders), on_error)
+            if current is None or current == last:
+                continue
+            while not stop.wait(settle):  # wait for the burst to end
+                settled = _quietly(lambda: snapshot(folders), on_error)
+                if settled == current:
+                    break
+                current = settled
+            last = current
+            _quietly(on_change, on_error)
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     return thread
+
+
+def _quietly(call: Callable[[], object], on_error: Callable[[Exception], None] | None):
+    try:
+        return call()
+    except Exception as exc:  # the watcher must outlive any one bad rebuild
+        if on_error is not None:
+            on_error(exc)
+        return None

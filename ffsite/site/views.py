@@ -6,12 +6,15 @@ plain string that Jinja escapes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
+from ffsite.metrics.ranking import has_signal, interval_ranks
 from ffsite.site.output import Download
 from ffsite.site.render import count, heat_class, json_script, number, percent, signed
 
@@ -40,6 +43,7 @@ class Cell:
     title: str | None = None
     header: bool = False  # the row's header cell (th scope=row)
     interval: str | None = None  # a 95% interval, shown under the value (not only on hover)
+    rank: int | None = None  # a rank that respects the intervals (ffsite.metrics.ranking)
 
 
 @dataclass
@@ -73,13 +77,9 @@ def sort_value(value: Any) -> Any:
 
 def strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
                   low: float | None = None, high: float | None = None) -> Cell:
-    """A heat cell with its 95% interval on hover; cells with too few valid votes say so
-    instead of being coloured."""
-    title = f"95% interval {signed(low)} to {signed(high)}" if low is not None else ""
-    if not finding:
-        title += f"{'; ' if title else ''}only {valid_votes} valid votes (fewer than {min_valid})"
-    return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
-                title=title or None)
+    """A heat cell with its 95% interval in view; cells with too few valid votes say so
+    (on hover) instead of being coloured."""
+    return ranked_strength_cell(value, finding, valid_votes, min_valid, low, high, None)
 
 
 HEAT = ["strength", "finding", "valid_votes", "strength_low", "strength_high"]  # cell inputs
@@ -98,14 +98,13 @@ def metric_columns(cue: str = CUE_STRENGTH) -> list[Column]:
 
 
 def metric_cells(row: Any, min_valid: int) -> list[Cell]:
+    """Strength, relevance, kappa (each with its 95% interval in view) and the counts."""
     return [strength_cell(row.strength, row.finding, row.valid_votes, min_valid,
                           row.strength_low, row.strength_high),
-            Cell(number(row.relevance), sort_value(row.relevance),
-                 title=f"95% interval {number(row.relevance_low)} to "
-                       f"{number(row.relevance_high)}"),
-            Cell(signed(row.cohens_kappa), sort_value(row.cohens_kappa),
-                 title=f"95% interval {signed(row.cohens_kappa_low)} to "
-                       f"{signed(row.cohens_kappa_high)}"),
+            estimate_cell(row.relevance, row.relevance_low, row.relevance_high,
+                          what="relevance"),
+            estimate_cell(row.cohens_kappa, row.cohens_kappa_low, row.cohens_kappa_high,
+                          signs=True, what="kappa"),
             Cell(count(row.valid_votes), int(row.valid_votes)),
             Cell(count(row.num_votes), int(row.num_votes))]
 
@@ -131,6 +130,95 @@ def estimate_cell(value: float, low: float | None, high: float | None, *, digits
         if interval else None
     return Cell(show(value, digits), sort_value(value), css=css, title=title,
                 interval=interval)
+
+
+def ranked_strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
+                         low: float | None, high: float | None, rank: int | None) -> Cell:
+    """A heat cell with its 95% interval in view and its rank (None: not ranked); the
+    title only says when there are too few valid votes."""
+    title = None if finding else f"only {valid_votes} valid votes (fewer than {min_valid})"
+    return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
+                title=title, interval=interval_text(low, high, signs=True), rank=rank)
+
+
+# ------------------------------------------------------------- ranked summaries
+
+@dataclass(frozen=True)
+class Standing:
+    """One model at one end of a trait, as a summary card lists it."""
+
+    model: str
+    href: str | None
+    value: str
+    interval: str | None
+    rank: int | None  # None: the trait shows no signal, so nobody is ranked
+
+
+@dataclass(frozen=True)
+class Glance:
+    """A trait's summary card: the models at each end, with their ranks."""
+
+    label: str
+    href: str | None
+    most: list[Standing]
+    least: list[Standing]
+    signal: bool
+    low_end: str = ""  # what a low value means, e.g. "cold, clinical" (scored traits)
+    high_end: str = ""
+    no_signal: str = ""  # why the trait shows no signal, in words
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A trait's rankable rows (model, value, low, high) with ranks from each end."""
+
+    frame: pd.DataFrame  # + most_rank, least_rank (0 when the trait shows no signal)
+    signal: bool
+
+
+def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0.0
+              ) -> Ranked:
+    """Rank `frame` (columns model, value, low, high; one trait) by the interval rule
+    from both ends, highest value first; no ranks when the trait shows no signal."""
+    low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
+    signal = has_signal(low, high, null=null, band=band)
+    most = interval_ranks(low, high) if signal else np.zeros(len(frame), np.int64)
+    least = interval_ranks(low, high, highest_first=False) if signal else most
+    ranked = frame.assign(most_rank=most, least_rank=least).sort_values(
+        ["value", "model"], ascending=[False, True], kind="stable")
+    return Ranked(ranked.reset_index(drop=True), signal)
+
+
+def standings(ranked: Ranked, count: int, name: Callable[[str], str],
+              href: Callable[[str], str | None], *, signs: bool = False
+              ) -> tuple[list[Standing], list[Standing]]:
+    """The `count` models at the top and at the bottom (lowest first) of a ranked
+    trait; `name` and `href` name and link a model id; `signs`: values are signed
+    (strengths), else plain numbers (means)."""
+    show = signed if signs else number
+
+    def standing(row, rank: int) -> Standing:
+        return Standing(name(row.model), href(row.model), show(row.value),
+                        interval_text(row.low, row.high, signs=signs),
+                        int(rank) if ranked.signal else None)
+    frame = ranked.frame
+    top = [standing(r, r.most_rank) for r in frame.head(count).itertuples()]
+    bottom = [standing(r, r.least_rank)
+              for r in frame.iloc[::-1].head(count).itertuples()]
+    return top, bottom
+
+
+ANCHOR_INTERVAL = "fixed (anchor)"  # the anchor's Elo is 1000 by definition, not measured
+
+
+def elo_cell(value: float, low: float, high: float) -> Cell:
+    """An Elo rating with its 95% interval in view; the anchor's interval, [1000, 1000]
+    by construction, reads as fixed rather than as a certainty."""
+    if low == high:
+        return Cell(number(value, 0), sort_value(value), interval=ANCHOR_INTERVAL,
+                    title=f"Elo: {number(value, 0)}, fixed by definition (the anchor), so "
+                          "its 95% interval has no width")
+    return estimate_cell(value, low, high, digits=0, what="Elo")
 
 
 def percent_cell(value: float) -> Cell:

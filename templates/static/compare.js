@@ -19,11 +19,11 @@
     }
   }
 
-  function format(value) {
+  function format(value, digits) {
     // As the server's `signed`: a sign always, and a value that rounds to zero is +0.00.
     if (value === null) return "–";
-    const text = Math.abs(value).toFixed(2);
-    return (value < 0 && text !== "0.00" ? "-" : "+") + text;
+    const text = Math.abs(value).toFixed(digits || 2);
+    return (value < 0 && Number(text) !== 0 ? "-" : "+") + text;
   }
 
   function cell(tag, text, value) {
@@ -31,6 +31,27 @@
     element.textContent = text;
     if (value !== undefined && value !== null) { element.setAttribute("data-v", String(value)); }
     return element;
+  }
+
+  // A 95% interval under its value, as the server's cells show it ("-0.38 to +0.12").
+  function addInterval(element, low, high) {
+    if (low === null || high === null || low === undefined || high === undefined) return;
+    var line = document.createElement("span");
+    line.className = "ci";
+    // A narrow interval gets a third digit rather than read "+0.00 to +0.00".
+    var digits = format(low) === format(high) ? 3 : 2;
+    line.textContent = format(low, digits) + " to " + format(high, digits);
+    element.appendChild(line);
+  }
+
+  // Half-width of the difference's interval: the pairs (i < j) of the upper triangle,
+  // row by row, in thousandths.
+  function halfwidth(trait, i, j) {
+    if (i === j) return 0;
+    if (i > j) { var t = i; i = j; j = t; }
+    var n = data.models.length;
+    var k = i * (2 * n - i - 1) / 2 + (j - i - 1);
+    return data.halfwidth[trait][k] / 1000;
   }
 
   function render() {
@@ -41,11 +62,22 @@
     document.getElementById("label-a").textContent = a;
     document.getElementById("label-b").textContent = b;
 
+    var ia = data.models.indexOf(a), ib = data.models.indexOf(b);
     var rows = [];
     data.traits.forEach(function (trait, i) {
       var first = data.strength[a][i], second = data.strength[b][i];
-      var difference = first === null || second === null ? null : first - second;
-      rows.push({ name: trait.label, slug: trait.slug, a: first, b: second, difference: difference });
+      var row = { name: trait.label, slug: trait.slug, a: first, b: second, difference: null,
+                  aLow: data.low[a][i], aHigh: data.high[a][i],
+                  bLow: data.low[b][i], bHigh: data.high[b][i] };
+      if (first !== null && second !== null) {
+        var h = halfwidth(i, ia, ib);
+        row.difference = first - second;
+        row.low = row.difference - h;
+        row.high = row.difference + h;
+        // Distinguishable from zero: the interval of the difference excludes 0.
+        row.sure = row.low > 0 || row.high < 0;
+      }
+      rows.push(row);
     });
     rows.sort(function (x, y) {
       var dx = x.difference === null ? -1 : Math.abs(x.difference);
@@ -64,9 +96,22 @@
       link.textContent = row.name;
       name.appendChild(link);
       tr.appendChild(name);
-      tr.appendChild(cell("td", format(row.a), row.a));
-      tr.appendChild(cell("td", format(row.b), row.b));
-      tr.appendChild(cell("td", format(row.difference), row.difference));
+      // The difference first: on a phone it stays in view beside the trait.
+      var difference = cell("td", format(row.difference), row.difference);
+      if (row.difference !== null) {
+        addInterval(difference, row.low, row.high);
+        var verdict = document.createElement("span");
+        verdict.className = "verdict " + (row.sure ? "sure" : "unsure");
+        verdict.textContent = row.sure ? "distinguishable from 0" : "not distinguishable from 0";
+        difference.appendChild(verdict);
+      }
+      tr.appendChild(difference);
+      var first = cell("td", format(row.a), row.a);
+      addInterval(first, row.aLow, row.aHigh);
+      tr.appendChild(first);
+      var second = cell("td", format(row.b), row.b);
+      addInterval(second, row.bLow, row.bHigh);
+      tr.appendChild(second);
       body.appendChild(tr);
     });
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header) {

@@ -134,6 +134,24 @@
     });
   }
 
+  /* ------------------------------------------------- folded sections (details) */
+
+  /* A link to a folded example ("see example") opens it: the target is the element with
+     the id, a <details> inside it, or the <details> around it. */
+  function openLinkedDetails() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var target = id ? document.getElementById(id) : null;
+    if (!target) { return; }
+    var fold = target.tagName === "DETAILS" ? target
+      : (target.querySelector(":scope > details") || target.closest("details"));
+    if (fold && !fold.open) {
+      fold.open = true;
+      target.scrollIntoView();
+    }
+  }
+
+  window.addEventListener("hashchange", openLinkedDetails);
+  openLinkedDetails();
   document.querySelectorAll("table.sortable").forEach(setUpSorting);
   document.querySelectorAll("input[data-table]").forEach(setUpFilter);
   embedCharts();

@@ -25,6 +25,7 @@ from ffsite.site.pages import (
     models,
     pressure,
     ratings,
+    redirects,
     traits,
 )
 from ffsite.site.urls import page_path
@@ -45,6 +46,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     explore.build,
     content.build,
     downloads.build,
+    redirects.build,
 ]
 
 # (page, label) of the main navigation, in order.

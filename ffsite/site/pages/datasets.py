@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ffsite._names import safe_name
 from ffsite.metrics.results import DatasetDetails
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
-from ffsite.site.render import NOT_ZERO, number
-from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
+from ffsite.site.render import NOT_ZERO, number, percent
+from ffsite.site.urls import DATASETS, MODELS, TRAITS, file_names, link, page_path
 from ffsite.site.views import (
     CUE_BETTER,
     CUE_ENCOURAGED,
@@ -26,7 +25,6 @@ from ffsite.site.views import (
     count_cell,
     metric_cells,
     metric_columns,
-    percent_cell,
     sort_value,
     strength_cell,
 )
@@ -67,7 +65,7 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
         ["strength", "trait_id"], ascending=[False, True], kind="stable")
     result, profile = None, None
     if len(own):
-        download = output.data(f"dataset-{slug}-traits", own,
+        download = output.data(f"datasets/{slug}/traits", own,
                                f"{dataset}: traits vs the preference annotator", page)
         result = Table("result", "Strength of each trait against the preference annotations",
                        [Column("trait", "Trait", numeric=False),
@@ -82,26 +80,27 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
             "(encouraged), left less (discouraged). The table below lists the numbers."))
 
     splits = []
+    split_names = file_names([c.removeprefix("meta.") for c in details.splits])
     for position, (column, long) in enumerate(details.splits.items(), start=1):
         name = column.removeprefix("meta.")
         if long.empty:
             continue
-        download = output.data(f"dataset-{slug}-by-{safe_name(name)}", long,
+        download = output.data(f"datasets/{slug}/by-{split_names[name]}", long,
                                f"{dataset}: traits by {name}", page)
         splits.append(wide_table(ctx, page, f"split-{position}", f"Strength by {name}, "
                                  "traits sorted by max diff", long, "value", download))
     annotators = details.annotators
     annotator_table = None
     if annotators is not None and len(annotators):
-        download = output.data(f"dataset-{slug}-annotators", annotators,
+        download = output.data(f"datasets/{slug}/annotators", annotators,
                                f"{dataset}: traits by preference annotator", page)
         annotator_table = wide_table(ctx, page, "annotators", "Strength by preference "
                                      "annotator, traits sorted by max diff", annotators,
                                      "annotator", download)
     wins = details.win_rates
-    win_table = None
+    win_table, absent = None, []
     if wins is not None:
-        download = output.data(f"dataset-{slug}-win-rates", wins,
+        download = output.data(f"datasets/{slug}/win-rates", wins,
                                f"{dataset}: win rates against the reference", page)
         win_table = Table("win-rates", f"Win rate against {ctx.models.reference_model} "
                           f"(judged by {row.default_annotator}; a tie counts as half a win)",
@@ -110,9 +109,14 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
                            Column("wins", "Wins"),
                            Column("ties", "Ties"),
                            Column("losses", "Losses", cue="lower is better")],
-                          [[model_cell(ctx, page, w.model), percent_cell(w.win_rate),
+                          [[model_cell(ctx, page, w.model),
+                            win_rate_cell(w.win_rate, w.win_rate_low, w.win_rate_high),
                             count_cell(w.wins), count_cell(w.ties), count_cell(w.losses)]
-                           for w in wins.itertuples(index=False)], download)
+                           for w in wins.itertuples(index=False)], download,
+                          note="Under each win rate, its 95% interval: Wilson's score "
+                               "interval for wins + ties / 2 out of the comparisons the "
+                               "annotator decided.")
+        absent = absent_models(ctx, dataset, set(wins["model"]))
 
     findings = own[own["finding"]] if len(own) else own
     descriptions = ctx.annotations.preference_descriptions
@@ -125,8 +129,25 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
                     "strength").head(TOP),
                 splits=splits, skipped=[(c.removeprefix("meta."), why)
                                         for c, why in sorted(details.skipped.items())],
-                annotator_table=annotator_table, win_table=win_table,
+                annotator_table=annotator_table, win_table=win_table, absent=absent,
                 trait_pages=ctx.slugs.pages(TRAITS))
+
+
+def win_rate_cell(rate: float, low: float, high: float) -> Cell:
+    """A win rate (%) with its 95% interval in view."""
+    return Cell(percent(rate), sort_value(rate),
+                interval=f"{number(low, 1)}–{number(high, 1)}%")
+
+
+def absent_models(ctx: SiteContext, dataset: str, rated: set[str]) -> list[str]:
+    """The dataset's models compared with the reference that have no win rate: the
+    preference annotator decided none of their comparisons."""
+    comparisons = ctx.annotations.comparisons
+    own = comparisons[(comparisons["dataset"] == dataset).to_numpy()]
+    reference = ctx.models.reference_model
+    models = (set(own["model_a"][own["model_b"] == reference].dropna())
+              | set(own["model_b"][own["model_a"] == reference].dropna()))
+    return sorted(models - rated - {reference}, key=str.lower)
 
 
 def model_cell(ctx: SiteContext, page: str, model: str) -> Cell:

@@ -25,7 +25,7 @@ from ffsite.base import eqbench3 as base
 from ffsite.format.read import read_file_metadata, vote_rows
 from ffsite.importers.eqbench3 import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
 from ffsite.metrics.results import PairwiseResults
-from ffsite.site import charts
+from ffsite.site import charts, views
 from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
 from ffsite.site.render import heat_class, response_html, signed
@@ -221,7 +221,7 @@ def wide_table(ctx: SiteContext, table_id: str, caption: str, models: list[str],
 
 
 def elo_cell(row) -> Cell:
-    return estimate_cell(row.elo, row.ci_low, row.ci_high, digits=0, what="Elo")
+    return views.elo_cell(row.elo, row.ci_low, row.ci_high)
 
 
 def strength_estimate(row, min_valid: int) -> Cell:
@@ -450,7 +450,7 @@ def criterion_page(ctx: SiteContext, trait, page: str) -> None:
         ratings = rating_rows(ctx, found, criteria)
         own = ratings[ratings["trait_id"] == trait.trait_id]
         if len(own):
-            download = output.data(f"trait-{slug}-ratings", own, f"{trait.label}: Elo per "
+            download = output.data(f"traits/{slug}/ratings", own, f"{trait.label}: Elo per "
                                    f"model (EQ-Bench 3, judge {JUDGE_NAME})", page)
             elo_table = Table("eq-trait-elo", f"Elo of each model (judge {JUDGE_NAME}; 95% "
                               "interval under each value)", rank_columns(),
@@ -468,7 +468,7 @@ def criterion_page(ctx: SiteContext, trait, page: str) -> None:
         mine = strengths[strengths["trait_id"] == trait.trait_id].sort_values(
             ["strength", "model"], ascending=[False, True], kind="stable")
         if len(mine):
-            download = output.data(f"trait-{slug}-strength", mine, f"{trait.label}: each "
+            download = output.data(f"traits/{slug}/strength", mine, f"{trait.label}: each "
                                    f"model against the others (EQ-Bench 3, judge "
                                    f"{JUDGE_NAME})", page)
             strength_table = Table(

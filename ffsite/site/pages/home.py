@@ -1,28 +1,50 @@
 """Home: judged personality first (ffsite.site.pages.judged), then the text-statistics
-leaderboard (a row per model, a column per rules-judge trait) and its headline chart."""
+leaderboard: each rules-judge trait ranked at a glance (most / least, by the interval
+rule of ffsite.metrics.ranking; traits without signal rank nobody), a chart of every
+model with its 95% interval on the chosen trait, and a table (a row per model, a column
+per trait, a mirror trait shown once) with interval and rank in each cell."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
+from ffsite.metrics.ranking import mirror_traits
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.model_meta import meta_cells, meta_columns, with_meta
 from ffsite.site.pages.judged import judged_overview
-from ffsite.site.render import content_markdown
-from ffsite.site.urls import MODELS, link, page_path
+from ffsite.site.render import NOT_ZERO, content_markdown
+from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     CUE_STRENGTH,
     HEAT,
     Cell,
     Column,
+    Glance,
+    Ranked,
     Table,
     chart,
     count_cell,
-    strength_cell,
+    rank_rows,
+    ranked_strength_cell,
+    standings,
 )
 
-HEADLINE_TRAITS = 12  # the traits on which models differ most, in the headline chart
+GLANCE = 3  # models listed at each end of a trait
+NO_SIGNAL = (f"On these traits no model's 95% interval lies wholly beyond ±{NOT_ZERO:g} "
+             "(or no model has enough valid votes): every model writes about like the "
+             "reference, as far as the votes can tell, so nobody is ranked.")
+NO_SIGNAL_TRAIT = (f"No signal: no model's 95% interval of strength lies wholly beyond "
+                   f"±{NOT_ZERO:g} (every model writes about like the reference), so no "
+                   "model is ranked on this trait.")
+RANK_NOTE = ("Under each strength, its 95% interval; #n is its rank, 1 + the number of "
+             "models whose interval lies wholly above its own, so models whose intervals "
+             "overlap share a rank. Traits with no signal (no model's interval beyond "
+             f"±{NOT_ZERO:g}) and cells with too few valid votes get no rank. Sort by any "
+             "column.")
 
 
 def trait_order(ctx: SiteContext) -> list[str]:
@@ -35,61 +57,130 @@ def trait_order(ctx: SiteContext) -> list[str]:
                                   kind="stable")["trait_id"])
 
 
+@dataclass(frozen=True)
+class Leaderboard:
+    """The text-statistics traits as the home page shows them: mirrors left out, each
+    remaining trait ranked (ffsite.metrics.ranking)."""
+
+    shown: list[str]  # trait ids, those on which models differ most first
+    mirrors: dict[str, str]  # {left-out trait: the shown trait it mirrors}
+    ranked: dict[str, Ranked]  # per shown trait: the findings, ranked
+
+
+def leaderboard_traits(ctx: SiteContext) -> Leaderboard:
+    """Which traits the leaderboard shows and how their models rank.  Only findings
+    (enough valid votes) are ranked; a trait shows a signal when some model's interval
+    lies wholly beyond ±NOT_ZERO, the strength the site calls "about zero"."""
+    long = ctx.models.traits
+    if long.empty:
+        return Leaderboard([], {}, {})
+    order = [t for t in trait_order(ctx) if t in set(long["trait_id"])]
+    pivot = long.pivot(index="model", columns="trait_id", values="strength")
+    mirrors = mirror_traits(pivot, order)
+    shown = [t for t in order if t not in mirrors]
+    findings = long[long["finding"].astype(bool)]
+    ranked = {}
+    for trait_id, own in findings.groupby("trait_id", sort=False):
+        if trait_id in shown:
+            ranked[trait_id] = rank_rows(own.rename(columns={
+                "strength": "value", "strength_low": "low", "strength_high": "high"})[
+                ["model", "value", "low", "high"]], null=0.0, band=NOT_ZERO)
+    return Leaderboard(shown, mirrors, ranked)
+
+
 def build(ctx: SiteContext) -> None:
     results = ctx.models
     output = ctx.output
     page = page_path("index")
-    order = trait_order(ctx)
+    board = leaderboard_traits(ctx)
+    shown = board.shown
     labels = ctx.traits.set_index("trait_id")
     long = results.traits
-    output.data("models", results.models, "Models", page)
+    output.data("models", with_meta(results.models, ctx.registry), "Models", page)
     long_download = output.data("model-traits", long, "Every model's traits vs the reference "
                                 "(all metrics)", page)
     wide = pd.DataFrame({"model": results.models["model"],
                          "comparisons": results.models["comparisons"]})
     pivot = long.pivot(index="model", columns="trait_id", values="strength") if len(
         long) else pd.DataFrame()
-    shown = [t for t in order if t in pivot.columns]
-    for trait_id in shown:
+    for trait_id in [t for t in trait_order(ctx) if t in pivot.columns]:
         wide[trait_id] = wide["model"].map(pivot[trait_id]).to_numpy()
     download = output.data("leaderboard", wide, "Leaderboard: strength per model and trait "
                            "(columns named by trait_id)", page)
 
-    columns = [Column("model", "Model", numeric=False),
+    def href(model: str) -> str | None:
+        return link(page, ctx.slugs.page(MODELS, model))
+
+    glances, no_signal = [], []
+    for trait_id in shown:
+        ranked = board.ranked.get(trait_id)
+        trait_link = link(page, ctx.slugs.page(TRAITS, trait_id))
+        if ranked is None or not ranked.signal:  # one card lists them all
+            no_signal.append((labels.at[trait_id, "label"], trait_link))
+            continue
+        most, least = standings(ranked, GLANCE, str, href, signs=True)
+        glances.append(Glance(labels.at[trait_id, "label"], trait_link, most, least, True))
+    ranks = {(trait_id, row.model): int(row.most_rank)
+             for trait_id, ranked in board.ranked.items()
+             for row in ranked.frame.itertuples() if row.most_rank}
+
+    columns = [Column("model", "Model", numeric=False), *meta_columns(),
                Column("comparisons", "Comparisons",
                       title="comparisons with the reference model")]
-    columns += [Column(t, labels.at[t, "label"], cue=CUE_STRENGTH,
+    columns += [Column(t, labels.at[t, "label"],
+                       cue=CUE_STRENGTH if t in board.ranked and board.ranked[t].signal
+                       else "no signal: about zero for every model",
                        title=labels.at[t, "trait"], vertical=True) for t in shown]
     cells = {(row[0], row[1]): row[2:]
              for row in long[["model", "trait_id", *HEAT]].itertuples(index=False)}
     rows = []
     for model, n in results.models[["model", "comparisons"]].itertuples(index=False):
-        row = [Cell(model, href=link(page, ctx.slugs.page(MODELS, model)), header=True),
+        row = [Cell(model, href=href(model), header=True), *meta_cells(ctx.registry, model),
                count_cell(n)]
         for trait_id in shown:
             if (model, trait_id) in cells:
                 value, finding, valid, low, high = cells[(model, trait_id)]
-                row.append(strength_cell(value, finding, valid, ctx.min_valid, low, high))
+                row.append(ranked_strength_cell(value, finding, valid, ctx.min_valid, low,
+                                                high, ranks.get((trait_id, model))))
             else:
                 row.append(Cell("–"))
         rows.append(row)
-    table = Table("leaderboard", "Strength of each trait, model vs the reference", columns,
-                  rows, download)
+    mirrored = "; ".join(f"“{labels.at[m, 'label']}” is the mirror image of "
+                         f"“{labels.at[k, 'label']}” (its strength is exactly minus the "
+                         "other’s for every model), so only the latter is shown"
+                         for m, k in board.mirrors.items())
+    table = Table("leaderboard", "Strength of each trait, model vs the reference, with "
+                  "its 95% interval and rank", columns, rows, download,
+                  note=(mirrored + ". " if mirrored else "") + RANK_NOTE)
 
     headline = None
-    top = shown[:HEADLINE_TRAITS]
+    # The traits with a signal (the quiet ones would add a fifth to the page's weight to
+    # show dots at zero); every trait when none has one.
+    top = [t for t in shown if t in board.ranked and board.ranked[t].signal] or [
+        t for t in shown if t in board.ranked]
     if top:
-        strip = long[long["trait_id"].isin(top)].copy()
-        strip["rank"] = strip["trait_id"].map({t: i for i, t in enumerate(top)})
-        strip = strip.sort_values(["rank", "model"], kind="stable")
-        headline = chart("headline", charts.strip_plot(
-            strip, f"The {len(top)} traits on which models differ most. Each tick is one "
-            "model's strength against the reference: right of zero, the model shows the "
-            "trait more; left, less. Every number is in the table below."))
+        dots = long[long["trait_id"].isin(top) & long["finding"].astype(bool)]
+        dots = pd.DataFrame({"key": dots["trait_id"], "name": dots["model"],
+                             "value": dots["strength"].round(3),
+                             "low": dots["strength_low"].round(3),
+                             "high": dots["strength_high"].round(3)})
+        headline = chart("headline", charts.chosen_interval_dots(
+            dots, [("key", "Trait", top, [labels.at[t, "label"] for t in top])],
+            "strength vs reference",
+            "Each model's strength on the chosen trait against the reference, highest "
+            "first, with its 95% interval as a line: right of zero, the model shows the "
+            "trait more than the reference; left, less. Every number is in the table "
+            "below.", signed=True))
     judged = judged_overview(ctx, page)
     charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
+    judges = sorted(set(ctx.traits.set_index("trait_id").loc[shown, "judge"].dropna())) \
+        if shown else []
     output.page(page, "home.html", section=page,
                 intro=content_markdown(ctx.config.markdown_file("intro.md")), judged=judged,
-                table=table, headline=headline, charts=charts_shown,
-                long_download=long_download, reference=results.reference_model,
-                n_models=len(results.models), n_traits=len(shown))
+                table=table, headline=headline, charts=charts_shown, glances=glances,
+                no_signal=no_signal, no_signal_text=NO_SIGNAL,
+                rules_judge=", ".join(judges), long_download=long_download,
+                reference=results.reference_model,
+                reference_page=ctx.slugs.page(MODELS, results.reference_model)
+                if results.reference_model else None, n_models=len(results.models),
+                n_traits=len(shown))

@@ -10,48 +10,30 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ffsite.metrics.ranking import has_signal
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
-from ffsite.site.render import number
 from ffsite.site.urls import MODELS, TRAITS, link
 from ffsite.site.views import (
     Cell,
     Chart,
     Column,
+    Glance,
     Table,
     chart,
     count_cell,
+    elo_cell,
     estimate_cell,
-    interval_text,
+    rank_rows,
+    standings,
 )
 
 BASELINE = "baseline"
 GLANCE = 3  # models listed at each end of a trait
 EQ_OVERALL = "eq-overall_eq"
 EQ_TOP = 5
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One model at one end of a trait, as the at-a-glance cards list it."""
-
-    model: str
-    href: str
-    mean: str
-    interval: str | None
-
-
-@dataclass(frozen=True)
-class Glance:
-    """A trait's card: its name, scale ends and the models at each end."""
-
-    label: str
-    href: str
-    low_end: str  # what a low score means, e.g. "cold, clinical"
-    high_end: str
-    most: list[Standing]
-    least: list[Standing]
 
 
 @dataclass(frozen=True)
@@ -118,21 +100,20 @@ def _published(means: pd.DataFrame, traits: pd.DataFrame) -> pd.DataFrame:
                              kind="stable").reset_index(drop=True)
 
 
-def _standing(ctx: SiteContext, page: str, row, names: dict[str, str]) -> Standing:
-    return Standing(names[row.model], link(page, ctx.slugs.page(MODELS, row.model)),
-                    number(row.mean), interval_text(row.ci_low, row.ci_high))
-
-
 def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
             names: dict[str, str]) -> Glance:
-    ranked = own.sort_values(["mean", "model"], ascending=[False, True], kind="stable")
+    """A trait's card: the models with the highest and lowest means, ranked by the
+    interval rule (no rank when no two models' intervals are disjoint)."""
+    ranked = rank_rows(own.rename(columns={"mean": "value", "ci_low": "low",
+                                           "ci_high": "high"})[["model", "value", "low",
+                                                                "high"]])
+    most, least = standings(ranked, GLANCE, names.__getitem__,
+                            lambda model: link(page, ctx.slugs.page(MODELS, model)))
     low_end, high_end = _ends(trait["trait"])
-    return Glance(
-        label=trait["label"], href=link(page, ctx.slugs.page(TRAITS, trait.name)),
-        low_end=low_end, high_end=high_end,
-        most=[_standing(ctx, page, r, names) for r in ranked.head(GLANCE).itertuples()],
-        least=[_standing(ctx, page, r, names)
-               for r in ranked.tail(GLANCE).iloc[::-1].itertuples()])
+    return Glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), most,
+                  least, ranked.signal, low_end=low_end, high_end=high_end,
+                  no_signal="No signal: every model's interval overlaps every other's, so "
+                            "no model is ranked.")
 
 
 def _ends(wording: str) -> tuple[str, str]:
@@ -146,12 +127,12 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
            traits: pd.DataFrame, names: dict[str, str], download: Download) -> Table:
     by_cell = means.set_index(["model", "trait_id"])
     models = sorted(means["model"].unique(), key=lambda m: names[m].lower())
-    columns = [Column("model", "Model", numeric=False)] + [
+    columns = [Column("model", "Model", numeric=False), *meta_columns()] + [
         Column(t, traits.at[t, "label"], title=traits.at[t, "trait"]) for t in order]
     rows = []
     for model in models:
         row = [Cell(names[model], href=link(page, ctx.slugs.page(MODELS, model)),
-                    header=True)]
+                    header=True), *meta_cells(ctx.registry, model)]
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]
@@ -180,13 +161,16 @@ def _eq_overall(ctx: SiteContext, page: str
     download = ctx.output.data("eqbench3-overall", ranked.assign(name=names.to_numpy())
                                .drop(columns="description"),
                                "EQ-Bench 3: overall emotional intelligence (Elo)", page)
+    # With every interval overlapping every other, a shared rank 1 would say nothing.
+    signal = has_signal(ranked["ci_low"], ranked["ci_high"])
     rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
-             estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
-             count_cell(r.rank), count_cell(r.n)]
+             *meta_cells(ctx.registry, r.model),
+             elo_cell(r.elo, r.ci_low, r.ci_high),
+             count_cell(r.rank) if signal else Cell("–"), count_cell(r.n)]
             for name, r in zip(names.head(EQ_TOP), ranked.head(EQ_TOP).itertuples(),
                                strict=True)]
     table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
-        Column("model", "Model", numeric=False),
+        Column("model", "Model", numeric=False), *meta_columns(),
         Column("elo", "Elo", cue="higher = more emotionally intelligent",
                title="Bradley-Terry rating; 400 points = 10:1 odds"),
         Column("rank", "Rank", title="1 + models whose interval lies wholly above"),

@@ -20,12 +20,14 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ffsite._names import safe_name
 from ffsite.base.behavioral_profiling import BASELINE
 from ffsite.format.read import Annotations
 from ffsite.metrics.results import PairwiseResults, ScoreResults, model_dataset_counts
 from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
-from ffsite.site.examples import ExamplePool, choose_examples
+from ffsite.site.examples import Example, ExamplePool, choose_examples
+from ffsite.site.model_meta import meta_facts
 from ffsite.site.pages import communication
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import NOT_ZERO, heat_class, number
@@ -76,23 +78,29 @@ def build(ctx: SiteContext) -> None:
         charts_shown = [text["profile"]] if text and text.get("profile") else []
         name = ctx.registry.display_name(model)
         ctx.output.page(page, "model.html", section=page_path("index"), model=model,
-                        name=name, facts=model_facts(ctx, model, datasets), found=found,
+                        name=name, description=model_description(ctx, model, name, found),
+                        facts=model_facts(ctx, model, datasets), found=found,
                         personality=personality, eqbench=eqbench, text=text,
                         charts=charts_shown, trait_pages=ctx.slugs.pages(TRAITS))
+
+
+def model_description(ctx: SiteContext, model: str, name: str,
+                      found: list[tuple[str, str, str]]) -> str:
+    """The page's one-sentence description (search results, link previews): the model,
+    who made it, and what the page has on it."""
+    entry = ctx.registry.get(model)
+    by = f" by {entry.organisation}" if entry is not None and entry.organisation else ""
+    if not found:
+        return f"{name}{by}. None of the loaded datasets has numbers for this model."
+    headings = [h[0].lower() + h[1:] if h[1:2].islower() else h for _, h, _ in found]
+    return f"{name}{by}. On this page: " + "; ".join(headings) + "."
 
 
 def model_facts(ctx: SiteContext, model: str, datasets: list[str]) -> list[tuple[str, str]]:
     """(label, value) pairs of the page's header: what the registry knows about the model,
     and its name in each dataset it appears in (its id, when the registry has no entry)."""
     entry = ctx.registry.get(model)
-    facts = [("Id", model)]
-    if entry is not None and entry.organisation:
-        facts.append(("Organisation", entry.organisation))
-    if entry is not None and entry.open_weights is not None:
-        facts.append(("Weights", "open (published)" if entry.open_weights
-                      else "closed (not published)"))
-    if entry is not None and entry.released:
-        facts.append(("Released", entry.released))
+    facts = [("Id", model), *meta_facts(entry)]
     aliases = dict(entry.aliases) if entry is not None else {}
     for dataset in datasets:
         aliases.setdefault(dataset, (model,))
@@ -166,7 +174,7 @@ class JudgedScores:
                          "derived_comparisons"]]
         name = ctx.registry.display_name(model)
         download = ctx.output.data(
-            f"model-{slug}-personality", published,
+            f"models/{slug}/personality", published,
             f"{name}: judged personality at baseline (means, rank, and strength against the "
             "other models from votes derived from scores)", page)
         shifts = self.shifts.get(model)
@@ -175,11 +183,11 @@ class JudgedScores:
         if shifts is not None and bend is not None:
             shifts = labelled(shifts, ctx.labels)
             pressure_downloads = (
-                ctx.output.data(f"model-{slug}-bend", bend.drop(columns="models_ranked").assign(
+                ctx.output.data(f"models/{slug}/bend", bend.drop(columns="models_ranked").assign(
                     models_compared=bend["models_ranked"]),
                     f"{name}: how much its judged personality bends under each pressure "
                     "condition", page),
-                ctx.output.data(f"model-{slug}-pressure", shifts.sort_values(
+                ctx.output.data(f"models/{slug}/pressure", shifts.sort_values(
                     ["dataset", "condition", "trait_id"], kind="stable"),
                     f"{name}: shift of each trait's score from baseline under each pressure "
                     "condition", page))
@@ -322,7 +330,7 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
     judges = sorted(set(ctx.traits.set_index("trait_id")["judge"].reindex(
         merged["trait_id"]).dropna()))
     download = ctx.output.data(
-        f"model-{slug}-{dataset}", merged,
+        f"models/{slug}/dataset-{safe_name(dataset)}", merged,
         f"{name}: Elo and strength against the other models per criterion "
         f"({dataset_name(dataset)})", page)
     anchor = results.anchor
@@ -424,7 +432,7 @@ class VersusReference:
                                                ascending=[False, True], kind="stable")
         examples, anchors = choose_examples(self.pool, ctx.votes, results, model)
         name = ctx.registry.display_name(model)
-        download = ctx.output.data(f"model-{slug}", own, f"{name}: traits vs the reference",
+        download = ctx.output.data(f"models/{slug}/traits", own, f"{name}: traits vs the reference",
                                    page)
         counts = self.counts[self.counts["model"] == model]
         datasets = list(counts["dataset"])
@@ -457,8 +465,19 @@ class VersusReference:
             "least": findings[findings["strength"] <= -NOT_ZERO].sort_values(
                 "strength").head(TOP),
             "profile": profile, "examples": examples,
+            # The preference judge asked about these pairs but rated none (AlpacaEval's
+            # judge rated only some models): said once, in plain words.
+            "unrated_by": unrated_by(examples),
             "summaries": self.summaries.get(model, []),
             "sources": [c for d in datasets if (c := source_credit(d))]}
+
+
+def unrated_by(examples: list[Example]) -> str | None:
+    """The judge's name when it was asked about every example pair and rated none."""
+    judges = {ex.preference_judge for ex in examples}
+    if not examples or None in judges or len(judges) != 1 or any(ex.rated for ex in examples):
+        return None
+    return judges.pop()
 
 
 def reference_name(ctx: SiteContext) -> str:
@@ -480,7 +499,7 @@ def reference_section(ctx: SiteContext, model: str, slug: str, page: str) -> dic
     datasets = list(counts.index)
     where = ", ".join(dataset_name(d) for d in datasets)
     download = ctx.output.data(
-        f"model-{slug}-comparisons", pd.DataFrame({"dataset": datasets,
+        f"models/{slug}/comparisons", pd.DataFrame({"dataset": datasets,
                                                     "comparisons": counts.to_numpy()}),
         f"{ctx.registry.display_name(model)}: comparisons per dataset (the reference model)",
         page)
@@ -537,7 +556,7 @@ def comparisons_table(ctx: SiteContext, counts: pd.DataFrame, name: str, slug: s
                       page: str) -> Table:
     """The model's comparisons with the reference, per dataset."""
     mine = counts[["dataset", "comparisons"]]
-    download = ctx.output.data(f"model-{slug}-comparisons", mine,
+    download = ctx.output.data(f"models/{slug}/comparisons", mine,
                                f"{name}: comparisons per dataset", page)
     return Table("comparisons", "Comparisons with the reference, per dataset",
                  [Column("dataset", "Dataset", numeric=False),
@@ -554,7 +573,7 @@ def ratings_and_indices(ctx: SiteContext, model: str, name: str, slug: str, page
     shown = []
     if ratings is not None:
         own = ratings.sort_values(["elo", "trait_id"], ascending=[False, True], kind="stable")
-        download = ctx.output.data(f"model-{slug}-ratings", own, f"{name}: Elo per trait",
+        download = ctx.output.data(f"models/{slug}/ratings", own, f"{name}: Elo per trait",
                                    page)
         shown.append(rating_table(
             own, "ratings", "Elo rating per trait (the reference is 1000)",
@@ -563,7 +582,7 @@ def ratings_and_indices(ctx: SiteContext, model: str, name: str, slug: str, page
                            header=True),
             download))
     if indices is not None:
-        download = ctx.output.data(f"model-{slug}-indices", indices,
+        download = ctx.output.data(f"models/{slug}/indices", indices,
                                    f"{name}: index scores", page)
         shown.append(Table("model-indices", "Index scores (1–100)", [
             Column("index", "Index", numeric=False),
@@ -594,15 +613,44 @@ def run_summaries_by_model(annotations: Annotations, reference: str | None
     return found
 
 
+# Readable labels of the keys `ffsite annotate` writes in a run summary (annotate/run.py);
+# any other key is shown with its underscores as spaces.
+SUMMARY_LABELS = {
+    "tool": "Tool", "dataset": "Dataset", "model": "Model", "reference": "Reference model",
+    "judge": "Judge", "judge_prompt": "Judge prompt version", "trait_set": "Trait set",
+    "traits": "Traits", "prompts": "Prompts", "votes_per_comparison": "Votes per comparison",
+    "combine": "Votes combined by", "seed": "Seed", "responses": "Responses",
+    "temperature": "Temperature", "max_tokens": "Longest answer (tokens)",
+    "calls": "API calls", "generation_calls": "Answer calls", "judge_calls": "Judge calls",
+    "failed_calls": "Failed calls", "retries": "Retries", "votes": "Votes",
+    "invalid_votes": "Invalid votes", "invalid_rate": "Invalid share",
+    "prompt_tokens": "Tokens in", "completion_tokens": "Tokens out",
+    "total_tokens": "Tokens in all", "cost_usd": "Cost (US$)", "cost_source": "Cost from",
+    "complete": "Complete run",
+}
+
+
 def flatten(summary: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    """(key, value) pairs of a summary; nested mappings become dotted keys."""
+    """(label, value) pairs of a run summary, readable: known keys get their label, empty
+    values (None, "") are left out, yes/no for true/false; nested mappings become
+    "outer: inner" labels."""
     items = []
     for key, value in summary.items():
+        label = prefix + SUMMARY_LABELS.get(key, str(key).replace("_", " "))
         if isinstance(value, dict):
-            items.extend(flatten(value, f"{prefix}{key}."))
+            items.extend(flatten(value, f"{label}: "))
+        elif value is None or value == "":
+            continue
+        elif isinstance(value, bool):
+            items.append((label, "yes" if value else "no"))
+        elif key == "invalid_rate" and isinstance(value, int | float):
+            items.append((label, f"{value:.1%}"))
+        elif key == "cost_usd" and isinstance(value, int | float):
+            items.append((label, f"${value:,.4f}"))
         elif isinstance(value, float):
-            items.append((f"{prefix}{key}", f"{value:,.4g}"))
+            items.append((label, f"{value:,.4g}"))
+        elif isinstance(value, int) and key != "seed":
+            items.append((label, f"{value:,}"))
         else:
-            items.append((f"{prefix}{key}", str(value)))
+            items.append((label, str(value)))
     return items
-

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ffsite.metrics.ranking import has_signal, interval_ranks
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages import pressure
@@ -34,6 +35,7 @@ from ffsite.site.views import (
     Table,
     chart,
     count_cell,
+    elo_cell,
     estimate_cell,
     heat_class,
     sort_value,
@@ -105,17 +107,17 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
           strengths: pd.DataFrame, shifts: pd.DataFrame, ratings: pd.DataFrame
           ) -> ScoredBlock:
     output = ctx.output
-    slug += suffix
     everyone = pd.concat([frame[["model", "model_name"]] for frame in (means, strengths,
                                                                         shifts)])
     cells = {model: model_cell(ctx, page, model, name)
              for model, name in everyone.drop_duplicates("model").itertuples(index=False)}
 
-    # Rank: 1 + the models surely higher (their whole interval above this one's).
+    # Rank: 1 + the models surely higher (their whole interval above this one's); none
+    # when every interval overlaps every other (no signal: rank 0 in the download).
     low, high = means["ci_low"].to_numpy(), means["ci_high"].to_numpy()
-    rank = 1 + (low[None, :] > high[:, None]).sum(axis=1)
-    ranked = means.assign(rank=rank)
-    download = output.data(f"trait-{slug}-means", ranked,
+    signal = has_signal(low, high)
+    ranked = means.assign(rank=interval_ranks(low, high) if signal else 0)
+    download = output.data(f"traits/{slug}/means{suffix}", ranked,
                            f"{trait.label}: every model's mean score ({judge})", page)
     means_table = Table(f"means{suffix}", f"Mean score of each model{at(condition)}, "
                         "highest first", [
@@ -128,8 +130,11 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
                             Column("prompts", "Prompts", title="prompts the model answered")],
                         [[cells[r.model], estimate_cell(r.mean, r.ci_low, r.ci_high,
                                                         what="mean score"),
-                          count_cell(r.rank), count_cell(r.n_prompts)]
-                         for r in ranked.itertuples(index=False)], download)
+                          count_cell(r.rank) if r.rank else Cell("–"),
+                          count_cell(r.n_prompts)]
+                         for r in ranked.itertuples(index=False)], download,
+                        note="" if signal else "No rank: every model's interval overlaps "
+                                               "every other's (no signal).")
     dots = chart(f"means-chart{suffix}", charts.interval_dots(
         means.assign(name=means["model_name"], value=means["mean"], low=means["ci_low"],
                      high=means["ci_high"]), "mean score",
@@ -141,7 +146,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
         strengths = strengths.sort_values(["strength", "model_name"], ascending=[False, True],
                                           kind="stable")
         download = output.data(
-            f"trait-{slug}-strengths", strengths.assign(votes=DERIVED),
+            f"traits/{slug}/strengths{suffix}", strengths.assign(votes=DERIVED),
             f"{trait.label}: strength against all other models ({DERIVED}, {judge})", page)
         strength_table = Table(
             f"strengths{suffix}", f"Strength against all other models ({DERIVED})", [
@@ -171,7 +176,8 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
             ["model_name", "elo", "ci_low", "ci_high"]].itertuples(index=False)
             if elo == 1000 and low == high), None)
         download = output.data(
-            f"trait-{slug}-ratings", ratings.drop(columns="description").assign(votes=DERIVED),
+            f"traits/{slug}/ratings{suffix}",
+            ratings.drop(columns="description").assign(votes=DERIVED),
             f"{trait.label}: Bradley-Terry Elo ({DERIVED}, {judge})", page)
         rating_table = Table(
             f"ratings{suffix}", f"Bradley–Terry rating ({DERIVED}), Elo scale", [
@@ -182,14 +188,14 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
                        title="1 + the number of models rated surely higher"),
                 Column("n", "Comparisons")],
             [[cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
-              estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what=f"Elo ({DERIVED})"),
+              elo_cell(r.elo, r.ci_low, r.ci_high),
               count_cell(r.rank), count_cell(r.n)]
              for r in ratings.itertuples(index=False)], download)
 
     shift_table = None
     conditions = condition_order(shifts["condition"])
     if len(shifts):
-        download = output.data(f"trait-{slug}-shifts", shifts,
+        download = output.data(f"traits/{slug}/shifts{suffix}", shifts,
                                f"{trait.label}: shift from baseline under each condition "
                                f"({judge})", page)
         of = {(r.model, r.condition): r for r in shifts.itertuples(index=False)}

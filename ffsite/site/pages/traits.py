@@ -7,6 +7,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages import eqbench
 from ffsite.site.pages.datasets import model_cell
+from ffsite.site.pages.home import NO_SIGNAL_TRAIT, leaderboard_traits
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.pages.scored_traits import scored_trait_page
 from ffsite.site.render import number
@@ -46,6 +47,7 @@ def build(ctx: SiteContext) -> None:
          for r in index.itertuples(index=False)], download)
     output.page(index_page, "traits.html", section=index_page, table=table)
 
+    board = leaderboard_traits(ctx)
     models_of = dict(tuple(by_model.groupby("trait_id", sort=False)))
     datasets_of = dict(tuple(ctx.dataset_traits.groupby("trait_id", sort=False)))
     ratings_of = dict(tuple(ctx.ratings().groupby("trait_id", sort=False)))
@@ -62,7 +64,7 @@ def build(ctx: SiteContext) -> None:
         if own is not None:
             own = own.sort_values(["strength", "model"], ascending=[False, True],
                                   kind="stable")
-            download = output.data(f"trait-{slug}-models", own,
+            download = output.data(f"traits/{slug}/models", own,
                                    f"{trait.label}: every model vs the reference", page)
             model_table = Table("models", "Models against the reference",
                                 [Column("model", "Model", numeric=False), *metric_columns()],
@@ -75,7 +77,7 @@ def build(ctx: SiteContext) -> None:
                 "highest first. The table below lists the same numbers."))
         found = datasets_of.get(trait.trait_id)
         if found is not None:
-            download = output.data(f"trait-{slug}-datasets", found,
+            download = output.data(f"traits/{slug}/datasets", found,
                                    f"{trait.label}: every dataset's preference", page)
             dataset_table = Table(
                 "datasets", "Datasets: does the preference annotator encourage it?",
@@ -88,12 +90,15 @@ def build(ctx: SiteContext) -> None:
         elo_table = None
         rated = ratings_of.get(trait.trait_id)
         if rated is not None:
-            download = output.data(f"trait-{slug}-ratings", rated,
+            download = output.data(f"traits/{slug}/ratings", rated,
                                    f"{trait.label}: Elo per model", page)
+            quiet = trait.trait_id in board.ranked and not board.ranked[trait.trait_id].signal
             elo_table = rating_table(rated, "elo", "Elo rating of each model (the reference "
                                      "is 1000)", Column("model", "Model", numeric=False),
                                      lambda r, page=page: model_cell(ctx, page, r.model),
-                                     download)
+                                     download, ranked=not quiet)
+            if quiet:  # the leaderboard gives no rank here: neither does the Elo table
+                elo_table.note = f"{NO_SIGNAL_TRAIT} {elo_table.note}".strip()
         output.page(page, "trait.html", section=index_page, trait=trait,
                     model_table=model_table, dataset_table=dataset_table, profile=profile,
                     charts=[profile] if profile else [], elo_table=elo_table)

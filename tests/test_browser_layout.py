@@ -1,0 +1,326 @@
+"""Every page reads on a phone (390 px) and a desktop (1440 px), light and dark, measured
+in real Chromium on the default site and the tiny site:
+
+- the page is no taller than its content needs (MAX_HEIGHT) and never scrolls sideways;
+- no word is broken inside a table cell, headers included, and no column is narrower
+  than NARROWEST;
+- text columns are left-aligned, numeric columns right-aligned;
+- a long or wide table scrolls inside its wrapper with its header row and first column
+  fixed (sticky), on an opaque background;
+- the agreement heatmap is not clipped: wider than the screen, it scrolls.
+
+Every page is measured on the phone in the light scheme; the main pages (with a model, a
+trait and a dataset page) at both widths in both schemes, with screenshots of each
+(test-artifacts/screenshots/layout-*.png).  Per-item pages share their templates with
+those samples, and a phone is where tables squeeze, so the other 150 are not opened again
+at 1440 px.  One browser context per width and scheme, one tab reused for every page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser import SCREENSHOTS, Watch, open_page, site_pages
+
+PHONE, DESKTOP = 390, 1440
+WIDTHS = (PHONE, DESKTOP)
+# Tallest page allowed (px), at either width: long tables scroll inside a wrapper at most
+# 80% of the screen tall, per-item downloads and example pairs are folded (<details>).
+# Before these changes downloads.html was 98,129 px on a phone, pressure.html 21,932.
+MAX_HEIGHT = 12_000
+NARROWEST = 40  # px: the narrowest table column allowed
+# The main pages: measured in dark too, and photographed.  Per-item pages are found in
+# their folders (their names come from the data).
+MAIN = ["index.html", "ratings.html", "pressure.html", "communication.html", "eqbench.html",
+        "agreement.html", "traits.html", "datasets.html", "compare.html", "downloads.html",
+        "about.html", "methodology.html"]
+MODEL = "models/claude-3-5-sonnet-20240620.html"  # in two datasets, with example pairs
+
+# Everything measured on one page, once it is drawn.
+FACTS = r"""() => {
+  const shown = el => el.getClientRects().length > 0
+      && getComputedStyle(el).visibility === 'visible';
+  const tables = [...document.querySelectorAll('table.data')].filter(shown);
+  const where = el => (el.closest('table').id || 'table') + ': '
+      + el.textContent.replace(/\s+/g, ' ').trim().slice(0, 40);
+  // A word, a run of letters and digits, is broken when two of its boxes lie on different
+  // lines (one wholly below the other; beside it, in vertical text).  A line may still
+  // end at a space, a hyphen or a slash: those separate words.  Text laid out in a 1 px
+  // box is for screen readers only and is skipped.
+  const broken = [];
+  for (const cell of tables.flatMap(t => [...t.querySelectorAll('th, td')]).filter(shown)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const holder = node.parentElement, box = holder.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1) continue;
+      const vertical = !getComputedStyle(holder).writingMode.startsWith('horizontal');
+      for (const m of node.textContent.matchAll(/[\p{L}\p{N}]+/gu)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const boxes = [...range.getClientRects()].filter(b => b.width > 0 && b.height > 0);
+        const apart = boxes.some(a => boxes.some(b => vertical ? b.left >= a.right - 0.5
+                                                               : b.top >= a.bottom - 0.5));
+        if (apart) broken.push(m[0] + ' in ' + where(cell));
+      }
+    }
+  }
+  // Column widths: the cells of each table's first body row.
+  const columns = tables.flatMap(t => t.tBodies.length && t.tBodies[0].rows.length
+      ? [...t.tBodies[0].rows[0].cells].filter(shown).map(
+          c => ({width: c.getBoundingClientRect().width, where: where(c)})) : []);
+  // Alignment of the first rows' cells, by their column's header: numeric
+  // (data-type="num") right, text left; the first column (row names) is left.
+  const misaligned = [];
+  for (const t of tables.filter(t => t.tHead && t.tBodies.length)) {
+    const heads = [...t.tHead.rows[0].cells];
+    for (const row of [...t.tBodies[0].rows].slice(0, 3)) {
+      [...row.cells].forEach((cell, i) => {
+        if (!heads[i] || !shown(cell) || cell.textContent.trim() === '') return;
+        const numeric = i > 0 && heads[i].getAttribute('data-type') === 'num';
+        const align = getComputedStyle(cell).textAlign;
+        const ok = numeric ? align === 'right' : ['left', 'start'].includes(align);
+        if (!ok) misaligned.push(`${where(cell)} (${numeric ? 'number' : 'text'}: ${align})`);
+      });
+    }
+  }
+  return {
+    height: document.documentElement.scrollHeight,
+    main: document.querySelector('main').getBoundingClientRect().height,
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    broken, columns, misaligned,
+  };
+}"""
+
+
+def _measure(context, root: str, pages: list[str], photographed: set[str],
+             suffix: str) -> dict[str, dict]:
+    """FACTS of every page, opened one after the other in one tab; a screenshot (the first
+    screen) of those in `photographed`, named layout-<page>-<suffix>.png."""
+    watch = Watch(root).attach(context)
+    page = context.new_page()
+    measured = {}
+    for path in pages:
+        open_page(page, root + path)
+        measured[path] = page.evaluate(FACTS)
+        measured[path]["problems"] = watch.take()
+        if path in photographed:  # the first screen, and the first table in view
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            name = path.removesuffix(".html").replace("/", "-")
+            page.screenshot(path=str(SCREENSHOTS / f"layout-{name}-{suffix}.png"))
+            if page.locator(".table-wrap").count():
+                page.locator(".table-wrap").first.scroll_into_view_if_needed()
+                page.screenshot(path=str(SCREENSHOTS / f"layout-{name}-table-{suffix}.png"))
+    return measured
+
+
+def _main_pages(site: Path) -> list[str]:
+    """MAIN, the model page and the first trait and dataset pages of `site`."""
+    found = [p for p in MAIN if (site / p).is_file()]
+    assert found == MAIN, set(MAIN) - set(found)
+    for folder in ("traits", "datasets"):
+        found.append(f"{folder}/{site_pages(site / folder)[0]}")
+    return [*found, MODEL]
+
+
+def _layout(chromium, site: Path, root: str, everywhere: list[str], phone_only: list[str],
+            photographed: set[str]) -> dict:
+    """{(width, scheme): {page: facts}}: `everywhere` pages at both widths in both schemes,
+    `phone_only` ones on the phone in light (the layout does not depend on the colours)."""
+    measured = {}
+    for width in WIDTHS:
+        for scheme in ("light", "dark"):
+            pages = everywhere + (phone_only if (width, scheme) == (PHONE, "light") else [])
+            context = chromium.new_context(viewport={"width": width, "height": 900},
+                                           color_scheme=scheme)
+            try:
+                measured[width, scheme] = _measure(context, root, pages, photographed,
+                                                   f"{width}-{scheme}")
+            finally:
+                context.close()
+    return measured
+
+
+@pytest.fixture(scope="module")
+def default_layout(chromium, default_site, default_root) -> dict:
+    main = _main_pages(default_site)
+    rest = [p for p in site_pages(default_site) if p not in main]
+    return _layout(chromium, default_site, default_root, main, rest, set(main))
+
+
+@pytest.fixture(scope="module")
+def tiny_layout(chromium, tiny_site, tiny_root) -> dict:
+    return _layout(chromium, tiny_site, tiny_root, site_pages(tiny_site), [], set())
+
+
+@pytest.fixture(params=["default", "tiny"])
+def layout(request) -> dict:
+    return request.getfixturevalue(f"{request.param}_layout")
+
+
+def test_pages_load_cleanly(layout):
+    for (width, scheme), pages in layout.items():
+        for path, facts in pages.items():
+            assert facts["problems"] == [], (path, width, scheme)
+
+
+def test_no_page_is_longer_than_its_content_needs(layout):
+    for (width, scheme), pages in layout.items():
+        for path, facts in pages.items():
+            assert facts["height"] <= MAX_HEIGHT, (path, width, scheme, facts["height"])
+            # ... and no page is empty: its main part holds something.
+            assert facts["main"] >= 100, (path, width, scheme)
+
+
+def test_no_page_scrolls_sideways(layout):
+    for (width, scheme), pages in layout.items():
+        for path, facts in pages.items():
+            assert facts["overflow"] <= 0, (path, width, scheme, facts["overflow"])
+
+
+def test_no_word_is_broken_inside_a_table_cell(layout):
+    for (width, scheme), pages in layout.items():
+        for path, facts in pages.items():
+            assert facts["broken"] == [], (path, width, scheme, facts["broken"][:8])
+
+
+def test_no_table_column_is_too_narrow_to_read(layout):
+    for (width, scheme), pages in layout.items():
+        for path, facts in pages.items():
+            narrow = [c for c in facts["columns"] if c["width"] < NARROWEST]
+            assert narrow == [], (path, width, scheme, narrow[:5])
+
+
+def test_text_is_left_aligned_and_numbers_right_aligned(layout):
+    for (width, scheme), pages in layout.items():
+        for path, facts in pages.items():
+            assert facts["misaligned"] == [], (path, width, scheme, facts["misaligned"][:5])
+
+
+def test_the_measurements_cover_the_site(default_layout, default_site):
+    """Guards the tests above against measuring nothing: every page at both widths, and
+    tables with columns and broken-word checks to run on."""
+    assert set(default_layout[PHONE, "light"]) == set(site_pages(default_site))
+    for key, pages in default_layout.items():
+        assert set(_main_pages(default_site)) <= set(pages), key
+    columns = [c for facts in default_layout[PHONE, "light"].values() for c in facts["columns"]]
+    assert len(columns) > 1000
+
+
+# Scrolls a table's wrapper to its far corner (bottom right), with the wrapper in view.
+SCROLL_TABLE = """id => {
+  const wrap = document.getElementById(id).closest('.table-wrap');
+  wrap.scrollIntoView({block: 'start'});
+  wrap.scrollTop = wrap.scrollHeight;
+  wrap.scrollLeft = wrap.scrollWidth;
+  return {down: wrap.scrollTop, right: wrap.scrollLeft};
+}"""
+# Where the header row and first column are once scrolled: the last header cell (now in
+# view) and the last row's name; whether each is on top where it is drawn (not covered
+# by the cells scrolled under it), and whether its background is opaque.
+STUCK = """id => {
+  const table = document.getElementById(id), wrap = table.closest('.table-wrap');
+  const heads = table.tHead.rows[0].cells, rows = table.tBodies[0].rows;
+  const box = wrap.getBoundingClientRect();
+  const cell = el => {
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 20),
+                                          r.top + r.height / 2);
+    return {top: r.top - box.top, left: r.left - box.left, onTop: el.contains(hit),
+            background: getComputedStyle(el).backgroundColor};
+  };
+  return {wrapHeight: box.height, screen: window.innerHeight,
+          header: cell(heads[heads.length - 1]), corner: cell(heads[0]),
+          name: cell(rows[rows.length - 1].cells[0])};
+}"""
+# (page, table id, must scroll sideways at 1440 px too)
+STICKY_TABLES = [("index.html", "leaderboard", False),
+                 ("communication.html", "communication", True)]
+
+
+def _opaque(colour: str) -> bool:
+    return colour.startswith("rgb(") or colour.endswith(", 1)")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_header_row_and_first_column_stay_in_view_while_a_table_scrolls(
+        chromium, default_root, width, scheme):
+    context = chromium.new_context(viewport={"width": width, "height": 900},
+                                   color_scheme=scheme)
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        for path, table, wide in STICKY_TABLES:
+            open_page(page, default_root + path)
+            scrolled = page.evaluate(SCROLL_TABLE, table)
+            # 66 models: longer than the wrapper, which holds a screen at most.
+            assert scrolled["down"] > 500, (path, width, scrolled)
+            if wide or width == PHONE:
+                assert scrolled["right"] > 50, (path, width, scrolled)
+            page.wait_for_timeout(50)  # let a frame pass after the scroll
+            stuck = page.evaluate(STUCK, table)
+            assert stuck["wrapHeight"] <= 0.8 * stuck["screen"] + 1, (path, stuck)
+            for name in ("header", "corner"):
+                assert abs(stuck[name]["top"]) <= 1, (path, width, name, stuck[name])
+            for name in ("name", "corner"):
+                assert abs(stuck[name]["left"]) <= 1, (path, width, name, stuck[name])
+            for name in ("header", "corner", "name"):
+                assert stuck[name]["onTop"], (path, width, scheme, name, stuck[name])
+                assert _opaque(stuck[name]["background"]), (path, scheme, name, stuck[name])
+            shot = path.removesuffix(".html")
+            page.screenshot(path=str(SCREENSHOTS / f"layout-{shot}-scrolled-{width}-{scheme}.png"))
+        assert watch.take() == []
+    finally:
+        context.close()
+
+
+# Two narrow cells: one breaks a word inside (as `overflow-wrap: anywhere` did), one only
+# at a hyphen.  The measurement must report the first and pass the second.
+PLANTED = """() => {
+  const table = document.createElement('table');
+  table.className = 'data';
+  table.id = 'planted';
+  table.innerHTML = '<tbody><tr><td style="overflow-wrap: anywhere; width: 40px; min-width: 0">'
+      + 'Comparisons</td><td style="width: 40px; min-width: 0">Meta-Llama</td></tr></tbody>';
+  document.querySelector('main').append(table);
+}"""
+
+
+def test_the_broken_word_measurement_sees_a_broken_word(chromium, tiny_root):
+    context = chromium.new_context(viewport={"width": PHONE, "height": 900})
+    page = context.new_page()
+    try:
+        open_page(page, tiny_root + "index.html")
+        page.evaluate(PLANTED)
+        broken = page.evaluate(FACTS)["broken"]
+        assert [b for b in broken if "planted" in b] == ["Comparisons in planted: Comparisons"]
+        # ... though "Meta-Llama" did wrap, at its hyphen, onto two lines.
+        lines = page.evaluate("""() => {
+            const range = document.createRange();
+            range.selectNodeContents(document.querySelector('#planted td + td'));
+            return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size; }""")
+        assert lines == 2
+    finally:
+        context.close()
+
+
+def test_a_see_example_link_opens_its_folded_example(chromium, default_root):
+    """Example pairs after the first are folded; following a link to one opens it, on
+    the page (a click) and from another page (the address's #fragment)."""
+    context = chromium.new_context(viewport={"width": PHONE, "height": 900})
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        open_page(page, default_root + MODEL)
+        folded = "id => !document.querySelector('#' + id + ' > details').open"
+        assert not page.evaluate(folded, "ex-1") and page.evaluate(folded, "ex-2")
+        page.locator('a[href="#ex-2"]').first.click()
+        page.wait_for_function("() => document.querySelector('#ex-2 > details').open")
+        assert page.locator("#ex-2 .pair").is_visible()
+        open_page(page, default_root + MODEL + "#ex-3")
+        assert not page.evaluate(folded, "ex-3")
+        assert watch.take() == []
+    finally:
+        context.close()

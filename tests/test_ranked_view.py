@@ -1,0 +1,348 @@
+"""The ranked default view and uncertainty in view, on the default site: ranks and
+signal recomputed here from the published CSV with plain loops, the mirror trait shown
+once, intervals printed in cells, the compare page's paired differences; and in
+Chromium at phone and desktop widths, what a reader sees without hovering."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+PHONE, DESKTOP = 390, 1440
+ABOUT_ZERO = 0.05  # the strength the site calls "about zero" (render.NOT_ZERO)
+
+
+def _traits(default_site) -> pd.DataFrame:
+    return pd.read_csv(default_site / "data" / "model-traits.csv")
+
+
+def _rank_by_hand(low: list[float], high: list[float], i: int, top: bool) -> int:
+    """1 + how many others lie wholly above (below) model i, counted one by one."""
+    beyond = 0
+    for j in range(len(low)):
+        if top and low[j] > high[i]:
+            beyond += 1
+        if not top and high[j] < low[i]:
+            beyond += 1
+    return 1 + beyond
+
+
+def _signal_by_hand(low: list[float], high: list[float]) -> bool:
+    return any(lo > ABOUT_ZERO or hi < -ABOUT_ZERO for lo, hi in zip(low, high, strict=True))
+
+
+def _home(default_site) -> str:
+    return (default_site / "index.html").read_text("utf-8")
+
+
+def test_mirror_trait_shown_once_and_said_so(default_site):
+    traits = _traits(default_site)
+    wide = traits.pivot(index="model", columns="trait", values="strength")
+    # The data: "concise" is exactly minus "verbose" for every model.
+    assert np.abs(wide["is more concise"] + wide["is more verbose"]).max() < 1e-12
+    html = _home(default_site)
+    board = html[html.index('id="leaderboard"'):]
+    head = board[:board.index("</thead>")]
+    assert ">is more verbose<" in head and ">is more concise<" not in head
+    note = board[board.index("</table>"):][:1500]
+    assert "“is more concise” is the mirror image of “is more verbose”" in note
+
+
+def test_glance_cards_rank_by_the_interval_rule(default_site):
+    traits = _traits(default_site)
+    findings = traits[traits["finding"]]
+    html = _home(default_site)
+    section = html[html.index('id="text-glances"'):]
+    section = section[:section.index('<p class="note">')]
+    cards = re.findall(r'<article class="glance">\s*<h4><a href="[^"]+">([^<]+)</a></h4>(.*?)'
+                       r'</article>', section, re.S)
+    assert len(cards) >= 5
+    for label, body in cards:
+        own = findings[findings["trait"] == label].sort_values(
+            ["strength", "model"], ascending=[False, True])
+        low, high = own["strength_low"].tolist(), own["strength_high"].tolist()
+        assert _signal_by_hand(low, high), label
+        most, least = body.split("Least")
+        listed = re.findall(r'<span class="rank">#(\d+)</span> <a href="[^"]+">([^<]+)</a> '
+                            r'<span class="num">([^<]+)</span> <span class="ci-inline">'
+                            r'\(([^)]+)\)</span>', most)
+        assert [m for _, m, _, _ in listed] == own["model"].head(3).tolist(), label
+        models = own["model"].tolist()
+        for rank, model, value, interval in listed:
+            i = models.index(model)
+            assert int(rank) == _rank_by_hand(low, high, i, top=True), (label, model)
+            assert value == f"{own['strength'].iloc[i]:+.2f}"
+            assert interval == f"{low[i]:+.2f} to {high[i]:+.2f}"
+        bottom = re.findall(r'<span class="rank">#(\d+)</span> <a href="[^"]+">([^<]+)</a>',
+                            least)
+        assert [m for _, m in bottom] == models[::-1][:3], label
+        for rank, model in bottom:
+            assert int(rank) == _rank_by_hand(low, high, models.index(model), top=False)
+
+
+def test_traits_without_signal_rank_nobody(default_site):
+    traits = _traits(default_site)
+    findings = traits[traits["finding"]]
+    quiet = sorted(label for label, own in findings.groupby("trait")
+                   if not _signal_by_hand(own["strength_low"].tolist(),
+                                          own["strength_high"].tolist()))
+    # The four near-zero columns of the issue: three are quiet; one model really does
+    # use more emojis (its interval lies above +0.05).
+    assert quiet == ["ends with a follow-up question",
+                     "includes more references to other sources",
+                     "uses more mathematical symbols and notation"]
+    html = _home(default_site)
+    card = re.search(r'<article class="glance no-signal">(.*?)</article>', html, re.S).group(1)
+    assert sorted(re.findall(r'<li><a href="[^"]+">([^<]+)</a></li>', card)) == quiet
+    # No cell of a quiet column carries a rank.
+    board = html[html.index('id="leaderboard"'):html.index("</table>", html.index(
+        'id="leaderboard"'))]
+    keys = re.findall(r'<th scope="col" data-key="([^"]+)"', board)
+    labels = dict(zip(traits["trait_id"], traits["trait"], strict=False))
+    for row in re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", board, re.S):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        for key, cell in zip(keys[1:], cells, strict=True):
+            if labels.get(key) in quiet:
+                assert 'class="rank"' not in cell
+
+
+def test_trait_pages_without_signal_give_no_elo_rank(default_site):
+    html = _home(default_site)
+    card = re.search(r'<article class="glance no-signal">(.*?)</article>', html, re.S).group(1)
+    quiet = re.findall(r'<li><a href="([^"]+)">', card)
+    text = html[html.index('id="text-glances"'):]
+    loud = re.findall(r'<article class="glance">\s*<h4><a href="([^"]+)">', text)
+    assert quiet and loud
+    for href, ranked in [(h, False) for h in quiet] + [(loud[0], True)]:
+        page = (default_site / href).read_text("utf-8")
+        table = page[page.index('id="elo"'):]
+        table, after = table[:table.index("</table>")], table[table.index("</table>"):]
+        ranks = [re.findall(r"<td[^>]*>([^<]*)</td>", row)[2]
+                 for row in re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", table, re.S)]
+        assert ranks, href
+        if ranked:
+            assert "1" in ranks and all(r.isdigit() for r in ranks), href
+        else:
+            assert set(ranks) == {"–"}, href
+            assert "No signal" in after[:1000], href
+
+
+def test_leaderboard_cells_print_interval_and_rank(default_site):
+    traits = _traits(default_site)
+    html = _home(default_site)
+    board = html[html.index('id="leaderboard"'):html.index("</table>", html.index(
+        'id="leaderboard"'))]
+    row = re.search(r'<a href="models/claude-2.html">claude-2</a></th>(.*?)</tr>', board,
+                    re.S).group(1)
+    verbose = traits[traits["trait"] == "is more verbose"].reset_index(drop=True)
+    i = verbose.index[verbose["model"] == "claude-2"][0]
+    mine = verbose.loc[i]
+    expected = (f'{mine["strength"]:+.2f} <span class="rank">#'
+                f'{_rank_by_hand(verbose["strength_low"].tolist(), verbose["strength_high"].tolist(), i, top=True)}'  # noqa: E501
+                f'</span><span class="ci">{mine["strength_low"]:+.2f} to '
+                f'{mine["strength_high"]:+.2f}</span>')
+    assert expected in row
+    # Every numeric trait cell of the table shows an interval line.
+    cells = re.findall(r'<td class="h[pn0-9]+"[^>]*>(.*?)</td>', board)
+    assert cells and all('<span class="ci">' in c for c in cells)
+
+
+def test_home_stays_light(default_site):
+    assert (default_site / "index.html").stat().st_size < 280_000
+
+
+def _compare_data(default_site) -> dict:
+    html = (default_site / "compare.html").read_text("utf-8")
+    found = re.search(r'<script type="application/json" id="compare-data">(.*?)</script>',
+                      html, re.S).group(1)
+    return json.loads(found)
+
+
+def test_compare_opens_on_the_pair_that_differs_most(default_site):
+    data = _compare_data(default_site)
+    models = data["models"]
+    best, pair = -1.0, None
+    for i, first in enumerate(models):
+        for second in models[i + 1:]:
+            total = sum(abs((a or 0) - (b or 0)) for a, b in zip(
+                data["strength"][first], data["strength"][second], strict=True))
+            if total > best:
+                best, pair = total, (first, second)
+    html = (default_site / "compare.html").read_text("utf-8")
+    chosen = re.findall(r'<option value="([^"]+)" selected>', html)
+    assert tuple(chosen) == pair
+    assert "is more concise" not in [t["label"] for t in data["traits"]]
+
+
+def test_compare_halfwidths_match_a_pandas_recount(default_site):
+    """The paired half-width for one pair, recounted from the annotations with pandas:
+    per prompt, the two models' residuals (s - strength) / N, then 1.96 * sqrt(C/(C-1)
+    * sum of squared differences + each model's shortfall from its Jeffreys floor)."""
+    from ffsite.format import find_annotation_files, read_annotations
+
+    data = _compare_data(default_site)
+    first, second = "claude-2", "gpt4_gamed"
+    trait = "has more structured formatting"
+    k = [t["label"] for t in data["traits"]].index(trait)
+    annotations = read_annotations(find_annotation_files(["annotations/alpaca_eval"]))
+    votes = annotations.votes.merge(annotations.annotators, left_on="annotator",
+                                    right_index=True)
+    votes = votes[(votes["role"] == "trait")]
+    wording = "Select the response that " + trait
+    votes = votes[votes["trait"] == wording]
+    comparisons = annotations.comparisons.reset_index(drop=True)
+    rows = []
+    for model in (first, second):
+        for side, other in (("a", "b"), ("b", "a")):
+            mine = comparisons[(comparisons[f"model_{side}"] == model)
+                               & (comparisons[f"model_{other}"] == "gpt4_1106_preview")]
+            for index, prompt in zip(mine.index, mine["prompt_id"], strict=True):
+                rows.append({"model": model, "prompt": prompt, "comparison": index,
+                             "side": 1 if side == "a" else 2})
+    frame = pd.DataFrame(rows)
+    code = votes.groupby("comparison")["vote"].first()
+    frame["code"] = frame["comparison"].map(code).fillna(0).astype(int)
+    frame["s"] = np.where(frame["code"].isin([1, 2]),
+                          np.where(frame["code"] == frame["side"], 1.0, -1.0), 0.0)
+    n = frame.groupby("model")["s"].transform("size")
+    frame["r"] = (frame["s"] - frame.groupby("model")["s"].transform("mean")) / n
+    per_prompt = frame.pivot_table(index="prompt", columns="model", values="r",
+                                   aggfunc="sum", fill_value=0.0)
+    clusters = per_prompt.shape[0]
+    factor = clusters / (clusters - 1)
+    variance = factor * ((per_prompt[first] - per_prompt[second]) ** 2).sum()
+    # Each model's own variance is floored at the one its Jeffreys interval implies.
+    published = _traits(default_site)
+    for model in (first, second):
+        row = published[(published["model"] == model) & (published["trait"] == trait)]
+        floor = ((row["strength_high"].iloc[0] - row["strength_low"].iloc[0]) / 3.919928) ** 2
+        variance += max(0.0, floor - factor * (per_prompt[model] ** 2).sum())
+    expected = 1.959964 * np.sqrt(variance)
+    models = data["models"]
+    i, j = sorted((models.index(first), models.index(second)))
+    index = i * (2 * len(models) - i - 1) // 2 + (j - i - 1)
+    assert data["halfwidth"][k][index] / 1000 == pytest.approx(expected, abs=0.0011)
+    # Sanity: a strength difference this large is surely not zero.
+    assert abs(data["strength"][first][k] - data["strength"][second][k]) > expected
+
+
+def test_win_rates_list_the_models_the_judge_did_not_rate(default_site):
+    rates = pd.read_csv(default_site / "data" / "datasets" / "alpaca_eval" / "win-rates.csv")
+    models = pd.read_csv(default_site / "data" / "models.csv")
+    alpaca = set(pd.read_csv(default_site / "data" / "model-traits.csv")["model"])
+    assert (rates["win_rate_low"] <= rates["win_rate"]).all()
+    assert (rates["win_rate"] <= rates["win_rate_high"]).all()
+    html = (default_site / "datasets" / "alpaca_eval.html").read_text("utf-8")
+    note = re.search(r'id="win-rates-absent">(.*?)</p>', html, re.S).group(1)
+    absent = set(note.split(": ", 1)[1].rstrip(".").split(", "))
+    assert absent == (alpaca & set(models["model"])) - set(rates["model"])
+    assert f"{len(absent)} of the {len(absent) + len(rates)} models" in note
+
+
+def test_index_intervals_never_print_zero_width(default_site):
+    html = (default_site / "ratings.html").read_text("utf-8")
+    table = html[html.index('id="indices"'):html.index("</table>", html.index('id="indices"'))]
+    intervals = re.findall(r'<span class="ci">([^<]+)</span>', table)
+    assert intervals
+    for text in intervals:
+        if "–" in text:
+            low, high = text.split("–")
+            assert low != high, text
+        else:
+            assert text in ("fixed reference", "same at its bounds")
+    assert "fixed reference" in intervals  # the reference model's row
+    # Negative Elo is explained where it appears.
+    assert "a rating or bound below 0 is no error" in html
+
+
+# ------------------------------------------------------------------------ in Chromium
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_ranked_summary_and_intervals_in_view(chromium, default_root, width):
+    from browser import SCREENSHOTS, Watch, open_page
+
+    context = chromium.new_context(viewport={"width": width, "height": 900},
+                                   has_touch=width == PHONE)
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        open_page(page, default_root + "index.html")
+        facts = page.evaluate("""() => {
+          const seen = e => { const r = e.getBoundingClientRect();
+                              return r.width > 0 && r.height > 0; };
+          const cards = [...document.querySelectorAll('#text-glances .glance')];
+          const cells = [...document.querySelectorAll('#leaderboard tbody td[data-v]')]
+              .slice(1, 40);
+          return {
+            cards: cards.length,
+            ranked: cards.filter(c => c.querySelector('.rank')
+                                      && seen(c.querySelector('.rank'))).length,
+            quiet: cards.filter(c => c.classList.contains('no-signal')).map(c => c.textContent),
+            cellText: cells.map(c => c.textContent),
+            ciSeen: [...document.querySelectorAll('#leaderboard tbody .ci')].slice(0, 40)
+                .every(seen),
+            headlineBars: document.querySelectorAll('#headline svg g.role-mark').length,
+          };
+        }""")
+        assert watch.take() == []
+        assert facts["cards"] >= 6 and facts["ranked"] == facts["cards"] - 1
+        assert len(facts["quiet"]) == 1 and "No signal" in facts["quiet"][0]
+        # The interval is part of the cell's text: "+0.54 #1+0.49 to +0.58" style.
+        assert all(re.search(r"[+-]\d\.\d\d.*[+-]\d\.\d\d to [+-]\d\.\d\d", t)
+                   for t in facts["cellText"] if t.count(".") >= 2)
+        assert sum(" to " in t for t in facts["cellText"]) >= 30
+        assert facts["ciSeen"]
+        assert facts["headlineBars"] >= 2  # rules (error bars) and dots
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#text-glances").screenshot(
+            path=str(SCREENSHOTS / f"home-ranked-{width}.png"))
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_compare_marks_differences_distinguishable_from_zero(chromium, default_root, width):
+    from browser import SCREENSHOTS, Watch, open_page
+
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        # Two models that differ a lot on formatting, little on follow-up questions.
+        open_page(page, default_root + "compare.html?a=claude-2&b=gpt4_gamed")
+        rows = page.evaluate("""() => [...document.querySelectorAll('#compare tbody tr')]
+            .map(tr => { const v = tr.cells[1].querySelector('.verdict');
+                         const r = v && v.getBoundingClientRect();
+                         return {trait: tr.cells[0].textContent,
+                                 diff: tr.cells[1].textContent,
+                                 a: tr.cells[2].textContent, b: tr.cells[3].textContent,
+                                 verdict: v && v.textContent,
+                                 // laid out, and inside the screen without scrolling sideways
+                                 seen: r !== null && r.height > 0 && r.left >= 0
+                                       && r.right <= window.innerWidth}; })
+        """)
+        assert watch.take() == []
+        data = page.evaluate("JSON.parse(document.getElementById('compare-data').textContent)")
+        assert len(rows) == len(data["traits"])
+        models = data["models"]
+        i, j = sorted((models.index("claude-2"), models.index("gpt4_gamed")))
+        index = i * (2 * len(models) - i - 1) // 2 + (j - i - 1)
+        for row in rows:
+            k = [t["label"] for t in data["traits"]].index(row["trait"])
+            difference = data["strength"]["claude-2"][k] - data["strength"]["gpt4_gamed"][k]
+            half = data["halfwidth"][k][index] / 1000
+            sure = difference - half > 0 or difference + half < 0
+            assert row["seen"]
+            assert row["verdict"] == ("distinguishable from 0" if sure
+                                      else "not distinguishable from 0"), row
+            assert " to " in row["a"] and " to " in row["b"] and " to " in row["diff"]
+        verdicts = {row["verdict"] for row in rows}
+        assert verdicts == {"distinguishable from 0", "not distinguishable from 0"}
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"compare-{width}.png"), full_page=False)
+    finally:
+        context.close()
