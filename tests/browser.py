@@ -200,6 +200,8 @@ PAGE_FACTS = """() => {
         failed: c.textContent.includes('could not be drawn')})),
     sortButtons: [...document.querySelectorAll('table.sortable thead th button')].map(
         b => ({label: text(b.querySelector('.label'))})),
+    otherButtons: [...document.querySelectorAll('button')].filter(
+        b => !b.closest('table.sortable thead')).map(text),
     heat: [...document.querySelectorAll('.h0, .hp1, .hp2, .hp3, .hp4, .hn1, .hn2, .hn3, .hn4, .nf')]
         .filter(shown).map(el => ({css: el.className, text: text(el),
                                     color: getComputedStyle(el).color,

@@ -74,6 +74,7 @@ class SiteOutput:
 
     pages: list[Page] = field(default_factory=list)
     tables: list[tuple[Download, pd.DataFrame]] = field(default_factory=list)
+    files: list[tuple[str, str]] = field(default_factory=list)  # (path, text): other data
     sources: list[str] = field(default_factory=list)  # credit lines for the data archive
     _names: dict[str, str] = field(default_factory=dict)  # casefolded name -> title
 
@@ -97,6 +98,10 @@ class SiteOutput:
         download = Download(name, title, page)
         self.tables.append((download, frame))
         return download
+
+    def file(self, path: str, text: str) -> None:
+        """Any other file (e.g. JSON a page's script fetches), at `path` from the top."""
+        self.files.append((path, text))
 
     @property
     def downloads(self) -> list[Download]:
@@ -123,6 +128,9 @@ class SiteWriter:
                                                  indent=1, allow_nan=False) + "\n")
         archive = write_archive(self.root, {d.name: (d.title, d.page)
                                             for d in output.downloads}, output.sources)
+        # After the archive: the explorer's JSON is for its script, not a download.
+        for path, text in output.files:
+            self.write(path, text)
         common = {**self.common, "archive": archive,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):
