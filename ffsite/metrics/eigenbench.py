@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
+from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
@@ -375,6 +376,14 @@ def held_out_log_likelihood(judgments: Judgments, dims_choices: tuple[int, ...],
 def eigenbench(judgments: Judgments, *, dims: int | None = None, n_bootstrap: int = 200,
                seed: int = 0, level: float = 0.95) -> EigenBenchResult:
     """Fit, rate and bootstrap one constitution's judgments."""
+    # One BLAS thread: the matrices are tiny, and L-BFGS-B's many small BLAS calls run
+    # about twenty times slower when threads contend for the cores.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _eigenbench(judgments, dims, n_bootstrap, seed, level)
+
+
+def _eigenbench(judgments: Judgments, dims: int | None, n_bootstrap: int, seed: int,
+                level: float) -> EigenBenchResult:
     n = judgments.n_models
     if n < MIN_MODELS:
         raise FfsiteError(f"fewer than {MIN_MODELS} models ({n}); EigenBench needs at least "
