@@ -38,10 +38,14 @@ class Truth:
 
 
 def truth(n_models: int, dims: int, seed: int) -> Truth:
-    """Lenses mostly agreeing (positive), dispositions spread, tie propensities 0.3-1.5."""
+    """Lenses mostly agreeing (positive, differing in direction), dispositions spread
+    evenly along the shared direction (so the true ratings are apart, not near-ties) plus
+    noise across it, tie propensities 0.3-1.5."""
     rng = np.random.default_rng(seed)
-    return Truth(np.abs(rng.normal(1.0, 0.4, (n_models, dims))),
-                 rng.normal(0.0, 1.0, (n_models, dims)), rng.uniform(0.3, 1.5, n_models))
+    quality = rng.permutation(np.linspace(-1.5, 1.5, n_models))
+    dispositions = quality[:, None] + rng.normal(0.0, 0.15, (n_models, dims))
+    return Truth(np.abs(rng.normal(1.0, 0.4, (n_models, dims))), dispositions,
+                 rng.uniform(0.3, 1.5, n_models))
 
 
 def draw_outcomes(model: Truth, judge: np.ndarray, first: np.ndarray, second: np.ndarray,

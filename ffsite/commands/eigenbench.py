@@ -11,6 +11,7 @@ import click
 
 from ffsite.commands._output import emit, render
 from ffsite.commands.options import BOOTSTRAP, SEED, annotation_paths, format_option
+from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.eigenbench import eigenbench, judgments_from_annotations
 
@@ -46,8 +47,8 @@ def fit(paths: tuple[str, ...], constitution: str | None, dims: int | None,
     annotations = read_annotations(paths)
     judgments = judgments_from_annotations(annotations, constitution)
     if dims is not None and dims >= judgments.n_models:
-        raise click.BadParameter(f"{dims} is not below the number of models "
-                                 f"({judgments.n_models})", param_hint="--dims")
+        raise FfsiteError(f"--dims {dims}: must be below the number of models "
+                          f"({judgments.n_models}); give a smaller --dims or leave it out")
     result = eigenbench(judgments, dims=dims, n_bootstrap=n_bootstrap, seed=seed)
     if fmt != "json":
         emit(result.ratings, fmt)
