@@ -73,7 +73,11 @@ def constitutions(annotations) -> pd.DataFrame:
     MIN_MODELS models both judge and are judged. Columns: constitution, criteria, models."""
     rows = []
     trait_rows = annotations.annotators[annotations.annotators["role"] == schema.ROLE_TRAIT]
+    compared = set(annotations.models)
     for name in sorted(set(trait_rows["trait_set"].dropna())):
+        judges = set(trait_rows.loc[trait_rows["trait_set"] == name, "judge"].astype(str))
+        if len(judges & compared) < MIN_MODELS:  # cheap: most trait sets are not EigenBench
+            continue
         try:
             judgments = judgments_from_annotations(annotations, name)
         except FfsiteError:
