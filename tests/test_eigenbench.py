@@ -160,6 +160,7 @@ def test_diagnostics_describe_each_judge():
     assert judges["judgments"].sum() == result.n_judgments
     assert judges["agreement"].between(0, 1).all()
     assert judges["lens_distance"].between(0, 2).all()
+    assert judges["trust_distance"].between(0, 2).all()
     # self-preference is, by definition, the gap between the two Elo columns
     np.testing.assert_allclose(judges["self_preference"],
                                judges["self_elo"] - judges["others_elo"], atol=1e-9)

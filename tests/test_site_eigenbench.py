@@ -83,7 +83,7 @@ def test_trust_heatmap_and_downloads(eigen_site):
     np.testing.assert_allclose(trust["relative"], trust["trust"] * N_MODELS)
     judges = pd.read_csv(eigen_site / "data" / f"eigenbench-{SLUG}-judges.csv")
     assert {"self_elo", "others_elo", "self_preference", "agreement",
-            "lens_distance"} <= set(judges.columns)
+            "lens_distance", "trust_distance"} <= set(judges.columns)
     for name in ("vectors", "held-out"):
         assert (eigen_site / "data" / f"eigenbench-{SLUG}-{name}.json").is_file()
     downloads = (eigen_site / "downloads.html").read_text("utf-8")

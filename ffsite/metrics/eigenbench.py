@@ -68,18 +68,23 @@ class Judgments:
 
 # ---------------------------------------------------------------- votes -> judgments
 
-def constitutions(annotations) -> pd.DataFrame:
+def constitutions(annotations, registry=None) -> pd.DataFrame:
     """Trait sets (constitutions) whose votes look like EigenBench data: at least
     MIN_MODELS models both judge and are judged. Columns: constitution, criteria, models."""
     rows = []
     trait_rows = annotations.annotators[annotations.annotators["role"] == schema.ROLE_TRAIT]
     compared = set(annotations.models)
     for name in sorted(set(trait_rows["trait_set"].dropna())):
-        judges = set(trait_rows.loc[trait_rows["trait_set"] == name, "judge"].astype(str))
-        if len(judges & compared) < MIN_MODELS:  # cheap: most trait sets are not EigenBench
+        judges = sorted(set(trait_rows.loc[trait_rows["trait_set"] == name, "judge"]
+                            .astype(str)))
+        if registry is not None:  # the judges as the registry names them, in any dataset
+            datasets = annotations.datasets
+            judges = registry.ids([d for d in datasets for _ in judges],
+                                  judges * len(datasets))
+        if len(set(judges) & compared) < MIN_MODELS:  # cheap: most sets are not EigenBench
             continue
         try:
-            judgments = judgments_from_annotations(annotations, name)
+            judgments = judgments_from_annotations(annotations, name, registry)
         except FfsiteError:
             continue
         criteria = trait_rows.loc[trait_rows["trait_set"] == name, "trait_id"].nunique()
@@ -112,7 +117,8 @@ def select_annotators(annotations, constitution: str | None) -> np.ndarray:
     return np.flatnonzero(chosen)
 
 
-def judgments_from_annotations(annotations, constitution: str | None = None) -> Judgments:
+def judgments_from_annotations(annotations, constitution: str | None = None,
+                               registry=None) -> Judgments:
     """The judgments of one constitution, after the both-orders rule.
 
     A vote counts when its judge is one of the models compared in these votes and also
@@ -130,6 +136,9 @@ def judgments_from_annotations(annotations, constitution: str | None = None) -> 
     annotator, code, comparison = annotator[keep], code[keep], comparison[keep]
 
     judge_names = annotations.annotators["judge"].astype(str).to_numpy()[annotator]
+    if registry is not None:
+        datasets = annotations.comparisons["dataset"].astype(object).to_numpy()[comparison]
+        judge_names = registry.ids(datasets, judge_names).astype(object)
     side_a = annotations.comparisons["model_a"].astype(object).to_numpy()[comparison]
     side_b = annotations.comparisons["model_b"].astype(object).to_numpy()[comparison]
     evaluees = set(pd.unique(np.concatenate([side_a, side_b]).astype(object))) - {None}
@@ -439,9 +448,11 @@ def bootstrap_elo(judgments: Judgments, fit: BtdFit, n_bootstrap: int,
 def judge_diagnostics(judgments: Judgments, fit: BtdFit, trust: np.ndarray,
                       elo: np.ndarray) -> pd.DataFrame:
     """Per judge: how often its decisive judgments side with the consensus (the model
-    rated higher), how far its lens points from the mean lens (cosine distance), its tie
-    propensity, and its self-preference: Elo of itself from its own trust row versus
-    from the mean of the other judges' rows."""
+    rated higher), how far its lens points from the mean lens (cosine distance; with
+    d = 1 only 0 or 2), how far its trust row lies from the consensus t (L1 distance,
+    0 to 2, as the paper compares judges), its tie propensity, and its self-preference:
+    Elo of itself from its own trust row versus from the mean of the other judges'
+    rows."""
     n = judgments.n_models
     decisive = judgments.outcome != TIE
     chosen = np.where(judgments.outcome == FIRST, judgments.first, judgments.second)
@@ -463,6 +474,7 @@ def judge_diagnostics(judgments: Judgments, fit: BtdFit, trust: np.ndarray,
         "ties": np.bincount(judgments.judge[~decisive], minlength=n),
         "agreement": agreement,
         "lens_distance": 1 - cosine,
+        "trust_distance": np.abs(trust - eigentrust(trust)[None, :]).sum(axis=1),
         "tie_propensity": fit.lambdas,
         "self_elo": elo_from_trust(self_trust),
         "others_elo": elo_from_trust(by_others),

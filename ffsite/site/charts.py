@@ -299,7 +299,8 @@ def _trust_heatmap() -> dict[str, Any]:
         x=alt.X("model:N", sort=None, title="model judged", axis=alt.Axis(labelAngle=-60)),
         y=alt.Y("judge:N", sort=None, title="judge"),
         color=alt.Color("relative:Q", title="trust × N",
-                        scale=alt.Scale(type="log", scheme="redblue", domainMid=1)),
+                        scale=alt.Scale(type="log", scheme="redblue", domainMid=1),
+                        legend=alt.Legend(format=".2f")),
         tooltip=[alt.Tooltip("judge:N"), alt.Tooltip("model:N", title="trusts"),
                  alt.Tooltip("trust:Q", title="trust T", format=".3f"),
                  alt.Tooltip("relative:Q", title="trust × N", format=".2f")])

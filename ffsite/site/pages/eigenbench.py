@@ -22,13 +22,13 @@ SEED = 0
 
 
 def build(ctx: SiteContext) -> None:
-    found = eb.constitutions(ctx.annotations)
+    found = eb.constitutions(ctx.annotations, ctx.registry)
     if found.empty:
         return
     ctx.progress.step(f"EigenBench: fitting {len(found)} constitution(s)")
     summaries = []
     for name in found["constitution"]:
-        judgments = eb.judgments_from_annotations(ctx.annotations, name)
+        judgments = eb.judgments_from_annotations(ctx.annotations, name, ctx.registry)
         result = eb.eigenbench(judgments, n_bootstrap=BOOTSTRAP, seed=SEED)
         page = page_path(FOLDER, safe_name(name))
         constitution_page(ctx, name, page, result)
@@ -101,6 +101,8 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
                "judgments that pick the model rated higher"),
         Column("lens", "Lens distance", title="cosine distance of its lens from the mean "
                "lens (0: the common view; 1: at right angles)"),
+        Column("distance", "Trust distance", title="L1 distance of its trust row from "
+               "the consensus t (0: judges exactly like the consensus; at most 2)"),
         Column("ties", "Tie propensity", title="lambda_i"),
         Column("judgments", "Judgments")],
         [[model_cell(ctx, page, r.judge), Cell(number(r.self_elo, 0), sort_value(r.self_elo)),
@@ -109,6 +111,7 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
           Cell(number(r.agreement * 100, 0) + "%" if pd.notna(r.agreement) else "–",
                sort_value(r.agreement)),
           Cell(number(r.lens_distance, 2), sort_value(r.lens_distance)),
+          Cell(number(r.trust_distance, 2), sort_value(r.trust_distance)),
           Cell(number(r.tie_propensity, 2), sort_value(r.tie_propensity)),
           count_cell(r.judgments)]
          for r in result.judges.itertuples(index=False)], judge_download)
