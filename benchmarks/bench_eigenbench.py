@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,13 +34,18 @@ sys.path.insert(0, str(REPO / "tests"))
 import eigenbench_fixture as fixture  # noqa: E402  (a test helper, found through tests/)
 
 
-def timed_fit(path: Path, *extra: str) -> tuple[float, dict]:
+def timed_fit(path: Path, *extra: str) -> tuple[float, float, dict]:
+    """(wall seconds, CPU seconds of the subprocess, its JSON output)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "ffsite", "eigenbench", "fit", str(path),
                            "--bootstrap", "200", "--seed", "1", "--format", "json", *extra],
                           env=env, capture_output=True, text=True, check=True)
-    return time.perf_counter() - start, json.loads(done.stdout)
+    wall = time.perf_counter() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    return wall, cpu, json.loads(done.stdout)
 
 
 def spearman(fitted: dict, true_elo: np.ndarray, names: tuple[str, ...]) -> float:
@@ -57,20 +63,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = fixture.write_simulated_votes(Path(folder), truth,
                                              args.models * args.per_judge, seed=8)
-        seconds = []
+        seconds, cpu = [], []
         for _ in range(args.runs):
-            elapsed, fitted = timed_fit(path, "--dims", "2")
+            elapsed, used, fitted = timed_fit(path, "--dims", "2")
             seconds.append(elapsed)
-        auto_seconds, auto = timed_fit(path)
+            cpu.append(used)
+        auto_seconds, auto_cpu, auto = timed_fit(path)
     names = fixture.names(args.models)
     print(f"machine: {platform.platform()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}")
     print(f"{args.models} models x {args.models} judges x {args.per_judge} comparisons per "
           f"judge ({fitted['judgments']} judgments), 200 bootstrap refits")
-    print(f"--dims 2: runs {', '.join(f'{s:.1f}' for s in seconds)} s; median "
-          f"{statistics.median(seconds):.1f} s; Spearman vs true Elo "
+    print(f"--dims 2: wall {', '.join(f'{s:.1f}' for s in seconds)} s; median "
+          f"{statistics.median(seconds):.1f} s wall, {statistics.median(cpu):.1f} s CPU; "
+          f"load average {os.getloadavg()[0]:.1f}; Spearman vs true Elo "
           f"{spearman(fitted, truth.elo, names):.3f}")
-    print(f"d by held-out log-likelihood (chose d={auto['dims']}): {auto_seconds:.1f} s; "
+    print(f"d by held-out log-likelihood (chose d={auto['dims']}): {auto_seconds:.1f} s "
+          f"wall, {auto_cpu:.1f} s CPU; "
           f"Spearman {spearman(auto, truth.elo, names):.3f}")
 
 
