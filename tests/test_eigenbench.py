@@ -177,3 +177,24 @@ def test_too_few_models_and_no_judgments_are_refused(tmp_path):
     write_test_votes(tmp_path / "v.parquet", comparisons, votes)
     with pytest.raises(FfsiteError, match="fewer than 3 models"):
         eb.judgments_from_annotations(read_annotations([tmp_path]))
+
+
+def test_judges_are_named_through_the_model_registry(tmp_path):
+    # The registry renames one simulated model; its votes as a judge must follow, or it
+    # would fall out of the population (judges are matched to evaluees by name).
+    from ffsite.models import apply_registry, load_registry
+
+    truth = fixture.truth(5, 2, seed=19)
+    fixture.write_simulated_votes(tmp_path / "votes", truth, 400, seed=20)
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "models.toml").write_text(
+        '[[models]]\nid = "renamed-model"\nname = "Renamed"\n'
+        f'aliases = {{ "{fixture.DATASET}" = ["sim-model-00"] }}\n', "utf-8")
+    registry = load_registry(tmp_path / "content")
+    annotations = apply_registry(read_annotations([tmp_path / "votes"]), registry)
+    named = eb.judgments_from_annotations(annotations, registry=registry)
+    assert "renamed-model" in named.models and len(named.models) == 5
+    assert (named.judge == named.models.index("renamed-model")).sum() > 0
+    unnamed = eb.judgments_from_annotations(annotations)  # judges left as spelt
+    assert "renamed-model" not in unnamed.models and len(unnamed.models) == 4
+    assert list(eb.constitutions(annotations, registry)["models"]) == [5]

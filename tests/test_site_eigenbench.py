@@ -137,3 +137,15 @@ def test_page_in_chromium_phone_and_desktop(chromium, eigen_site, scheme):
             assert facts["intervals"] == N_MODELS
     dark = seen[(PHONE, PAGE)]["background"]
     assert (dark != "rgb(255, 255, 255)") == (scheme == "dark")
+
+
+def test_a_rebuild_gives_byte_identical_eigenbench_files(eigen_site, tmp_path):
+    root = eigen_site.parent
+    build_site(root / "annotations", tmp_path / "again", content=root / "content",
+               templates=REPO / "templates")
+    produced = sorted(p.relative_to(eigen_site) for p in [
+        *eigen_site.glob("eigenbench*"), *eigen_site.glob("eigenbench/*"),
+        *(eigen_site / "data").glob("eigenbench*")] if p.is_file())
+    assert len(produced) >= 2 + 2 * 6  # two pages, six tables as CSV and JSON
+    for path in produced:
+        assert (tmp_path / "again" / path).read_bytes() == (eigen_site / path).read_bytes()
