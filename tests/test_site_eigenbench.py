@@ -149,3 +149,29 @@ def test_a_rebuild_gives_byte_identical_eigenbench_files(eigen_site, tmp_path):
     assert len(produced) >= 2 + 2 * 6  # two pages, six tables as CSV and JSON
     for path in produced:
         assert (tmp_path / "again" / path).read_bytes() == (eigen_site / path).read_bytes()
+
+
+def test_hostile_names_are_escaped(tmp_path):
+    from ffsite.format.write import write_votes
+
+    hostile = {"sim-model-00": "<script>alert(1)</script>", "sim-model-01": '"><img src=x>',
+               "sim-model-02": "../../etc/passwd"}
+    frame = fixture.vote_frame(fixture.truth(4, 2, seed=41), 300, seed=42)
+    for column in ("model_a", "model_b", "judge"):
+        frame[column] = frame[column].replace(hostile)
+    frame["trait_set"] = "<b>kind</b> & co"
+    annotations = tmp_path / "annotations"
+    write_tiny(annotations)
+    write_votes(frame, annotations / "hostile.parquet")
+    site = tmp_path / "site"
+    build_site(annotations, site, content=write_content(tmp_path / "content"),
+               templates=REPO / "templates")
+    pages = [p for p in (site / "eigenbench").glob("*.html")]
+    assert len(pages) == 1 and pages[0].resolve().parent == (site / "eigenbench").resolve()
+    for page in (pages[0], site / "eigenbench.html"):
+        html = page.read_text("utf-8")
+        assert "<script>alert" not in html and "<img src=x>" not in html
+        assert "<b>kind</b>" not in html
+        assert "&lt;b&gt;kind&lt;/b&gt; &amp; co" in html
+    ratings = next((site / "data").glob("eigenbench-*-ratings.json"))
+    assert set(hostile.values()) <= {row["model"] for row in json.loads(ratings.read_text())}
