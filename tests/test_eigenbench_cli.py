@@ -51,6 +51,7 @@ def test_json_carries_vectors_and_diagnostics(simulated):
     assert [row["dims"] for row in document["held_out"]] == [1, 2, 3, 4]
     assert {"agreement", "lens_distance", "self_preference"} <= set(document["judges"][0])
     assert document["judgments"] == 1200 and document["comparisons"] == 600
+    assert document["converged"] is True
     # the criterion's wording selects the same votes as the constitution's name
     by_wording = run_cli("eigenbench", "fit", str(simulated), "--constitution",
                          fixture.CRITERION, "--bootstrap", "5", "--format", "json")
