@@ -26,6 +26,7 @@ COMMANDS = {
     "import": "ffsite.commands.importing:import_group",
     "export": "ffsite.commands.export:export_group",
     "fetch": "ffsite.commands.fetch:fetch",
+    "eigenbench": "ffsite.commands.eigenbench:eigenbench_group",
     "default-annotations": "ffsite.commands.defaults:default_annotations",
 }
 

@@ -57,7 +57,7 @@ def test_every_command_takes_the_shared_options():
     paths = {name for name, command in commands.items()
              if any(p.name == "paths" for p in command.params)}
     assert paths == {"metrics", "ratings", "scores", "upgrade", "validate",
-                     "export annotated-pairs"}
+                     "export annotated-pairs", "eigenbench fit"}
     for name, command in commands.items():
         for param in command.params:
             if param.name == "base_data":  # resolved and checked in one place

@@ -26,7 +26,7 @@ from ffsite.site.config import load_config
 from ffsite.site.context import SiteContext
 from ffsite.site.drawings import draw_charts, in_background
 from ffsite.site.output import SiteOutput, SiteWriter
-from ffsite.site.pages import NAV, PAGE_BUILDERS
+from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
 from ffsite.site.render import environment
 
 MARKER = ".ffsite-site"  # marks a folder as a built site, so a rebuild may replace it
@@ -79,6 +79,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         progress.step("drawing the charts")
         draw_charts((c for page in output.pages for c in page.context.get("charts", [])),
                     drawing.finish() if drawing else None)
+    common["nav"] = visible_nav(output)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -313,3 +313,29 @@ def _difference_intervals() -> dict[str, Any]:
     zero = base.mark_rule(color="currentColor").encode(x=alt.datum(0))
     return _spec(alt.layer(bars, errors, zero).properties(width="container",
                                                           height=alt.Step(STEP)))
+
+
+def trust_heatmap(frame: pd.DataFrame, order: list[str], description: str
+                  ) -> dict[str, Any]:
+    """EigenBench's trust matrix: a row per judge, a column per model judged; colour is
+    the relative trust N x T_ij (1: the judge's even share; blue above, red below, on a
+    log scale so halving and doubling look alike). `frame` has judge, model, trust,
+    relative."""
+    rows = records(frame[["judge", "model", "trust", "relative"]])
+    spec = _finish(_trust_heatmap(), description, rows)
+    spec["encoding"]["x"]["sort"] = spec["encoding"]["y"]["sort"] = list(order)
+    return spec
+
+
+@functools.cache
+def _trust_heatmap() -> dict[str, Any]:
+    chart = alt.Chart(ROWS).mark_rect().encode(
+        x=alt.X("model:N", sort=None, title="model judged", axis=alt.Axis(labelAngle=-60)),
+        y=alt.Y("judge:N", sort=None, title="judge"),
+        color=alt.Color("relative:Q", title="trust × N",
+                        scale=alt.Scale(type="log", scheme="redblue", domainMid=1),
+                        legend=alt.Legend(format=".2f")),
+        tooltip=[alt.Tooltip("judge:N"), alt.Tooltip("model:N", title="trusts"),
+                 alt.Tooltip("trust:Q", title="trust T", format=".3f"),
+                 alt.Tooltip("relative:Q", title="trust × N", format=".2f")])
+    return _spec(chart.properties(width=alt.Step(STEP), height=alt.Step(STEP)))

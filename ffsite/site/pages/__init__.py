@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ffsite.site.context import SiteContext
+from ffsite.site.output import SiteOutput
 from ffsite.site.pages import (
     agreement,
     communication,
@@ -19,6 +20,7 @@ from ffsite.site.pages import (
     content,
     datasets,
     downloads,
+    eigenbench,
     eqbench,
     explore,
     home,
@@ -39,6 +41,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     pressure.build,
     communication.build,
     eqbench.build,
+    eigenbench.build,
     datasets.build,
     traits.build,
     compare.build,
@@ -56,6 +59,7 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("pressure", "Under pressure"),
     ("communication", "Communication"),
     ("eqbench", "EQ-Bench 3"),
+    ("eigenbench", "EigenBench"),
     ("datasets", "Datasets"),
     ("traits", "Traits"),
     ("compare", "Compare"),
@@ -65,3 +69,13 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("about", "About"),
     ("downloads", "Downloads"),
 )]
+
+# Entries shown only when their page was built (EigenBench: only when judgments exist).
+CONDITIONAL_NAV = frozenset({eigenbench.OVERVIEW})
+
+
+def visible_nav(output: SiteOutput) -> list[tuple[str, str]]:
+    """NAV without the conditional entries whose page no builder produced."""
+    built = {page.path for page in output.pages}
+    return [(page, label) for page, label in NAV
+            if page not in CONDITIONAL_NAV or page in built]

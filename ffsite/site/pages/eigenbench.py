@@ -1,0 +1,138 @@
+"""EigenBench: one page per constitution whose judgments are in the annotations (models
+judging each other's answers), and an overview page listing them. Without such
+judgments there is no page and no navigation entry."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ffsite._names import safe_name
+from ffsite.metrics import eigenbench as eb
+from ffsite.site import charts
+from ffsite.site.context import SiteContext
+from ffsite.site.pages.datasets import model_cell
+from ffsite.site.render import number, signed
+from ffsite.site.urls import link, page_path
+from ffsite.site.views import Cell, Column, Table, chart, count_cell, estimate_cell, sort_value
+
+FOLDER = "eigenbench"
+OVERVIEW = page_path(FOLDER)
+BOOTSTRAP = 200  # refits behind the 95% intervals (fixed seed: the site is reproducible)
+SEED = 0
+
+
+def build(ctx: SiteContext) -> None:
+    found = eb.constitutions(ctx.annotations, ctx.registry)
+    if found.empty:
+        return
+    ctx.progress.step(f"EigenBench: fitting {len(found)} constitution(s)")
+    summaries = []
+    for name in found["constitution"]:
+        judgments = eb.judgments_from_annotations(ctx.annotations, name, ctx.registry)
+        result = eb.eigenbench(judgments, n_bootstrap=BOOTSTRAP, seed=SEED)
+        page = page_path(FOLDER, safe_name(name))
+        constitution_page(ctx, name, page, result)
+        top = result.ratings.iloc[0]
+        summaries.append({"constitution": name, "page": page, "models": len(result.models),
+                          "judgments": result.n_judgments, "dims": result.dims,
+                          "top_model": top["model"], "top_elo": top["elo"]})
+    overview(ctx, pd.DataFrame(summaries))
+
+
+def overview(ctx: SiteContext, summaries: pd.DataFrame) -> None:
+    download = ctx.output.data("eigenbench", summaries.drop(columns="page"),
+                               "EigenBench: the constitutions rated", OVERVIEW)
+    table = Table("eigenbench-constitutions", "Constitutions with judgments", [
+        Column("constitution", "Constitution", numeric=False),
+        Column("models", "Models"), Column("judgments", "Judgments"),
+        Column("dims", "d", title="dimension of lenses and dispositions"),
+        Column("top", "Rated highest", numeric=False)],
+        [[Cell(r.constitution, href=link(OVERVIEW, r.page), header=True),
+          count_cell(r.models), count_cell(r.judgments), count_cell(r.dims),
+          Cell(f"{r.top_model} ({number(r.top_elo, 0)})")]
+         for r in summaries.itertuples(index=False)], download)
+    ctx.output.page(OVERVIEW, "eigenbench-overview.html", section=OVERVIEW, table=table)
+
+
+def constitution_page(ctx: SiteContext, name: str, page: str,
+                      result: eb.EigenBenchResult) -> None:
+    output, slug = ctx.output, safe_name(name)
+    ratings = result.ratings.copy()
+    ratings.insert(0, "constitution", name)
+    rating_download = output.data(f"eigenbench-{slug}-ratings", ratings,
+                                  f"EigenBench ratings: {name}", page)
+    trust = result.trust_frame()
+    trust["relative"] = trust["trust"] * len(result.models)
+    trust_download = output.data(f"eigenbench-{slug}-trust", trust.assign(
+        constitution=name)[["constitution", "judge", "model", "trust", "relative"]],
+        f"EigenBench trust matrix: {name}", page)
+    judges = result.judges.copy()
+    judges.insert(0, "constitution", name)
+    judge_download = output.data(f"eigenbench-{slug}-judges", judges,
+                                 f"EigenBench judges: {name}", page)
+    vectors = result.vectors_frame()
+    vectors.insert(0, "constitution", name)
+    vector_download = output.data(f"eigenbench-{slug}-vectors", vectors,
+                                  f"EigenBench lenses and dispositions: {name}", page)
+    held_out = result.held_out.copy()
+    held_out.insert(0, "constitution", name)
+    held_out_download = output.data(f"eigenbench-{slug}-held-out", held_out,
+                                    f"EigenBench held-out log-likelihood per d: {name}", page)
+
+    rating_table = Table("eigenbench-ratings", "EigenTrust ratings, highest first", [
+        Column("model", "Model", numeric=False),
+        Column("elo", "Elo", cue="higher = the judges, weighted by their own rating, "
+               "prefer it more"),
+        Column("trust", "Trust share", title="t_j: the model's share of the population's "
+               "trust (sums to 1)")],
+        [[model_cell(ctx, page, r.model),
+          estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
+          Cell(number(r.trust, 3), sort_value(r.trust))]
+         for r in result.ratings.itertuples(index=False)], rating_download)
+
+    judge_table = Table("eigenbench-judges", "Each judge: how it rates itself, and how it "
+                        "judges", [
+        Column("judge", "Judge", numeric=False),
+        Column("self", "Rates itself", title="Elo of the judge from its own trust row"),
+        Column("others", "Others rate it", title="Elo of the judge from the mean of the "
+               "other judges' trust rows"),
+        Column("gap", "Self-preference", cue="higher = rates itself above what others do"),
+        Column("agreement", "Agrees with consensus", title="share of its decisive "
+               "judgments that pick the model rated higher"),
+        Column("lens", "Lens distance", title="cosine distance of its lens from the mean "
+               "lens (0: the common view; 1: at right angles)"),
+        Column("distance", "Trust distance", title="L1 distance of its trust row from "
+               "the consensus t (0: judges exactly like the consensus; at most 2)"),
+        Column("ties", "Tie propensity", title="lambda_i"),
+        Column("judgments", "Judgments")],
+        [[model_cell(ctx, page, r.judge), Cell(number(r.self_elo, 0), sort_value(r.self_elo)),
+          Cell(number(r.others_elo, 0), sort_value(r.others_elo)),
+          Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
+          Cell(number(r.agreement * 100, 0) + "%" if pd.notna(r.agreement) else "–",
+               sort_value(r.agreement)),
+          Cell(number(r.lens_distance, 2), sort_value(r.lens_distance)),
+          Cell(number(r.trust_distance, 2), sort_value(r.trust_distance)),
+          Cell(number(r.tie_propensity, 2), sort_value(r.tie_propensity)),
+          count_cell(r.judgments)]
+         for r in result.judges.itertuples(index=False)], judge_download)
+
+    held_out_table = Table("eigenbench-held-out", "Held-out log-likelihood per judgment, "
+                           "by dimension d", [
+        Column("dims", "d"), Column("ll", "Held-out log-likelihood", cue="higher = "
+                                    "predicts unseen judgments better"),
+        Column("chosen", "Chosen", numeric=False)],
+        [[count_cell(r.dims), Cell(number(r.held_out_log_likelihood, 4),
+                                   sort_value(r.held_out_log_likelihood)),
+          Cell("yes" if r.chosen else "")]
+         for r in result.held_out.itertuples(index=False)], held_out_download)
+
+    order = list(result.ratings["model"])
+    heatmap = chart("trust-chart", charts.trust_heatmap(
+        trust, order, f"Trust matrix of {len(order)} models: row = judge, column = the "
+        "model it judges, both in rating order; blue: the judge trusts the model more "
+        "than an even share, red: less. The trust download has every number."))
+    output.page(page, "eigenbench.html", section=OVERVIEW, constitution=name,
+                result=result, ratings=rating_table, judges=judge_table,
+                held_out=held_out_table, heatmap=heatmap, charts=[heatmap],
+                vector_download=vector_download, trust_download=trust_download,
+                overview=link(page, OVERVIEW), bootstrap=BOOTSTRAP)
