@@ -55,7 +55,7 @@ def test_pages_and_nav_entry_exist_with_judgments(eigen_site):
 
 
 def test_published_ratings_are_the_fit_of_the_judgments(eigen_site):
-    ratings = pd.read_csv(eigen_site / "data" / f"eigenbench-{SLUG}-ratings.csv")
+    ratings = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/ratings.csv")
     assert list(ratings.columns) == ["constitution", "model", "elo", "ci_low", "ci_high",
                                      "trust"]
     judgments = eb.judgments_from_annotations(
@@ -77,17 +77,17 @@ def test_trust_heatmap_and_downloads(eigen_site):
     assert len(specs) == 1
     rows = specs[0]["data"]["values"]
     assert len(rows) == N_MODELS ** 2
-    trust = pd.read_csv(eigen_site / "data" / f"eigenbench-{SLUG}-trust.csv")
+    trust = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/trust.csv")
     assert trust.groupby("judge")["trust"].sum().to_numpy() == pytest.approx(
         np.ones(N_MODELS))
     np.testing.assert_allclose(trust["relative"], trust["trust"] * N_MODELS)
-    judges = pd.read_csv(eigen_site / "data" / f"eigenbench-{SLUG}-judges.csv")
+    judges = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/judges.csv")
     assert {"self_elo", "others_elo", "self_preference", "agreement",
             "lens_distance", "trust_distance"} <= set(judges.columns)
     for name in ("vectors", "held-out"):
-        assert (eigen_site / "data" / f"eigenbench-{SLUG}-{name}.json").is_file()
+        assert (eigen_site / "data" / f"eigenbench/{SLUG}/{name}.json").is_file()
     downloads = (eigen_site / "downloads.html").read_text("utf-8")
-    assert f"eigenbench-{SLUG}-ratings.csv" in downloads
+    assert f"eigenbench/{SLUG}/ratings.csv" in downloads
 
 
 def test_no_judgments_no_page_and_no_nav_entry(tiny_site):

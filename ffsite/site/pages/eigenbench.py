@@ -59,24 +59,24 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
     output, slug = ctx.output, safe_name(name)
     ratings = result.ratings.copy()
     ratings.insert(0, "constitution", name)
-    rating_download = output.data(f"eigenbench-{slug}-ratings", ratings,
+    rating_download = output.data(f"eigenbench/{slug}/ratings", ratings,
                                   f"EigenBench ratings: {name}", page)
     trust = result.trust_frame()
     trust["relative"] = trust["trust"] * len(result.models)
-    trust_download = output.data(f"eigenbench-{slug}-trust", trust.assign(
+    trust_download = output.data(f"eigenbench/{slug}/trust", trust.assign(
         constitution=name)[["constitution", "judge", "model", "trust", "relative"]],
         f"EigenBench trust matrix: {name}", page)
     judges = result.judges.copy()
     judges.insert(0, "constitution", name)
-    judge_download = output.data(f"eigenbench-{slug}-judges", judges,
+    judge_download = output.data(f"eigenbench/{slug}/judges", judges,
                                  f"EigenBench judges: {name}", page)
     vectors = result.vectors_frame()
     vectors.insert(0, "constitution", name)
-    vector_download = output.data(f"eigenbench-{slug}-vectors", vectors,
+    vector_download = output.data(f"eigenbench/{slug}/vectors", vectors,
                                   f"EigenBench lenses and dispositions: {name}", page)
     held_out = result.held_out.copy()
     held_out.insert(0, "constitution", name)
-    held_out_download = output.data(f"eigenbench-{slug}-held-out", held_out,
+    held_out_download = output.data(f"eigenbench/{slug}/held-out", held_out,
                                     f"EigenBench held-out log-likelihood per d: {name}", page)
 
     rating_table = Table("eigenbench-ratings", "EigenTrust ratings, highest first", [
