@@ -225,7 +225,7 @@ def test_compare_halfwidths_match_a_pandas_recount(default_site):
     models = data["models"]
     i, j = sorted((models.index(first), models.index(second)))
     index = i * (2 * len(models) - i - 1) // 2 + (j - i - 1)
-    assert data["halfwidth"][k][index] / 1000 == pytest.approx(expected, abs=0.0011)
+    assert unpacked_halfwidths(data)[k][index] / 1000 == pytest.approx(expected, abs=0.0011)
     # Sanity: a strength difference this large is surely not zero.
     assert abs(data["strength"][first][k] - data["strength"][second][k]) > expected
 
@@ -334,7 +334,7 @@ def test_compare_marks_differences_distinguishable_from_zero(chromium, default_r
         for row in rows:
             k = [t["label"] for t in data["traits"]].index(row["trait"])
             difference = data["strength"]["claude-2"][k] - data["strength"]["gpt4_gamed"][k]
-            half = data["halfwidth"][k][index] / 1000
+            half = unpacked_halfwidths(data)[k][index] / 1000
             sure = difference - half > 0 or difference + half < 0
             assert row["seen"]
             assert row["verdict"] == ("distinguishable from 0" if sure
@@ -346,3 +346,13 @@ def test_compare_marks_differences_distinguishable_from_zero(chromium, default_r
         page.screenshot(path=str(SCREENSHOTS / f"compare-{width}.png"), full_page=False)
     finally:
         context.close()
+
+
+def unpacked_halfwidths(data: dict) -> list[list[int]]:
+    """compare.html's half-widths (thousandths), unpacked from their base64 rows in the
+    way the docs describe, independently of compare.js."""
+    import base64
+
+    kind = "<u1" if data["halfwidth_bytes"] == 1 else "<u2"
+    return [np.frombuffer(base64.b64decode(row), dtype=kind).tolist()
+            for row in data["halfwidth"]]

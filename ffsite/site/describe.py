@@ -32,6 +32,12 @@ BY_PATH = {
                         "relevance, Cohen's kappa, Elo ratings and their 95% intervals.",
     "about.html": "Where the data come from, the judges who voted, licences and credits.",
     "downloads.html": "Every table on the site as CSV and JSON, and one archive of them all.",
+    "explore.html": "Explore the trait votes: pick the reference, dataset, judge, metric and "
+                    "split, and page through the comparisons behind each number.",
+    "eigenbench.html": "EigenBench: models judge each other against a constitution; "
+                       "trust-weighted ratings with 95% intervals.",
+    "big-five.html": "The Big Five personality of each model from its own words (LMLPA), "
+                     "rated by an AI rater, with intervals and reliability.",
     "404.html": "There is no page at this address; links to the leaderboard, traits and "
                 "datasets.",
 }
@@ -52,6 +58,9 @@ def page_description(path: str, template: str, context: dict[str, Any],
         label = getattr(context["trait"], "label", None) or str(context["trait"])
         return f"Trait \u201c{label}\u201d: which models show it most and least, with " \
                "95% intervals, and what the datasets' votes say about it."
+    if path.startswith("eigenbench/"):
+        return "EigenBench ratings under one constitution: who trusts whom among the " \
+               f"judging models, and each model's rating ({path.removeprefix('eigenbench/')})."
     if template == "dataset.html" and context.get("dataset"):
         return f"Dataset {context['dataset']}: its comparisons, annotators and the traits " \
                "its preference votes encourage."

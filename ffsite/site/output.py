@@ -8,6 +8,7 @@ back to the site's top ("" or "../"), so links work under any subpath and from f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -134,10 +135,27 @@ class SiteWriter:
         common = {**self.common, "archive": archive,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):
+            self.move_chart_rows(page)
             html = render(self.env, page.template,
                           {**common, "root": root(page.path), **page.context,
                            **preview(page, common)})
             self.write(page.path, html)
+
+
+    def move_chart_rows(self, page: Page) -> None:
+        """A chart with menus keeps its spec in the page (the menus are built from it) but
+        its rows go to a file the chart library fetches when the chart goes live: the
+        page itself stays light (the drawing already shows the first choice).  Files are
+        named by content, so a rebuild writes the same names."""
+        for chart in page.context.get("charts") or []:
+            data = chart.raw.get("data", {})
+            if not chart.has_controls or "values" not in data:
+                continue
+            text = json.dumps(data["values"], ensure_ascii=False, separators=(",", ":"),
+                              allow_nan=False)
+            name = f"assets/charts/{hashlib.sha256(text.encode()).hexdigest()[:20]}.json"
+            self.write(name, text + "\n")
+            chart.raw["data"] = {"url": root(page.path) + name, "format": {"type": "json"}}
 
 
 def preview(page: Page, common: dict[str, Any]) -> dict[str, Any]:

@@ -45,13 +45,28 @@
   }
 
   // Half-width of the difference's interval: the pairs (i < j) of the upper triangle,
-  // row by row, in thousandths.
+  // row by row, in thousandths; each trait's row packed as base64 of little-endian
+  // unsigned integers of data.halfwidth_bytes bytes.
+  var unpacked = [];
+  function widths(trait) {
+    if (!unpacked[trait]) {
+      var raw = atob(data.halfwidth[trait]);
+      var size = data.halfwidth_bytes || 1;
+      var values = new Array(raw.length / size);
+      for (var v = 0; v < values.length; v++) {
+        values[v] = raw.charCodeAt(v * size) + (size === 2 ? raw.charCodeAt(v * size + 1) * 256 : 0);
+      }
+      unpacked[trait] = values;
+    }
+    return unpacked[trait];
+  }
+
   function halfwidth(trait, i, j) {
     if (i === j) return 0;
     if (i > j) { var t = i; i = j; j = t; }
     var n = data.models.length;
     var k = i * (2 * n - i - 1) / 2 + (j - i - 1);
-    return data.halfwidth[trait][k] / 1000;
+    return widths(trait)[k] / 1000;
   }
 
   function render() {

@@ -367,6 +367,7 @@
       var cell = el("th", short(c.label), many ? "mc" : "");
       cell.title = c.label;
       cell.scope = "col";
+      cell.setAttribute("data-type", "num");  // numbers: right-aligned, like every table
       head.appendChild(cell);
     });
     table.appendChild(el("thead")).appendChild(head);
