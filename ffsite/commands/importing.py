@@ -150,6 +150,6 @@ def likert(file: str, out: str, dataset: str) -> None:
     written = write_scores(result.frame, out, judges=result.judges, extra=result.extra)
     frame = result.frame
     click.echo(f"wrote {out}: {written} ratings of {frame['prompt_id'].nunique()} items for "
-               f"{frame['model'].nunique()} models by {frame['judge'].nunique()} raters")
+               f"{frame['model'].nunique()} model(s) by {frame['judge'].nunique()} rater(s)")
     for line in result.report:
         click.echo(f"note: {line}", err=True)
