@@ -122,7 +122,7 @@ def lmlpa_ratings(scores: Scores, registry: Registry | None = None) -> pd.DataFr
     trait and key from the instrument, the seed (-1 when none) and the raw 1-5 score."""
     columns = scores.columns
     if not len(columns):
-        return pd.DataFrame(columns=list(RATING_COLUMNS))
+        return _no_ratings()
     in_set = columns["trait_set"].isin(bfi.TRAIT_SETS).to_numpy()
     parsed = [bfi.parse_trait_id(t) if keep else None
               for t, keep in zip(columns["trait_id"], in_set, strict=True)]
@@ -154,12 +154,20 @@ def lmlpa_ratings(scores: Scores, registry: Registry | None = None) -> pd.DataFr
         "score": scores.value[chosen],
     })
     frame = frame[frame["model"].notna().to_numpy()].reset_index(drop=True)
+    if frame.empty:
+        return _no_ratings()
     frame.insert(3, "trait", frame["item"].map({k: i.trait for k, i in items.items()}))
     frame.insert(4, "reverse_keyed", frame["item"].map(
         {k: i.reverse_keyed for k, i in items.items()}).astype(bool))
     frame.insert(5, "dropped", frame["item"].map({k: i.dropped for k, i in items.items()})
                  .astype(bool))
     return frame[list(RATING_COLUMNS)]
+
+
+def _no_ratings() -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series(dtype=bool if name in (
+        "reverse_keyed", "dropped", "reversed_order") else float if name == "score"
+        else np.int64 if name == "seed" else object) for name in RATING_COLUMNS})
 
 
 def keyed(frame: pd.DataFrame) -> np.ndarray:
@@ -247,7 +255,7 @@ def _trait_rows(grid: np.ndarray, models: np.ndarray, rater: str, trait: str,
         "model": models, "rater": rater, "trait": trait, "score": score, "ci_low": low,
         "ci_high": high, "n_items": n_items.astype(np.int64),
         "n_seeds": present.any(axis=1).sum(axis=1).astype(np.int64), "alpha": alpha,
-        "alpha_over": over, "alpha_respondents": np.int64(respondents)})
+        "alpha_over": over, "alpha_respondents": np.int64(respondents)})[n_items > 0]
 
 
 def _times(rng: np.random.Generator, n_bootstrap: int, n: int) -> np.ndarray:
