@@ -127,7 +127,8 @@ def import_likert(path: str | os.PathLike, dataset: str = DATASET) -> ScoresImpo
 
 def _read(path: Path) -> pd.DataFrame:
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        # No header row for pandas: it would rename a repeated column (score.1).
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, header=None)
     except FileNotFoundError:
         raise FfsiteError(f"{path}: no such file; check the path") from None
     except IsADirectoryError:
@@ -138,11 +139,13 @@ def _read(path: Path) -> pd.DataFrame:
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise FfsiteError(f"{path}: not a readable CSV file ({str(exc).strip()}); fix it or "
                           "save it again as CSV (UTF-8)") from None
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
-    repeated = pd.Index(frame.columns).duplicated()
+    header = pd.Index([str(c).strip().lower() for c in frame.iloc[0]])
+    repeated = header.duplicated()
     if repeated.any():
-        raise FfsiteError(f"{path}: column '{frame.columns[int(np.argmax(repeated))]}' appears "
+        raise FfsiteError(f"{path}: column '{header[int(np.argmax(repeated))]}' appears "
                           "twice in the header; keep one")
+    frame = frame.iloc[1:].reset_index(drop=True)
+    frame.columns = header
     return frame
 
 
