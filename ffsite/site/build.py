@@ -25,7 +25,7 @@ from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import SiteContext
 from ffsite.site.output import SiteOutput, SiteWriter
-from ffsite.site.pages import NAV, PAGE_BUILDERS
+from ffsite.site.pages import NAV, PAGE_BUILDERS, site_nav
 from ffsite.site.render import environment
 
 MARKER = ".ffsite-site"  # marks a folder as a built site, so a rebuild may replace it
@@ -73,6 +73,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              registry=registry, scores=scores)
     for builder in PAGE_BUILDERS:
         builder(ctx)
+    common["nav"] = site_nav({page.path for page in output.pages})
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

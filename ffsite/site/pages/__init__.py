@@ -14,6 +14,7 @@ from collections.abc import Callable
 from ffsite.site.context import SiteContext
 from ffsite.site.pages import (
     agreement,
+    big_five,
     communication,
     compare,
     content,
@@ -36,6 +37,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     ratings.build,
     pressure.build,
     communication.build,
+    big_five.build,
     eqbench.build,
     datasets.build,
     traits.build,
@@ -51,6 +53,7 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("ratings", "Ratings"),
     ("pressure", "Under pressure"),
     ("communication", "Communication"),
+    ("big-five", "Big Five"),
     ("eqbench", "EQ-Bench 3"),
     ("datasets", "Datasets"),
     ("traits", "Traits"),
@@ -60,3 +63,12 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("about", "About"),
     ("downloads", "Downloads"),
 )]
+
+# Pages that exist only with their data: the navigation lists them only when built.
+OPTIONAL_PAGES = {page_path("big-five")}
+
+
+def site_nav(built: set[str]) -> list[tuple[str, str]]:
+    """NAV without the optional pages that were not built (`built`: page paths)."""
+    return [(href, label) for href, label in NAV
+            if href not in OPTIONAL_PAGES or href in built]
