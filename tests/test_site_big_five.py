@@ -183,3 +183,15 @@ def test_big_five_pages_in_chromium(chromium, site, scheme, width):
     finally:
         context.close()
         server.close()
+
+
+def test_same_ratings_same_bytes(tmp_path, site, rows):
+    """A second build of the same inputs writes the Big Five files byte for byte again."""
+    root = tmp_path / "again"
+    write_tiny(root / "annotations")
+    write_ratings(root / "annotations", rows)
+    build_site(root / "annotations", root / "site", content=write_content(root / "content"),
+               templates=REPO / "templates")
+    for name in ("big-five.html", "data/big-five.json", "data/big-five.csv", "models/m1.html",
+                 f"models/{ONLY}.html"):
+        assert (root / "site" / name).read_bytes() == (site / name).read_bytes(), name
