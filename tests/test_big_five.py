@@ -251,3 +251,38 @@ def test_big_five_without_ratings_says_so(tmp_path):
     result = run_cli("big-five", str(tmp_path))
     assert result.returncode == 1
     assert "no LMLPA ratings" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_intervals_resample_both_items_and_seeds(tmp_path):
+    # One item in two runs (2 and 4): only resampling the runs can move the score.
+    by_seed = big_five(read(write_ratings(tmp_path / "s", [("m", "Q5", 2, "r", 0),
+                                                          ("m", "Q5", 4, "r", 1)])),
+                       n_bootstrap=400).iloc[0]
+    # Two items in one run (2 and 4): only resampling the items can.
+    by_item = big_five(read(write_ratings(tmp_path / "i", [("m", "Q5", 2), ("m", "Q10", 4)])),
+                       n_bootstrap=400).iloc[0]
+    for row in (by_seed, by_item):  # resamples give 2, 3 or 4, each end with chance 1/4
+        assert (row["score"], row["ci_low"], row["ci_high"]) == (3.0, 2.0, 4.0)
+
+
+def test_ratings_that_break_the_lmlpa_layout_fail_with_one_line(tmp_path):
+    from ffsite.errors import FfsiteError
+    from ffsite.format import write_scores
+
+    base = {"dataset": "lmlpa", "response_id": "m/Q1", "prompt_id": "Q1", "model": "m",
+            "judge": "r", "trait": "wording", "scale_min": 1, "scale_max": 5, "seed": None,
+            "score": 3}
+    for change, needle in [({"trait_id": "bfi-Q99", "trait_set": "lmlpa-bfi"}, "bfi-Q99"),
+                           ({"trait_id": "bfi-Q1", "trait_set": "lmlpa-bfi-reversed"},
+                            "bfi-Q1"),
+                           ({"trait_id": "bfi-Q1", "trait_set": "lmlpa-bfi",
+                             "scale_max": 10}, "scale 1-5")]:
+        path = tmp_path / f"{len(needle)}-{change['trait_set']}.parquet"
+        write_scores(pd.DataFrame([{**base, **change}]), path)
+        with pytest.raises(FfsiteError, match=needle) as caught:
+            big_five(read(path))
+        assert "\n" not in str(caught.value)
+    # Scores of other trait sets are not LMLPA's business.
+    other = tmp_path / "other.parquet"
+    write_scores(pd.DataFrame([{**base, "trait_id": "bfi-Q99", "trait_set": "bp-9"}]), other)
+    assert big_five(read(other)).empty

@@ -247,10 +247,10 @@ def _trait_rows(grid: np.ndarray, models: np.ndarray, rater: str, trait: str,
         warnings.simplefilter("ignore", RuntimeWarning)  # a model with one rating
         low, high = np.nanquantile(resampled, [(1 - level) / 2, (1 + level) / 2], axis=0)
 
-    if n_models >= 2:
-        alpha, over, respondents = cronbach_alpha(item_mean), "models", n_models
-    else:
-        alpha, over, respondents = cronbach_alpha(grid[0].T), "seeds", n_seeds
+    # Respondents: the models, or a lone model's runs; those missing an item drop out.
+    matrix, over = (item_mean, "models") if n_models >= 2 else (grid[0].T, "seeds")
+    alpha = cronbach_alpha(matrix)
+    respondents = int((~np.isnan(matrix)).all(axis=1).sum())
     return pd.DataFrame({
         "model": models, "rater": rater, "trait": trait, "score": score, "ci_low": low,
         "ci_high": high, "n_items": n_items.astype(np.int64),
