@@ -20,7 +20,7 @@ from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
 from ffsite.format.scores import empty_scores
 from ffsite.metrics import results
-from ffsite.metrics.big_five import split_lmlpa
+from ffsite.metrics.big_five import big_five, split_lmlpa
 from ffsite.metrics.results import (
     DatasetDetails,
     ModelResults,
@@ -211,6 +211,14 @@ class SiteContext:
         if "communication" not in self._computed:
             self._computed["communication"] = results.communication_averages(self.files)
         return self._computed["communication"]
+
+    def big_five(self) -> pd.DataFrame:
+        """LMLPA's Big Five per model, rater and trait (`ffsite big-five`'s table, dropped
+        items left out); empty without ratings; computed once."""
+        if "big_five" not in self._computed:
+            self._computed["big_five"] = big_five(self.lmlpa, self.registry,
+                                                  n_bootstrap=self.config.rating_resamples)
+        return self._computed["big_five"]
 
     def texts(self, dataset: str) -> Texts | None:
         """Prompts and responses of a base dataset, or None (noted once) when missing."""

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ffsite import bfi
 from ffsite._names import safe_name
-from ffsite.metrics.big_five import ALPHA_BELOW, ALPHA_READINGS, alpha_reading, big_five
+from ffsite.metrics.big_five import ALPHA_BELOW, ALPHA_READINGS, alpha_reading
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import count, number
@@ -23,15 +23,6 @@ from ffsite.site.views import Cell, Column, Table, estimate_cell, sort_value
 PAGE = page_path("big-five")
 PANEL_ID = "big-five"
 CUE = "1-5"
-
-
-def results(ctx: SiteContext) -> pd.DataFrame:
-    """`ffsite big-five`'s table for the site's ratings (dropped items left out);
-    computed once."""
-    if "big_five" not in ctx._computed:
-        ctx._computed["big_five"] = big_five(ctx.lmlpa, ctx.registry,
-                                             n_bootstrap=ctx.config.rating_resamples)
-    return ctx._computed["big_five"]
 
 
 def trait_names() -> list[str]:
@@ -46,7 +37,7 @@ def thresholds() -> str:
 
 
 def build(ctx: SiteContext) -> None:
-    table = results(ctx)
+    table = ctx.big_five()
     if table.empty:
         return
     download = ctx.output.data("big-five", table, "Big Five (LMLPA): score, 95% interval, "
@@ -138,7 +129,7 @@ def model_panel(ctx: SiteContext, model: str, page: str) -> dict[str, Any] | Non
     """The Big Five section of a model's page, or None when no rater rated it."""
     if not len(ctx.lmlpa):
         return None
-    table = results(ctx)
+    table = ctx.big_five()
     own = table[table["model"] == model]
     if own.empty:
         return None
