@@ -105,3 +105,11 @@ def test_missing_file(tmp_path):
     result = run_cli("import", "likert", str(tmp_path / "none.csv"), "--out",
                      str(tmp_path / "o.parquet"))
     assert result.returncode == 1 and "no such file" in result.stderr
+
+
+def test_a_spreadsheets_csv_with_byte_order_mark_and_crlf_reads(tmp_path):
+    source = tmp_path / "excel.csv"
+    source.write_bytes("\ufeffModel , Item,Score\r\nm,Q1,3\r\nm,Q2,5\r\n".encode())
+    frame = import_likert(source).frame
+    assert frame["trait_id"].tolist() == ["bfi-Q1", "bfi-Q2"]
+    assert frame["score"].tolist() == [3.0, 5.0]

@@ -128,7 +128,8 @@ def import_likert(path: str | os.PathLike, dataset: str = DATASET) -> ScoresImpo
 def _read(path: Path) -> pd.DataFrame:
     try:
         # No header row for pandas: it would rename a repeated column (score.1).
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, header=None)
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, header=None,
+                            encoding="utf-8-sig")  # a spreadsheet's byte-order mark
     except FileNotFoundError:
         raise FfsiteError(f"{path}: no such file; check the path") from None
     except IsADirectoryError:
