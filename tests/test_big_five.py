@@ -286,3 +286,25 @@ def test_ratings_that_break_the_lmlpa_layout_fail_with_one_line(tmp_path):
     other = tmp_path / "other.parquet"
     write_scores(pd.DataFrame([{**base, "trait_id": "bfi-Q99", "trait_set": "bp-9"}]), other)
     assert big_five(read(other)).empty
+
+
+def test_one_model_under_two_spellings_is_one_row_its_ratings_averaged(tmp_path):
+    from lmlpa_fixture import write_csv
+
+    from ffsite.format import write_scores
+    from ffsite.importers.likert import import_likert
+    from ffsite.models import load_registry
+
+    for dataset, name, score in (("lmlpa", "m", 2), ("other", "M (v2)", 4)):
+        result = import_likert(write_csv(tmp_path / f"{dataset}.csv", [(name, "Q5", score)]),
+                               dataset)
+        write_scores(result.frame, tmp_path / f"{dataset}.parquet")
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "models.toml").write_text(
+        "[[models]]\nid = 'm'\nname = 'M'\naliases = { lmlpa = 'm', other = 'M (v2)' }\n")
+    from ffsite.format import read_scores
+
+    table = big_five(read_scores([tmp_path]), load_registry(content), n_bootstrap=20)
+    assert table[["model", "trait", "score", "n_items"]].values.tolist() == [
+        ["m", "Openness", 3.0, 1]]

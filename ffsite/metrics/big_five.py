@@ -189,6 +189,10 @@ def big_five(scores: Scores, registry: Registry | None = None, *,
     if not include_dropped:
         ratings = ratings[~ratings["dropped"].to_numpy()]
     normal = ratings[~ratings["reversed_order"].to_numpy()]
+    # One keyed score per (rater, model, item, seed): two datasets' ratings of one answer
+    # (a model under two spellings, say) are averaged rather than one silently kept.
+    normal = normal.assign(keyed=keyed(normal)).groupby(
+        ["rater", "model", "trait", "item", "seed"], as_index=False, sort=True)["keyed"].mean()
     kappas = _order_kappas(ratings, kappa_weights)
     rng = np.random.default_rng(seed)
     frames = []
@@ -201,7 +205,7 @@ def big_five(scores: Scores, registry: Registry | None = None, *,
                 continue
             items, item_code = _codes(own["item"][part])
             grid = np.full((len(models), len(items), len(seeds)), np.nan)
-            grid[model_code[part], item_code, seed_code[part]] = keyed(own[part])
+            grid[model_code[part], item_code, seed_code[part]] = own["keyed"].to_numpy()[part]
             frames.append(_trait_rows(grid, models, rater, trait, rng, n_bootstrap, level))
     if not frames:
         return pd.DataFrame(columns=list(COLUMNS))
