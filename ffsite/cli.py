@@ -22,6 +22,7 @@ COMMANDS = {
     "metrics": "ffsite.commands.metrics:metrics",
     "ratings": "ffsite.commands.ratings:ratings",
     "scores": "ffsite.commands.scores:scores",
+    "big-five": "ffsite.commands.big_five:big_five",
     "annotate": "ffsite.commands.annotate:annotate",
     "import": "ffsite.commands.importing:import_group",
     "export": "ffsite.commands.export:export_group",

@@ -56,7 +56,7 @@ def test_every_command_takes_the_shared_options():
                          "export annotated-pairs"}
     paths = {name for name, command in commands.items()
              if any(p.name == "paths" for p in command.params)}
-    assert paths == {"metrics", "ratings", "scores", "upgrade", "validate",
+    assert paths == {"metrics", "ratings", "scores", "big-five", "upgrade", "validate",
                      "export annotated-pairs", "eigenbench fit"}
     for name, command in commands.items():
         for param in command.params:

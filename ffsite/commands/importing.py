@@ -133,3 +133,23 @@ def behavioral_profiling(folder: str, out: str, base_out: str | None) -> None:
     if base_out:
         path = write_texts(base_out, result.dataset, result.prompts, {})
         click.echo(f"wrote {path}: {len(result.prompts)} prompts")
+
+
+@import_group.command("likert")
+@click.argument("file", type=click.Path(dir_okay=False))
+@out_option("The scores file to write (.parquet).", required=True)
+@click.option("--dataset", default="lmlpa", show_default=True,
+              help="Dataset name the ratings are filed under.")
+def likert(file: str, out: str, dataset: str) -> None:
+    """Ratings of LMLPA's open-ended BFI items (CSV: model, item, score; optional rater,
+    seed, order) to a scores file."""
+    from ffsite.format import write_scores
+    from ffsite.importers.likert import import_likert
+
+    result = import_likert(file, dataset)
+    written = write_scores(result.frame, out, judges=result.judges, extra=result.extra)
+    frame = result.frame
+    click.echo(f"wrote {out}: {written} ratings of {frame['prompt_id'].nunique()} items for "
+               f"{frame['model'].nunique()} model(s) by {frame['judge'].nunique()} rater(s)")
+    for line in result.report:
+        click.echo(f"note: {line}", err=True)

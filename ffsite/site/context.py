@@ -20,6 +20,7 @@ from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
 from ffsite.format.scores import empty_scores
 from ffsite.metrics import results
+from ffsite.metrics.big_five import big_five, split_lmlpa
 from ffsite.metrics.results import (
     DatasetDetails,
     ModelResults,
@@ -83,6 +84,7 @@ class SiteContext:
     progress: Progress
     registry: Registry = field(default_factory=Registry)
     scores: Scores = field(default_factory=empty_scores)
+    lmlpa: Scores = field(default_factory=empty_scores)  # LMLPA's item ratings (Big Five page)
     base_dir: Path | None = None
     files: list[Path] = field(default_factory=list)  # every annotation file read
     notes: list[str] = field(default_factory=list)  # what the build left out, said once
@@ -104,13 +106,14 @@ class SiteContext:
                               f"'{reference}' is not in the annotations; set it to one of: "
                               + ", ".join(models[:10]) + (" ..." if len(models) > 10 else ""))
         registry = registry or Registry()
-        scores = scores if scores is not None else empty_scores()
+        every_score = scores if scores is not None else empty_scores()
+        scores, lmlpa = split_lmlpa(every_score)  # questionnaire items are not traits
         votes = results.trait_votes(annotations)
         traits = trait_table(votes, scores)
         labels = traits.set_index("trait_id")["label"]
         by_model = results.model_results(annotations, votes, reference, config.min_valid_votes)
         datasets = results.dataset_summary(annotations)
-        scored = scores.responses[["dataset", "model"]].dropna().drop_duplicates()
+        scored = every_score.responses[["dataset", "model"]].dropna().drop_duplicates()
         model_ids = set(by_model.models["model"]) | set(registry.ids(
             scored["dataset"], scored["model"])) | ({reference} & set(models))  # its own page
         for dataset in pairwise_datasets(annotations, reference):
@@ -126,7 +129,7 @@ class SiteContext:
                    dataset_traits=labelled(results.dataset_results(
                        annotations, votes, config.min_valid_votes), labels),
                    output=output, progress=progress, registry=registry, scores=scores,
-                   base_dir=base_dir, files=files)
+                   lmlpa=lmlpa, base_dir=base_dir, files=files)
 
     @property
     def min_valid(self) -> int:
@@ -210,6 +213,14 @@ class SiteContext:
         if "communication" not in self._computed:
             self._computed["communication"] = results.communication_averages(self.files)
         return self._computed["communication"]
+
+    def big_five(self) -> pd.DataFrame:
+        """LMLPA's Big Five per model, rater and trait (`ffsite big-five`'s table, dropped
+        items left out); empty without ratings; computed once."""
+        if "big_five" not in self._computed:
+            self._computed["big_five"] = big_five(self.lmlpa, self.registry,
+                                                  n_bootstrap=self.config.rating_resamples)
+        return self._computed["big_five"]
 
     def texts(self, dataset: str) -> Texts | None:
         """Prompts and responses of a base dataset, or None (noted once) when missing."""

@@ -15,6 +15,7 @@ from ffsite.site.context import SiteContext
 from ffsite.site.output import SiteOutput
 from ffsite.site.pages import (
     agreement,
+    big_five,
     communication,
     compare,
     content,
@@ -40,6 +41,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     ratings.build,
     pressure.build,
     communication.build,
+    big_five.build,
     eqbench.build,
     eigenbench.build,
     datasets.build,
@@ -58,6 +60,7 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("ratings", "Ratings"),
     ("pressure", "Under pressure"),
     ("communication", "Communication"),
+    ("big-five", "Big Five"),
     ("eqbench", "EQ-Bench 3"),
     ("eigenbench", "EigenBench"),
     ("datasets", "Datasets"),
@@ -70,8 +73,9 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("downloads", "Downloads"),
 )]
 
-# Entries shown only when their page was built (EigenBench: only when judgments exist).
-CONDITIONAL_NAV = frozenset({eigenbench.OVERVIEW})
+# Entries shown only when their page was built: EigenBench only with judgments, the Big
+# Five only with ratings.
+CONDITIONAL_NAV = frozenset({eigenbench.OVERVIEW, page_path("big-five")})
 
 
 def visible_nav(output: SiteOutput) -> list[tuple[str, str]]:

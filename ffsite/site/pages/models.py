@@ -28,7 +28,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.examples import Example, ExamplePool, choose_examples
 from ffsite.site.model_meta import meta_facts
-from ffsite.site.pages import communication
+from ffsite.site.pages import big_five, communication
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import NOT_ZERO, heat_class, number
 from ffsite.site.sources import CONDITIONS, SOURCES, condition_label, dataset_name
@@ -70,7 +70,9 @@ def build(ctx: SiteContext) -> None:
         eqbench = [pairwise_section(ctx, results, by_model[model], model, slug, page)
                    for results, by_model in pairwise.values() if model in by_model]
         text = versus.section(ctx, model, slug, page)
-        found = [(s["id"], s["heading"], s["summary"]) for s in [*personality, *eqbench]]
+        panel = big_five.model_panel(ctx, model, page)
+        found = [(s["id"], s["heading"], s["summary"])
+                 for s in [*personality, *([panel] if panel else []), *eqbench]]
         if text:
             found.append((text["id"], text["heading"], text["summary"]))
         datasets = [s["dataset"] for s in [*personality, *eqbench]] + (
@@ -80,7 +82,7 @@ def build(ctx: SiteContext) -> None:
         ctx.output.page(page, "model.html", section=page_path("index"), model=model,
                         name=name, description=model_description(ctx, model, name, found),
                         facts=model_facts(ctx, model, datasets), found=found,
-                        personality=personality, eqbench=eqbench, text=text,
+                        personality=personality, big_five=panel, eqbench=eqbench, text=text,
                         charts=charts_shown, trait_pages=ctx.slugs.pages(TRAITS))
 
 
