@@ -52,10 +52,11 @@ def test_leaderboard_html_cells(site):
     html = (site / "index.html").read_text("utf-8")
     row = re.search(r'<a href="models/m1.html">m1</a></th>(.*?)</tr>', html, re.S).group(1)
     cells = re.findall(r'<td([^>]*)>([^<]*)(?:<span class="ci">([^<]*)</span>)?</td>', row)
-    # Organisation, weights, release date: the tiny site has no registry, so unknown.
-    assert [text for _, text, _ in cells[:3]] == ["–", "–", "–"]
-    assert cells[3][1] == "3"  # comparisons
-    shown = {text.strip(): (attrs, interval) for attrs, text, interval in cells[4:]}
+    # Organisation, weights, release date come last: the tiny site has no registry, so
+    # they are unknown.
+    assert [text for _, text, _ in cells[-3:]] == ["–", "–", "–"]
+    assert cells[0][1] == "3"  # comparisons
+    shown = {text.strip(): (attrs, interval) for attrs, text, interval in cells[1:-3]}
     found = by(rows(site, "model-traits"), "model", "trait_id")
     attrs, interval = shown["+0.33"]
     assert 'class="hp3"' in attrs  # a finding, coloured (0.3 <= 0.33 < 0.5)

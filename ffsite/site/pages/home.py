@@ -124,19 +124,21 @@ def build(ctx: SiteContext) -> None:
              for trait_id, ranked in board.ranked.items()
              for row in ranked.frame.itertuples() if row.most_rank}
 
-    columns = [Column("model", "Model", numeric=False), *meta_columns(),
+    # The registry's facts come last: on a phone the numbers are what a reader scrolls
+    # sideways for first.
+    columns = [Column("model", "Model", numeric=False),
                Column("comparisons", "Comparisons",
                       title="comparisons with the reference model")]
     columns += [Column(t, labels.at[t, "label"],
                        cue=CUE_STRENGTH if t in board.ranked and board.ranked[t].signal
                        else "no signal: about zero for every model",
                        title=labels.at[t, "trait"], vertical=True) for t in shown]
+    columns += meta_columns()
     cells = {(row[0], row[1]): row[2:]
              for row in long[["model", "trait_id", *HEAT]].itertuples(index=False)}
     rows = []
     for model, n in results.models[["model", "comparisons"]].itertuples(index=False):
-        row = [Cell(model, href=href(model), header=True), *meta_cells(ctx.registry, model),
-               count_cell(n)]
+        row = [Cell(model, href=href(model), header=True), count_cell(n)]
         for trait_id in shown:
             if (model, trait_id) in cells:
                 value, finding, valid, low, high = cells[(model, trait_id)]
@@ -144,7 +146,7 @@ def build(ctx: SiteContext) -> None:
                                                 high, ranks.get((trait_id, model))))
             else:
                 row.append(Cell("–"))
-        rows.append(row)
+        rows.append(row + meta_cells(ctx.registry, model))
     mirrored = "; ".join(f"“{labels.at[m, 'label']}” is the mirror image of "
                          f"“{labels.at[k, 'label']}” (its strength is exactly minus the "
                          "other’s for every model), so only the latter is shown"

@@ -127,12 +127,13 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
            traits: pd.DataFrame, names: dict[str, str], download: Download) -> Table:
     by_cell = means.set_index(["model", "trait_id"])
     models = sorted(means["model"].unique(), key=lambda m: names[m].lower())
-    columns = [Column("model", "Model", numeric=False), *meta_columns()] + [
-        Column(t, traits.at[t, "label"], title=traits.at[t, "trait"]) for t in order]
+    columns = [Column("model", "Model", numeric=False)] + [
+        Column(t, traits.at[t, "label"], title=traits.at[t, "trait"]) for t in order
+    ] + meta_columns()  # the registry's facts last: the numbers first on a phone
     rows = []
     for model in models:
         row = [Cell(names[model], href=link(page, ctx.slugs.page(MODELS, model)),
-                    header=True), *meta_cells(ctx.registry, model)]
+                    header=True)]
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]
@@ -140,7 +141,7 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
                                          what=traits.at[trait_id, "label"]))
             else:
                 row.append(Cell("–"))
-        rows.append(row)
+        rows.append(row + meta_cells(ctx.registry, model))
     return Table("personality", "Mean score per trait (0-10), with its 95% interval",
                  columns, rows, download,
                  note="Higher means more of the trait; the traits on which models differ "
@@ -164,16 +165,16 @@ def _eq_overall(ctx: SiteContext, page: str
     # With every interval overlapping every other, a shared rank 1 would say nothing.
     signal = has_signal(ranked["ci_low"], ranked["ci_high"])
     rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
-             *meta_cells(ctx.registry, r.model),
              elo_cell(r.elo, r.ci_low, r.ci_high),
-             count_cell(r.rank) if signal else Cell("–"), count_cell(r.n)]
+             count_cell(r.rank) if signal else Cell("–"), count_cell(r.n),
+             *meta_cells(ctx.registry, r.model)]
             for name, r in zip(names.head(EQ_TOP), ranked.head(EQ_TOP).itertuples(),
                                strict=True)]
     table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
-        Column("model", "Model", numeric=False), *meta_columns(),
+        Column("model", "Model", numeric=False),
         Column("elo", "Elo", cue="higher = more emotionally intelligent",
                title="Bradley-Terry rating; 400 points = 10:1 odds"),
         Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
-        Column("n", "Comparisons")], rows, download)
+        Column("n", "Comparisons"), *meta_columns()], rows, download)
     return table, found.anchor, download
 
