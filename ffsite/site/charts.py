@@ -103,29 +103,6 @@ def _strength_bars(name_title: str) -> dict[str, Any]:
                                                           height=alt.Step(STEP)))
 
 
-def strip_plot(frame: pd.DataFrame, description: str) -> dict[str, Any]:
-    """One row per trait (frame order), a tick per model at its strength
-    (columns: trait, model, strength, finding)."""
-    order = list(dict.fromkeys(frame["trait"]))
-    spec = _finish(_strip_plot(), description, records(frame[["trait", "model", "strength",
-                                                                 "finding"]]), len(order))
-    spec["encoding"]["y"]["sort"] = order
-    return spec
-
-
-@functools.cache
-def _strip_plot() -> dict[str, Any]:
-    chart = alt.Chart(ROWS).mark_tick(thickness=3, size=STEP).encode(
-        x=alt.X("strength:Q", scale=alt.Scale(domain=[-1, 1]), title="strength vs reference",
-                axis=alt.Axis(tickCount=8)),
-        y=alt.Y("trait:N", sort=None, title=None),
-        color=_signed_colour(),
-        opacity=alt.condition("datum.finding", alt.value(0.85), alt.value(0.25)),
-        tooltip=["model:N", "trait:N", alt.Tooltip("strength:Q", format="+.3f")],
-    ).properties(width="container", height=alt.Step(STEP + 6))
-    return _spec(chart)
-
-
 def agreement_heatmap(frame: pd.DataFrame, order: list[str], description: str
                       ) -> dict[str, Any]:
     """Kappa as colour, relevance overlap as the size of an inner square (FF fig. 11);
@@ -158,25 +135,6 @@ def _agreement_heatmap() -> dict[str, Any]:
                       scale=alt.Scale(domain=[0, 1], range=[0, (STEP - 3) ** 2])))
     return _spec(alt.layer(cells, squares).properties(width=alt.Step(STEP),
                                                       height=alt.Step(STEP)))
-
-
-def difference_bars(description: str) -> dict[str, Any]:
-    """The compare page's chart: the page script supplies rows (name, difference) and
-    sets the height to rows x usermeta.step."""
-    return _finish(_difference_bars(), description)
-
-
-@functools.cache
-def _difference_bars() -> dict[str, Any]:
-    chart = alt.Chart(ROWS).mark_bar().encode(
-        x=alt.X("difference:Q", scale=alt.Scale(domain=[-2, 2]),
-                title="strength difference (first − second)", axis=alt.Axis(tickCount=8)),
-        y=alt.Y("name:N", sort=None, title=None),
-        color=alt.condition("datum.difference >= 0", alt.value(POSITIVE), alt.value(NEGATIVE)),
-        tooltip=[alt.Tooltip("name:N", title="trait"),
-                 alt.Tooltip("difference:Q", format="+.3f")],
-    ).properties(width="container", height=alt.Step(STEP))
-    return _spec(chart)
 
 
 def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choose: str,
@@ -300,7 +258,7 @@ def _difference_intervals() -> dict[str, Any]:
               axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
     bars = base.mark_bar().encode(
         x=alt.X("difference:Q", scale=alt.Scale(domain=[-2, 2]),
-                title="strength difference (first − second)", axis=alt.Axis(tickCount=8)),
+                title="difference (first − second)", axis=alt.Axis(tickCount=8)),
         y=y,
         color=alt.condition("datum.difference >= 0", alt.value(POSITIVE), alt.value(NEGATIVE)),
         opacity=alt.condition("datum.sure", alt.value(1.0), alt.value(0.35)),
