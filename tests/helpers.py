@@ -79,3 +79,21 @@ def expect_validate_error(path: Path, *needles: str) -> str:
     for needle in needles:
         assert needle in message, message
     return message
+
+
+def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """`ffsite ARGS` in this process, as the console script runs it: exit status,
+    stdout, stderr."""
+    import sys
+
+    from ffsite.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["ffsite", *args])
+    try:
+        main()
+        status = 0
+    except SystemExit as exc:
+        status = exc.code
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+

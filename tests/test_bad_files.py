@@ -6,26 +6,14 @@ so whatever `validate` accepts also builds, and no file is silently left out."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import run_main
 from site_fixture import REPO, write_content, write_tiny
 
-from ffsite.cli import main
 from ffsite.format import schema
-
-
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["ffsite", *args])
-    try:
-        main()
-        status = 0
-    except SystemExit as exc:
-        status = exc.code
-    captured = capsys.readouterr()
-    return status, captured.err
 
 
 def with_metadata(path, change) -> None:
@@ -78,7 +66,7 @@ def test_bad_metadata_is_one_line_naming_the_file(case, command, workspace, monk
     change, needle = BAD_METADATA[case]
     target = workspace / "annotations" / "tiny.parquet"
     with_metadata(target, change)
-    status, err = run_main(monkeypatch, capsys,
+    status, _, err = run_main(monkeypatch, capsys,
                            *COMMANDS[command](workspace / "annotations", workspace))
     assert status == 1, err
     lines = err.strip().splitlines()
@@ -91,7 +79,7 @@ def test_bad_metadata_is_one_line_naming_the_file(case, command, workspace, monk
 def test_a_dangling_link_is_not_skipped(command, workspace, monkeypatch, capsys):
     link = workspace / "annotations" / "gone.parquet"
     link.symlink_to(workspace / "nowhere.parquet")
-    status, err = run_main(monkeypatch, capsys,
+    status, _, err = run_main(monkeypatch, capsys,
                            *COMMANDS[command](workspace / "annotations", workspace))
     assert status == 1
     assert f"error: {link}: not a readable file" in err
@@ -135,7 +123,7 @@ def test_bad_columns_stop_validate_and_build_alike(case, command, workspace, mon
     name, change, needle = BAD_COLUMNS[case]
     target = workspace / "annotations" / name
     rewrite(target, change)
-    status, err = run_main(monkeypatch, capsys,
+    status, _, err = run_main(monkeypatch, capsys,
                            *COMMANDS[command](workspace / "annotations", workspace))
     unread_by_metrics = ("struct meta column", "infinite metric", "model name too long",
                          "empty response id")
@@ -155,7 +143,7 @@ def test_control_characters_in_names_are_refused(name, workspace, monkeypatch, c
     # return would break a CSV row.
     target = workspace / "annotations" / "tiny.parquet"
     rewrite(target, set_row0("model_a", name))
-    status, err = run_main(monkeypatch, capsys, "validate", str(workspace / "annotations"))
+    status, _, err = run_main(monkeypatch, capsys, "validate", str(workspace / "annotations"))
     assert status == 1
     assert f"error: {target}: column 'model_a', row 0: text holds the control character U+" in err
     assert "\x1b" not in err and "\x00" not in err

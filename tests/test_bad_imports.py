@@ -9,8 +9,7 @@ import json
 import sys
 
 import pytest
-
-from ffsite.cli import main
+from helpers import run_main
 
 PAIR = {"metadata": {"version": "2.0"},
         "annotators": {"a1": {"name": "pref", "type": "human"}},
@@ -48,16 +47,6 @@ PAIRS = {
 }
 
 
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["ffsite", *args])
-    try:
-        main()
-        status = 0
-    except SystemExit as exc:
-        status = exc.code
-    return status, capsys.readouterr().err
-
-
 def assert_one_line(status: int, err: str, *needles: str) -> None:
     lines = err.strip().splitlines()
     assert status == 1 and len(lines) == 1 and lines[0].startswith("error: "), err
@@ -66,7 +55,7 @@ def assert_one_line(status: int, err: str, *needles: str) -> None:
 
 def test_the_good_pair_imports(tmp_path, monkeypatch, capsys):
     (tmp_path / "good.json").write_text(json.dumps(PAIR))
-    status, err = run_main(monkeypatch, capsys, "import", "annotated-pairs",
+    status, _, err = run_main(monkeypatch, capsys, "import", "annotated-pairs",
                            str(tmp_path / "good.json"), "--out", str(tmp_path / "out.parquet"))
     assert status == 0, err
 
@@ -76,7 +65,7 @@ def test_bad_annotated_pairs(case, tmp_path, monkeypatch, capsys):
     text, needle = PAIRS[case]
     source = tmp_path / "pairs.json"
     source.write_text(text)
-    status, err = run_main(monkeypatch, capsys, "import", "annotated-pairs", str(source),
+    status, _, err = run_main(monkeypatch, capsys, "import", "annotated-pairs", str(source),
                            "--out", str(tmp_path / "out.parquet"))
     assert_one_line(status, err, f"error: {source}: ", needle)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.json"]
@@ -100,7 +89,7 @@ def test_bad_hh_rlhf_lines(case, tmp_path, monkeypatch, capsys):
     source = tmp_path / "hh.jsonl.gz"
     with gzip.open(source, "wt") as handle:
         handle.write(GOOD_LINE + "\n" + line + "\n")
-    status, err = run_main(monkeypatch, capsys, "import", "hh-rlhf", str(source),
+    status, _, err = run_main(monkeypatch, capsys, "import", "hh-rlhf", str(source),
                            "--out", str(tmp_path / "out.parquet"))
     assert_one_line(status, err, f"error: {source}: ", needle)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hh.jsonl.gz"]

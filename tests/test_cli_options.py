@@ -7,32 +7,20 @@ typed (`--split-by`, `--base-data`).  test_bad_input.py runs every command with 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 import pytest
+from helpers import run_main
 from site_fixture import write_tiny
 
 from ffsite.base import registry
-from ffsite.cli import COMMANDS, cli, main
+from ffsite.cli import COMMANDS, cli
 from ffsite.commands import options
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.results import metrics_table
 from ffsite.site.build import build_site
-
-
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    """`ffsite ARGS` in this process: exit status, stdout, stderr."""
-    monkeypatch.setattr(sys, "argv", ["ffsite", *args])
-    try:
-        main()
-        status = 0
-    except SystemExit as exc:
-        status = exc.code
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def all_commands() -> dict[str, click.Command]:
