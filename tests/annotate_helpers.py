@@ -36,6 +36,18 @@ def make_base_data(root: Path, n: int = 6) -> Path:
     return root
 
 
+def make_run_inputs(folder: Path, n: int, prices: dict) -> Path:
+    """What a cost or fault test's runs read from `folder`: base data with `n` prompts
+    (returned), the model's answers (responses.json), two traits (traits.txt) and a price
+    file (prices.json)."""
+    base = make_base_data(folder / "base", n)
+    (folder / "responses.json").write_text(json.dumps(
+        [{"instruction": t, "output": f"Answer {i}."} for i, t in enumerate(instructions(n))]))
+    (folder / "traits.txt").write_text("is more concise\nuses more emojis\n")
+    (folder / "prices.json").write_text(json.dumps(prices))
+    return base
+
+
 def sorted_prompt_ids(n: int) -> list[str]:
     return sorted(prompt_id(text) for text in instructions(n))
 

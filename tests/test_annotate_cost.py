@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from annotate_helpers import api_env, file_summary, instructions, make_base_data, run_cli
+from annotate_helpers import api_env, file_summary, make_run_inputs, run_cli
 from chat_server import ChatServer, hashed_judge
 
 N = 12
@@ -13,13 +11,8 @@ N = 12
 
 @pytest.fixture
 def base(tmp_path):
-    base = make_base_data(tmp_path / "base", N)
-    (tmp_path / "responses.json").write_text(json.dumps(
-        [{"instruction": t, "output": f"Answer {i}."} for i, t in enumerate(instructions(N))]))
-    (tmp_path / "traits.txt").write_text("is more concise\nuses more emojis\n")
-    (tmp_path / "prices.json").write_text(json.dumps(
-        {"j": {"input": 1000, "output": 1000}, "m": {"input": 2000, "output": 4000}}))
-    return base
+    return make_run_inputs(tmp_path, N, {"j": {"input": 1000, "output": 1000},
+                                         "m": {"input": 2000, "output": 4000}})
 
 
 def _args(tmp_path, *extra, cache="cache", out="out.parquet"):

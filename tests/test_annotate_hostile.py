@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from annotate_helpers import api_env, file_summary, instructions, make_base_data, run_cli
+from annotate_helpers import api_env, file_summary, make_run_inputs, run_cli
 from chat_server import ChatServer, Reply, hashed_judge
 
 from ffsite.annotate.client import MAX_BODY
@@ -19,12 +19,7 @@ N = 8
 
 @pytest.fixture
 def base(tmp_path):
-    base = make_base_data(tmp_path / "base", N)
-    (tmp_path / "responses.json").write_text(json.dumps(
-        [{"instruction": t, "output": f"Answer {i}."} for i, t in enumerate(instructions(N))]))
-    (tmp_path / "traits.txt").write_text("is more concise\nuses more emojis\n")
-    (tmp_path / "prices.json").write_text(json.dumps({"j": {"input": 1000, "output": 1000}}))
-    return base
+    return make_run_inputs(tmp_path, N, {"j": {"input": 1000, "output": 1000}})
 
 
 def _args(tmp_path, *extra):
