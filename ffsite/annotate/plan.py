@@ -8,19 +8,18 @@ a generation call's key covers its whole request; a judge call's key is the judg
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ffsite.annotate import inputs
-from ffsite.annotate.cache import call_key
 from ffsite.annotate.calls import Call
-from ffsite.annotate.client import RetryPolicy
-from ffsite.annotate.cost import BUILT_IN_PRICES, Price, find_price
+from ffsite.annotate.cost import find_price
 from ffsite.annotate.llm_judge import LlmJudge
-from ffsite.annotate.prompt import generation_messages
+from ffsite.annotate.prompt import generation_body
+from ffsite.annotate.session import Api
 from ffsite.annotate.votes import comparisons
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -53,18 +52,14 @@ class Settings:
     model: str
     judge: Judge
     out: Path
-    cache_dir: Path
+    api: Api
     responses: Path | None = None
     responses_out: Path | None = None
     limit: int | None = None
     combine: str = "majority"
     seed: int = 0
-    concurrency: int = 16
-    max_cost: float | None = None
-    prices: dict[str, Price] = field(default_factory=lambda: dict(BUILT_IN_PRICES))
     temperature: float = 0.0
     max_tokens: int = 2048
-    policy: RetryPolicy = RetryPolicy()
     max_invalid: float = MAX_INVALID  # share of invalid votes above which the run fails
 
 
@@ -119,14 +114,13 @@ def pairs(settings: Settings, work: Work, rows: Sequence[int], model_texts: np.n
 # ------------------------------------------------------------------------- the calls
 
 def generation_call(settings: Settings, instruction: str) -> Call:
-    body = {"model": settings.model, "messages": generation_messages(instruction),
-            "temperature": settings.temperature, "max_tokens": settings.max_tokens}
-    return Call(call_key(kind="generate", **body), body,
-                find_price(settings.prices, settings.model))
+    return settings.api.call("generate", generation_body(
+        settings.model, instruction, settings.temperature, settings.max_tokens))
 
 
 def judge_call(settings: Settings, request: Request) -> Call:
-    return Call(request.key, request.body, find_price(settings.prices, request.body["model"]))
+    return Call(request.key, request.body,
+                find_price(settings.api.prices, request.body["model"]))
 
 
 def headline(settings: Settings, prompts: PromptSet, n: int) -> str:

@@ -53,9 +53,11 @@ def judge_messages(prompt: str, first: str, second: str,
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
-def generation_messages(prompt: str) -> list[dict[str, str]]:
-    """One user turn, no system prompt (how AlpacaEval and AA-PersonalityBench ask)."""
-    return [{"role": "user", "content": prompt}]
+def generation_body(model: str, prompt: str, temperature: float, max_tokens: int) -> dict:
+    """A model's answer to a prompt: one user turn, no system prompt (how AlpacaEval and
+    AA-PersonalityBench ask)."""
+    return {"model": model, "messages": [{"role": "user", "content": prompt}],
+            "temperature": temperature, "max_tokens": max_tokens}
 
 
 def shown_swapped(comparison_id: str, seed: int) -> bool:

@@ -17,17 +17,15 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ffsite._atomic import all_or_nothing, write_text
-from ffsite.annotate.cache import Cache
-from ffsite.annotate.calls import Call, Outcome, run_calls
-from ffsite.annotate.client import ChatClient, Endpoint, require_key
-from ffsite.annotate.cost import Budget, Tally, find_price
+from ffsite.annotate.calls import Outcome
+from ffsite.annotate.client import Endpoint
+from ffsite.annotate.cost import Budget, Tally
 from ffsite.annotate.estimate import dry_run
 from ffsite.annotate.plan import (
     Settings,
@@ -38,32 +36,15 @@ from ffsite.annotate.plan import (
     pairs,
     prepare,
 )
+from ffsite.annotate.session import Phase, Session, cost_line
 from ffsite.annotate.votes import vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format.write import write_response_metrics, write_votes
 from ffsite.judges.apply import communication_rows, measure
 from ffsite.judges.judge import Reply, Votes
-from ffsite.progress import Progress
 
 TOOL = "ffsite annotate"
-
-
-@dataclass
-class Phase:
-    """The calls of one phase (generation or judging) and their outcomes, in planned order."""
-
-    calls: list[Call]
-    outcomes: list[Outcome]
-
-    def tally(self) -> Tally:
-        tally = Tally()
-        for call, outcome in zip(self.calls, self.outcomes, strict=True):
-            if outcome.entry is not None:
-                tally.add(outcome.entry, call.price, new=outcome.new)
-            elif outcome.failure is not None:
-                tally.add_failure(outcome.failure.attempts)
-        return tally
 
 
 def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *,
@@ -76,7 +57,8 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
         return None
     started = time.monotonic()
     if work.given is None or settings.judge.api_models:
-        _check_prices(settings, work)
+        settings.api.check_prices(([settings.model] if work.given is None else [])
+                                  + list(settings.judge.api_models))
         generation, judged, budget, damaged = asyncio.run(_execute(settings, endpoint, work))
     else:  # a judge without an API on given answers: no API at all
         generation, judged, budget, damaged = None, None, Budget(None), 0
@@ -109,48 +91,23 @@ def _check_invalid(settings: Settings, frame: pd.DataFrame, summary: dict) -> No
                       "(answered calls are cached)")
 
 
-def _check_prices(settings: Settings, work: Work) -> None:
-    if settings.max_cost is None:
-        return
-    models = ([settings.model] if work.given is None else []) + list(settings.judge.api_models)
-    for model in models:
-        if find_price(settings.prices, model) is None:
-            raise FfsiteError(f"--max-cost needs a price for '{model}': add it to a --prices "
-                              'file ({"model": {"input": USD_per_million, "output": ...}})')
-
-
 async def _execute(settings: Settings, endpoint: Endpoint, work: Work
                    ) -> tuple[Phase | None, Phase | None, Budget, int]:
     """Both phases; also how many damaged cache entries were ignored."""
-    cache = Cache(settings.cache_dir)
-    budget = Budget(settings.max_cost)
-    async with ChatClient(endpoint, concurrency=settings.concurrency,
-                          policy=settings.policy) as client:
+    async with Session(settings.api, endpoint) as session:
         generation = None
         texts = work.given
         if texts is None:
-            calls = [generation_call(settings, text) for text in work.instructions]
-            generation = Phase(calls, await _phase("generate", calls, client, cache, budget))
-            texts = np.array([o.entry["content"] if o.entry else None
-                              for o in generation.outcomes], dtype=object)
+            generation = await session.run("generate", [generation_call(settings, text)
+                                                        for text in work.instructions])
+            texts = np.array(generation.texts(), dtype=object)
         judged = None
         rows = _answered(texts)
         calls = [judge_call(settings, request) for request in
                  settings.judge.requests(pairs(settings, work, rows, texts[rows]))]
         if calls:
-            judged = Phase(calls, await _phase("judge", calls, client, cache, budget))
-    return generation, judged, budget, cache.damaged
-
-
-async def _phase(label: str, calls: list[Call], client: ChatClient, cache: Cache,
-                 budget: Budget) -> list[Outcome]:
-    if any(call.key not in cache for call in calls):  # a rerun of a finished run needs none
-        require_key(client.endpoint)
-    progress = Progress().task(label, len(calls), unit="calls",
-                               counters=("retries", "failed"))
-    client.on_retry = lambda reason: progress.advance(0, retries=1)
-    return await run_calls(calls, client=client, cache=cache, budget=budget,
-                           progress=progress)
+            judged = await session.run("judge", calls)
+    return generation, judged, session.budget, session.cache.damaged
 
 
 # ------------------------------------------------------------------------ the votes
@@ -272,24 +229,22 @@ def _write_responses(settings: Settings, work: Work, texts: np.ndarray) -> None:
 def _report(settings: Settings, work: Work, summary: dict, generation: Phase | None,
             judged: Phase | None, budget: Budget, elapsed: float, damaged: int = 0
             ) -> list[str]:
-    new = sum(o.new for phase in (generation, judged) if phase for o in phase.outcomes)
-    cost = summary["cost_usd"]
+    new = sum(phase.new for phase in (generation, judged) if phase)
     lines = [
         headline(settings, work.prompts, summary["prompts"]),
         f"calls: {summary['calls']} answered ({new} new, {summary['calls'] - new} from "
         f"cache), {summary['failed_calls']} failed, {summary['retries']} retries",
         f"votes: {summary['votes']}, invalid {summary['invalid_votes']} "
         f"({summary['invalid_rate']:.1%})",
-        f"tokens: {summary['prompt_tokens']} in, {summary['completion_tokens']} out; cost "
-        + (f"${cost:.4f} ({summary['cost_source']})" if cost is not None else
-           "unknown (no price for these models: give --prices FILE)"),
+        cost_line(summary["prompt_tokens"], summary["completion_tokens"],
+                  summary["cost_usd"], summary["cost_source"]),
         f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
     ]
     if damaged:
         lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
                      "again")
     if not summary["complete"]:
-        lines.append(f"stopped at the budget: --max-cost {settings.max_cost} (spent "
+        lines.append(f"stopped at the budget: --max-cost {settings.api.max_cost} (spent "
                      f"${budget.spent:.4f} in this run); the file holds what is done; rerun "
                      "with a higher --max-cost to finish (answered calls are cached)")
     lines.append(f"wrote {settings.out}: {summary['votes']} votes")

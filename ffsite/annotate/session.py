@@ -1,0 +1,124 @@
+"""What every collecting command shares: its API settings, one session of calls, costs.
+
+`ffsite annotate`, `ffsite eigenbench run` and `ffsite lmlpa run` each plan their calls
+as pure functions of their inputs (`Call`: body and cache key), then send them phase by
+phase through one `Session`: one client (retries, concurrency, redaction), one cache
+(kill -9-safe, no answered call paid twice) and one budget (`--max-cost`) for the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ffsite.annotate.cache import Cache, call_key
+from ffsite.annotate.calls import Call, Outcome, run_calls
+from ffsite.annotate.client import ChatClient, Endpoint, RetryPolicy, require_key
+from ffsite.annotate.cost import BUILT_IN_PRICES, Budget, Price, Tally, estimated_tokens, find_price
+from ffsite.errors import FfsiteError
+from ffsite.progress import Progress
+
+
+@dataclass(frozen=True)
+class Api:
+    """How a run calls the API: cache, lanes, budget, prices and retries."""
+
+    cache_dir: Path
+    concurrency: int = 16
+    max_cost: float | None = None
+    prices: dict[str, Price] = field(default_factory=lambda: dict(BUILT_IN_PRICES))
+    policy: RetryPolicy = RetryPolicy()
+
+    def call(self, kind: str, body: dict, **key_fields) -> Call:
+        """A call whose cache key covers its kind, its whole body and `key_fields`."""
+        return Call(call_key(kind=kind, **body, **key_fields), body,
+                    find_price(self.prices, body["model"]))
+
+    def check_prices(self, models: Sequence[str]) -> None:
+        """With --max-cost every model called needs a price, or the budget cannot count."""
+        if self.max_cost is None:
+            return
+        for model in models:
+            if find_price(self.prices, model) is None:
+                raise FfsiteError(f"--max-cost needs a price for '{model}': add it to a "
+                                  '--prices file ({"model": {"input": USD_per_million, '
+                                  '"output": ...}})')
+
+
+@dataclass
+class Phase:
+    """The calls of one phase and their outcomes, in planned order."""
+
+    calls: list[Call]
+    outcomes: list[Outcome]
+
+    def tally(self) -> Tally:
+        tally = Tally()
+        for call, outcome in zip(self.calls, self.outcomes, strict=True):
+            if outcome.entry is not None:
+                tally.add(outcome.entry, call.price, new=outcome.new)
+            elif outcome.failure is not None:
+                tally.add_failure(outcome.failure.attempts)
+        return tally
+
+    def texts(self) -> list[str | None]:
+        """Each call's answer, None when it failed or was never sent."""
+        return [o.entry["content"] if o.entry else None for o in self.outcomes]
+
+    @property
+    def new(self) -> int:
+        return sum(o.new for o in self.outcomes)
+
+
+class Session:
+    """`async with Session(api, endpoint) as session: phase = await session.run(...)`."""
+
+    def __init__(self, api: Api, endpoint: Endpoint):
+        self.api = api
+        self.endpoint = endpoint
+        self.cache = Cache(api.cache_dir)
+        self.budget = Budget(api.max_cost)
+
+    async def __aenter__(self) -> Session:
+        self._client = ChatClient(self.endpoint, concurrency=self.api.concurrency,
+                                  policy=self.api.policy)
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self._client.__aexit__(*exc_info)
+
+    async def run(self, label: str, calls: list[Call]) -> Phase:
+        """Send the calls not answered yet (concurrently), with a progress line."""
+        if any(call.key not in self.cache for call in calls):  # a finished rerun needs none
+            require_key(self.endpoint)
+        progress = Progress().task(label, len(calls), unit="calls",
+                                   counters=("retries", "failed"))
+        self._client.on_retry = lambda reason: progress.advance(0, retries=1)
+        outcomes = await run_calls(calls, client=self._client, cache=self.cache,
+                                   budget=self.budget, progress=progress)
+        return Phase(calls, outcomes)
+
+
+def estimate_line(label: str, model: str, calls: Sequence[Call], out_tokens: Sequence[int],
+                  cache: Cache) -> str:
+    """`--dry-run`'s line for one model's calls: how many, how many cached, tokens, cost.
+    `out_tokens` is the expected answer length of each call."""
+    todo = [(call, out) for call, out in zip(calls, out_tokens, strict=True)
+            if call.key not in cache]
+    tokens_in = sum(estimated_tokens("".join(m["content"] for m in call.body["messages"]))
+                    for call, _ in todo)
+    tokens_out = sum(out for _, out in todo)
+    price = calls[0].price if calls else None
+    cost = (f"~${price.cost(tokens_in, tokens_out):.4f}" if price else
+            f"cost unknown (no price for {model}; give --prices FILE)")
+    return (f"{label}: {len(todo)} calls to {model} ({len(calls) - len(todo)} more cached), "
+            f"~{tokens_in} tokens in, ~{tokens_out} out, {cost}")
+
+
+def cost_line(prompt_tokens: int, completion_tokens: int, cost: float | None,
+              source: str) -> str:
+    """The report's tokens-and-cost line (`Tally.cost_usd` and `cost_source`)."""
+    return (f"tokens: {prompt_tokens} in, {completion_tokens} out; cost "
+            + (f"${cost:.4f} ({source})" if cost is not None else
+               "unknown (no price for these models: give --prices FILE)"))
