@@ -26,7 +26,6 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
 
 
 @click.command(name="annotate")
-@api_options
 @click.option("--model", help="The model to add (its name on the API and on the site).")
 @click.option("--responses", type=click.Path(dir_okay=False, exists=True),
               help="Use these answers (JSON, JSONL or Parquet: prompt_id or instruction, and "
@@ -66,6 +65,7 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
               help="With --judge rules and no --model: judge every comparison of this "
               "dataset in --annotations.")
 @annotations_option("With --dataset: where its comparisons are.", folder=False)
+@api_options
 def annotate(api, model, responses, dataset, limit, reference, judge, traits_option, votes,
              combine, seed, out, responses_out, max_tokens, judge_max_tokens, temperature,
              max_invalid, base_data, rules_dataset, annotations) -> None:

@@ -1,16 +1,33 @@
 """`ffsite eigenbench`: models judging each other against a constitution (seed 002).
 
-`fit` rates the models from judgments already in annotation files; the method lives in
-ffsite.metrics.eigenbench."""
+`run` collects judgments through an OpenAI-compatible API (ffsite.annotate.eigenbench_run);
+`fit` rates the models from judgments in annotation files (ffsite.metrics.eigenbench)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
+from ffsite._names import safe_name
+from ffsite.annotate import inputs
+from ffsite.annotate.constitution import SHIPPED, load_constitution
+from ffsite.annotate.eigenbench_run import RunSettings, check_models, run_eigenbench
+from ffsite.annotate.plan import MAX_INVALID
+from ffsite.base import alpaca_eval
+from ffsite.commands._api import api_options
 from ffsite.commands._output import emit, render
-from ffsite.commands.options import BOOTSTRAP, SEED, annotation_paths, format_option
+from ffsite.commands.options import (
+    BOOTSTRAP,
+    PROMPTS,
+    SEED,
+    TOKENS,
+    annotation_paths,
+    base_data_option,
+    format_option,
+    out_option,
+)
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.eigenbench import eigenbench, judgments_from_annotations
@@ -21,6 +38,60 @@ DIMS = click.IntRange(1, 64)
 @click.group(name="eigenbench")
 def eigenbench_group() -> None:
     """EigenBench: models judge each other's answers against a constitution."""
+
+
+@eigenbench_group.command(name="run")
+@click.option("--model", "models", multiple=True, required=True,
+              help="A model of the population (its name on the API); give three or more. "
+              "Each answers the scenarios and judges the others.")
+@click.option("--constitution", required=True,
+              help=f"{' or '.join(SHIPPED)} (shipped), or a file of criteria, one per line "
+              "(its name is the file's stem).")
+@click.option("--prompts", "dataset", default=alpaca_eval.NAME, show_default=True,
+              help="The scenario set.")
+@click.option("--scenarios", type=PROMPTS,
+              help="Only the first N scenarios (by prompt id): a cheap trial. Default: all.")
+@click.option("--pairs-per-judge", type=click.IntRange(1, 100), default=1,
+              show_default=True, help="Pairs of other models each judge compares per "
+              "scenario (each in both orders).")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the pair sampling and the sides.")
+@out_option("The votes file (default: annotations/eigenbench/<constitution>.parquet).")
+@click.option("--responses-out", type=click.Path(dir_okay=False),
+              help="Where the models' answers go (default: beside --out, .responses.json).")
+@click.option("--max-tokens", type=TOKENS, default=2048, show_default=True,
+              help="Longest answer to a scenario, in tokens.")
+@click.option("--reflection-max-tokens", type=TOKENS, default=1024, show_default=True,
+              help="Longest reflection, in tokens.")
+@click.option("--judge-max-tokens", type=TOKENS, default=512, show_default=True,
+              help="Longest verdict, in tokens.")
+@click.option("--temperature", type=float, default=0.0, show_default=True,
+              help="Sampling temperature of the answers (judges answer at 0).")
+@click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
+              show_default=True, help="Fail (write nothing) when a larger share of the "
+              "votes is invalid.")
+@base_data_option()
+@api_options
+def run(api, models, constitution, dataset, scenarios, pairs_per_judge, seed, out,
+        responses_out, max_tokens, reflection_max_tokens, judge_max_tokens, temperature,
+        max_invalid, base_data) -> None:
+    """Collect judgments: every model answers the scenarios, then judges pairs of the
+    others' answers against the constitution (reflect on each, then compare, both
+    orders). Writes an annotation file for `ffsite eigenbench fit` and the site."""
+    chosen = load_constitution(constitution)
+    out_path = Path(out or Path("annotations") / "eigenbench" /
+                    f"{safe_name(chosen.name)}.parquet")
+    settings = RunSettings(
+        models=check_models(list(models)), constitution=chosen, out=out_path,
+        responses_out=Path(responses_out) if responses_out else out_path.with_name(
+            out_path.name.removesuffix(".parquet") + ".responses.json"),
+        api=api.api, pairs_per_judge=pairs_per_judge, scenarios=scenarios, seed=seed,
+        temperature=temperature, max_tokens=max_tokens,
+        reflection_max_tokens=reflection_max_tokens, judge_max_tokens=judge_max_tokens,
+        max_invalid=max_invalid)
+    prompts = inputs.load_prompt_set(dataset, base_data, alpaca_eval.REFERENCE_MODEL)
+    with api.endpoint() as endpoint:
+        run_eigenbench(settings, prompts, endpoint, dry=api.dry_run, echo=click.echo)
 
 
 @eigenbench_group.command(name="fit")

@@ -1,0 +1,75 @@
+"""EigenBench constitutions: a name and a list of criteria, read from a text file.
+
+A constitution file holds one criterion per line in the writer's own words (`#` lines
+are comments); its name is the file's stem.  Two ship with ffsite, in
+ffsite/data/constitutions/: `ff-personality` (a good conversational personality, built
+on the Feedback Forensics traits) and `hhh` (helpful, honest, harmless).  In the votes
+each criterion is a trait (id: the hash of its wording) and the constitution its trait
+set, so `ffsite eigenbench fit --constitution NAME` finds it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ffsite.errors import FfsiteError
+from ffsite.traits import Trait, trait_id
+
+SHIPPED = ("ff-personality", "hhh")
+MAX_CRITERIA = 20  # one judge answer covers every criterion: keep it readable
+MAX_CRITERION_CHARS = 500
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Constitution:
+    name: str
+    criteria: tuple[Trait, ...]
+
+    @property
+    def wordings(self) -> list[str]:
+        return [criterion.wording for criterion in self.criteria]
+
+
+def load_constitution(option: str) -> Constitution:
+    """A shipped constitution by name, or a file of criteria."""
+    if option in SHIPPED:
+        text = resources.files("ffsite").joinpath(
+            f"data/constitutions/{option}.txt").read_text(encoding="utf-8")
+        return parse_constitution(option, text, option)
+    path = Path(option)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+        raise FfsiteError(f"--constitution {option}: not {' or '.join(SHIPPED)} nor a "
+                          f"readable file ({reason})") from None
+    if not _NAME.match(path.stem):
+        raise FfsiteError(f"{path}: the file's name is the constitution's name; use letters, "
+                          "digits, '.', '_' and '-' (up to 64)")
+    return parse_constitution(path.stem, text, str(path))
+
+
+def parse_constitution(name: str, text: str, source: str) -> Constitution:
+    criteria: list[Trait] = []
+    seen: dict[str, int] = {}
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        wording = line.strip()
+        if not wording or wording.startswith("#"):
+            continue
+        if len(wording) > MAX_CRITERION_CHARS:
+            raise FfsiteError(f"{source}: line {line_number}: a criterion of {len(wording)} "
+                              f"characters; keep each under {MAX_CRITERION_CHARS}")
+        if wording in seen:
+            raise FfsiteError(f"{source}: line {line_number} repeats line {seen[wording]}")
+        seen[wording] = line_number
+        criteria.append(Trait(trait_id(wording), wording, name))
+    if not criteria:
+        raise FfsiteError(f"{source}: no criteria; write one per line")
+    if len(criteria) > MAX_CRITERIA:
+        raise FfsiteError(f"{source}: {len(criteria)} criteria; a constitution has at most "
+                          f"{MAX_CRITERIA} (split it into several)")
+    return Constitution(name, tuple(criteria))
