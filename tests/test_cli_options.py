@@ -16,7 +16,7 @@ from site_fixture import write_tiny
 
 from ffsite.base import registry
 from ffsite.cli import COMMANDS, cli
-from ffsite.commands import options
+from ffsite.commands import _api, options
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.results import metrics_table
@@ -41,7 +41,13 @@ def test_every_command_takes_the_shared_options():
     base_data = {name for name, command in commands.items()
                  if any(p.name == "base_data" for p in command.params)}
     assert base_data == {"build", "serve", "annotate", "default-annotations",
-                         "export annotated-pairs"}
+                         "export annotated-pairs", "eigenbench run"}
+    # Commands that call models take every API option, declared once (commands/_api.py).
+    calling = {name: sorted(p.name for p in command.params if p.name in _api._NAMES)
+               for name, command in commands.items()
+               if any(p.name == "max_cost" for p in command.params)}
+    assert set(calling) == {"annotate", "eigenbench run"}
+    assert all(names == sorted(_api._NAMES) for names in calling.values())
     paths = {name for name, command in commands.items()
              if any(p.name == "paths" for p in command.params)}
     assert paths == {"metrics", "ratings", "scores", "big-five", "upgrade", "validate",

@@ -9,6 +9,7 @@ through subprocesses: asyncio in-process fails after the browser tests of a full
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import signal
@@ -317,3 +318,39 @@ def test_bad_options_end_in_one_line(inputs, extra, message):
         assert not server.requests
     assert code != 0 and message in stderr and "Traceback" not in stderr
     assert not (tmp / "votes.parquet").exists()
+
+
+def test_annotated_pairs_with_judge_models_are_eigenbench_input(tmp_path):
+    """Judgments made elsewhere: an AnnotatedPairs file whose principle annotators carry a
+    `model` (the judge, one of the evaluees) goes through `ffsite import annotated-pairs`
+    into `ffsite eigenbench fit` unchanged.  Here every judge prefers, on every scenario,
+    the model earlier in ORDER, so the fit must rate them in that order."""
+    order = ["alpha", "beta", "gamma", "delta"]
+    annotators = {"pref": {"name": "preferred_text", "type": "unknown"}}
+    for judge in order:
+        annotators[f"kind-{judge}"] = {"type": "principle", "model": judge,
+                                       "description": "Prefer the kinder reply"}
+    comparisons = []
+    for scenario in range(6):
+        for first, second in itertools.combinations(order, 2):
+            a, b = (first, second) if scenario % 2 else (second, first)  # both sides
+            votes = {f"kind-{judge}": {"pref": "a" if a == first else "b"}
+                     for judge in order if judge not in (a, b)}
+            comparisons.append({
+                "id": f"s{scenario}-{a}-{b}", "prompt": f"scenario {scenario}",
+                "response_a": {"text": f"{a} on {scenario}", "model": a},
+                "response_b": {"text": f"{b} on {scenario}", "model": b},
+                "annotations": {"pref": {"pref": "a"}, **votes}})
+    document = {"metadata": {"version": "2.0", "default_annotator": "pref"},
+                "annotators": annotators, "comparisons": comparisons}
+    (tmp_path / "pairs.json").write_text(json.dumps(document))
+    process = run_subprocess(["import", "annotated-pairs", str(tmp_path / "pairs.json"),
+                              "--out", str(tmp_path / "pairs.parquet")], {})
+    assert process.wait(timeout=120) == 0, process.stderr.read()
+    process = run_subprocess(["eigenbench", "fit", str(tmp_path / "pairs.parquet"),
+                              "--dims", "1", "--bootstrap", "0", "--format", "json"], {})
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    fitted = json.loads(stdout)
+    assert [r["model"] for r in fitted["ratings"]] == order
+    assert fitted["judgments"] == 6 * 6 * 2  # 6 scenarios x 6 pairs x 2 outside judges

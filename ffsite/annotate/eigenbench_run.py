@@ -49,6 +49,7 @@ from ffsite.annotate.parse import parse_answer
 from ffsite.annotate.plan import MAX_INVALID
 from ffsite.annotate.prompt import generation_body
 from ffsite.annotate.session import Api, Phase, Session, cost_line, estimate_line
+from ffsite.annotate.votes import check_invalid
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
@@ -249,16 +250,19 @@ def run_eigenbench(settings: RunSettings, prompts: PromptSet, endpoint: Endpoint
                    dry: bool = False, echo: Callable[[str], None] = print) -> dict | None:
     """Collect the judgments (or with `dry`, estimate them); return the file's summary."""
     design = plan(settings, prompts)
+    estimate = dry_run(settings, design)
     if dry:
-        for line in dry_run(settings, design):
+        for line in estimate:
             echo(line)
         return None
     settings.api.check_prices(settings.models)
+    for line in estimate[:-1]:  # what the run will take, before it starts
+        echo(line)
     started = time.monotonic()
     phases, session = asyncio.run(_execute(settings, design, endpoint))
     frame = _votes(settings, design, phases)
     summary = _summary(settings, design, phases, frame, complete=not session.budget.stopped)
-    _check_invalid(settings, frame, summary)
+    check_invalid(frame, settings.max_invalid)
     with all_or_nothing(settings.out, settings.responses_out):
         write_votes(frame, settings.out, extra=summary)
         _write_responses(settings, design, phases)
@@ -399,17 +403,6 @@ def _summary(settings: RunSettings, design: Design, phases: Phases, frame: pd.Da
         "prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
         "cost_usd": total.cost_usd, "cost_source": total.cost_source, "complete": complete,
     }
-
-
-def _check_invalid(settings: RunSettings, frame: pd.DataFrame, summary: dict) -> None:
-    if summary["invalid_rate"] <= settings.max_invalid:
-        return
-    notes = frame.loc[frame["vote"] == "invalid", "note"].dropna()
-    common = notes.value_counts().index[0] if len(notes) else "no reason recorded"
-    raise FfsiteError(f"{summary['invalid_rate']:.1%} of the votes are invalid, more than "
-                      f"--max-invalid {settings.max_invalid:.0%} (most common reason: "
-                      f"{common[:200]}); nothing was written; fix the cause and rerun "
-                      "(answered calls are cached)")
 
 
 def _write_responses(settings: RunSettings, design: Design, phases: Phases) -> None:

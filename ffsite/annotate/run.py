@@ -37,7 +37,7 @@ from ffsite.annotate.plan import (
     prepare,
 )
 from ffsite.annotate.session import Phase, Session, cost_line
-from ffsite.annotate.votes import vote_rows
+from ffsite.annotate.votes import check_invalid, vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format.write import write_response_metrics, write_votes
@@ -64,7 +64,7 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
         generation, judged, budget, damaged = None, None, Budget(None), 0
     frame, complete = _votes(settings, work, generation, judged, budget)
     summary = _summary(settings, work, generation, judged, frame, complete)
-    _check_invalid(settings, frame, summary)
+    check_invalid(frame, settings.max_invalid)
     texts, _ = _model_answers(work, generation)
     answers = [] if settings.responses_out is None else [settings.responses_out]
     with all_or_nothing(settings.out, communication_file(settings.out), *answers):
@@ -76,19 +76,6 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
                         time.monotonic() - started, damaged):
         echo(line)
     return summary
-
-
-def _check_invalid(settings: Settings, frame: pd.DataFrame, summary: dict) -> None:
-    """Refuse to write a file whose votes are mostly failures (every call failing gave a
-    file of 100% invalid votes, which looked like a result)."""
-    if summary["invalid_rate"] <= settings.max_invalid:
-        return
-    notes = frame.loc[frame["vote"] == "invalid", "note"].dropna()
-    common = notes.value_counts().index[0] if len(notes) else "no reason recorded"
-    raise FfsiteError(f"{summary['invalid_rate']:.1%} of the votes are invalid, more than "
-                      f"--max-invalid {settings.max_invalid:.0%} (most common reason: "
-                      f"{common[:200]}); nothing was written; fix the cause and rerun "
-                      "(answered calls are cached)")
 
 
 async def _execute(settings: Settings, endpoint: Endpoint, work: Work
