@@ -167,11 +167,12 @@ def test_judged_personality_numbers_by_hand(site):
     html = section(html_of(site, "models/m1.html"), "personality")
     assert "Judge: <strong>J</strong>, a panel of two test judges." in html
     assert "derived from the scores" in html and "among the 3 models" in html
-    # Warmth: mean (6 + 8) / 2 = 7; resampling the two prompts gives 6, 7 or 8. Ranked
-    # 2nd of 3 (y 8, x 4). Derived votes: p1 beats x, loses to y; p2 beats both:
-    # (3 - 1) / 4 = +0.50; p1 alone gives 0, p2 alone +1.
+    # Warmth: mean (6 + 8) / 2 = 7; resampling the two prompts gives 6, 7 or 8. Rank 1
+    # of 3, shared: y's 8 (8–8) does not lie wholly above 6–8 (x's 4 is below). Derived
+    # votes: p1 beats x, loses to y; p2 beats both: (3 - 1) / 4 = +0.50; p1 alone gives
+    # 0, p2 alone +1.
     assert row(html, "personality", "Warmth") == [
-        "Warmth", "7.00 | 6.00–8.00", "2 of 3", "+0.50 | +0.00 to +1.00", "2"]
+        "Warmth", "7.00 | 6.00–8.00", "1 of 3", "+0.50 | +0.00 to +1.00", "2"]
     # Formality: 2 on both prompts, the lowest of three; loses all four derived votes.
     assert row(html, "personality", "Formality") == [
         "Formality", "2.00 | 2.00–2.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
@@ -219,7 +220,7 @@ def test_downloads_hold_the_same_numbers(site):
     assert (warm["model"], warm["source_model"], warm["mean"], warm["ci_low"],
             warm["ci_high"], warm["rank"], warm["models_ranked"],
             warm["strength_derived_from_scores"], warm["derived_wins"],
-            warm["derived_losses"]) == ("m1", "M-One", 7.0, 6.0, 8.0, 2, 3, 0.5, 3, 1)
+            warm["derived_losses"]) == ("m1", "M-One", 7.0, 6.0, 8.0, 1, 3, 0.5, 3, 1)
     shift = next(r for r in records(site, "models/m1/pressure") if r["trait_id"] == "bp-warm")
     assert (shift["condition"], shift["shift"], shift["n_pairs"]) == ("urgency", -3.0, 2)
     (bend,) = records(site, "models/m1/bend")
@@ -242,7 +243,9 @@ def test_a_model_without_registry_entry_gets_its_own_page(site):
     # x scored 4 on Warmth (last of 3) and lost every derived vote; it never moves.
     assert row(html, "personality", "Warmth") == [
         "Warmth", "4.00 | 4.00–4.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
-    assert row(html, "bend", "Urgency") == ["Urgency", "0.00 | 0.00–0.00", "3 of 3", "2"]
+    # Its bend 0 (0–0) is below m1's 2 (2–2) but not wholly below y's 0.25, whose
+    # interval reaches down to 0 (either pair alone: 0.5 or 0): rank 2 of 3, shared.
+    assert row(html, "bend", "Urgency") == ["Urgency", "0.00 | 0.00–0.00", "2 of 3", "2"]
 
 
 def test_votes_only_and_pairs_only_models(site):

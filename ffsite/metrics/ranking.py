@@ -37,6 +37,16 @@ def interval_ranks(low: np.ndarray, high: np.ndarray, *, highest_first: bool = T
     return ranks
 
 
+def grouped_interval_ranks(frame: pd.DataFrame, by: list[str], low: str = "ci_low",
+                           high: str = "ci_high") -> pd.Series:
+    """`interval_ranks` (highest first) within each group of `frame`'s rows."""
+    lows, highs = frame[low].to_numpy(float), frame[high].to_numpy(float)
+    ranks = np.zeros(len(frame), np.int64)
+    for positions in frame.groupby(by, sort=False, dropna=False).indices.values():
+        ranks[positions] = interval_ranks(lows[positions], highs[positions])
+    return pd.Series(ranks, index=frame.index)
+
+
 def has_signal(low: np.ndarray, high: np.ndarray, *, null: float | None = None,
                band: float = 0.0) -> bool:
     """Whether the intervals say anything: with `null`, some interval lies wholly

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from ffsite._names import safe_name
 from ffsite.base.behavioral_profiling import BASELINE
 from ffsite.format.read import Annotations
+from ffsite.metrics.ranking import grouped_interval_ranks
 from ffsite.metrics.results import PairwiseResults, ScoreResults, model_dataset_counts
 from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
@@ -140,10 +141,10 @@ class JudgedScores:
         conditions = means.groupby("dataset")["condition"].agg(lambda c: sorted(set(c)))
         chosen = {d: BASELINE if BASELINE in c else c[0] for d, c in conditions.items()}
         baseline = means[(means["condition"] == means["dataset"].map(chosen)).to_numpy()]
-        groups = baseline.groupby(["dataset", "condition", "trait_id", "judge"])["mean"]
+        by = ["dataset", "condition", "trait_id", "judge"]
         baseline = baseline.assign(
-            rank=groups.rank(ascending=False, method="min").astype(np.int64),
-            models_ranked=groups.transform("size").astype(np.int64))
+            rank=grouped_interval_ranks(baseline, by),
+            models_ranked=baseline.groupby(by)["mean"].transform("size").astype(np.int64))
         strengths = results.strengths.rename(columns={
             "strength": "strength_derived_from_scores", "ci_low": "strength_ci_low",
             "ci_high": "strength_ci_high", "relevance": "derived_relevance",
@@ -153,9 +154,10 @@ class JudgedScores:
         baseline = baseline.merge(strengths, how="left",
                                   on=["dataset", "condition", "model", "trait_id", "judge"])
         bend = results.bend
-        groups = bend.groupby(["dataset", "condition", "judge"])["bend"]
-        bend = bend.assign(rank=groups.rank(ascending=False, method="min").astype(np.int64),
-                           models_ranked=groups.transform("size").astype(np.int64))
+        by = ["dataset", "condition", "judge"]
+        bend = bend.assign(rank=grouped_interval_ranks(bend, by),
+                           models_ranked=bend.groupby(by)["bend"].transform("size").astype(
+                               np.int64))
         scales = {t: (float(lo), float(hi)) for t, lo, hi in results.traits[
             ["trait_id", "scale_min", "scale_max"]].itertuples(index=False)}
         return cls(by_model(baseline), by_model(results.shifts), by_model(bend), scales,
@@ -237,7 +239,7 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame, download)
         rows.append([
             Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)), header=True),
             estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
-            Cell(f"{r.rank} of {r.models_ranked}", int(r.rank)),
+            rank_cell(r.rank, r.models_ranked),
             estimate_cell(r.strength_derived_from_scores, r.strength_ci_low,
                           r.strength_ci_high, signs=True,
                           css=heat_class(r.strength_derived_from_scores),
@@ -249,7 +251,8 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame, download)
                      Column("mean", "Mean score", cue=CUE_MORE,
                             title="the average of the panel's scores over the prompts"),
                      Column("rank", "Rank", cue="1 = highest mean",
-                            title=f"among the {models} scored models, by mean score"),
+                            title=f"among the {models} scored models: 1 + those whose 95% "
+                            "interval lies wholly above"),
                      Column("strength", "Strength vs others (derived from scores)",
                             cue="higher = shown more than the others",
                             title="(wins − losses) / comparisons against every other model "
@@ -264,14 +267,14 @@ def bend_table(bend: pd.DataFrame, download) -> Table:
         label, what = CONDITIONS.get(r.condition, (r.condition, ""))
         rows.append([Cell(label, header=True, title=what or None),
                      estimate_cell(r.bend, r.ci_low, r.ci_high, what="bend"),
-                     Cell(f"{r.rank} of {r.models_ranked}", int(r.rank)),
+                     rank_cell(r.rank, r.models_ranked),
                      count_cell(r.n_pairs)])
     return Table("bend", "How much the scores bend under each condition", [
         Column("condition", "Condition", numeric=False),
         Column("bend", "Bend (points)", cue="higher = moves more",
                title="the mean, over the traits, of the size of the shift from baseline"),
         Column("rank", "Rank", cue="1 = bends most", title="among the models scored under "
-               "the condition, by bend"),
+               "the condition: 1 + those whose 95% interval lies wholly above"),
         Column("pairs", "Paired questions",
                title="questions asked both at baseline and under the condition")],
         rows, download)
@@ -305,10 +308,9 @@ def pairwise_by_model(ctx: SiteContext, results: PairwiseResults) -> dict[str, p
     """Per model of a dataset of judged pairs: per criterion, its strength against the
     other models and its Elo, ranked among the rated models (the published columns)."""
     ratings = results.ratings
-    ranks = ratings.groupby("trait_id")["elo"]
     ranked = ratings.assign(
-        elo_rank=ranks.rank(ascending=False, method="min").astype(np.int64),
-        models_rated=ranks.transform("size").astype(np.int64))[
+        elo_rank=grouped_interval_ranks(ratings, ["trait_id"]),
+        models_rated=ratings.groupby("trait_id")["elo"].transform("size").astype(np.int64))[
         ["model", "trait_id", "elo", "ci_low", "ci_high", "elo_rank", "models_rated", "n"]
     ].rename(columns={"ci_low": "elo_ci_low", "ci_high": "elo_ci_high",
                       "n": "rated_comparisons"})
@@ -353,8 +355,7 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
             Cell(r.criterion, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),
                  header=True),
             elo,
-            Cell("–") if pd.isna(r.elo_rank) else Cell(
-                f"{int(r.elo_rank)} of {int(r.models_rated)}", int(r.elo_rank)),
+            rank_cell(r.elo_rank, r.models_rated),
             strength,
             Cell("–") if pd.isna(r.valid_votes) else count_cell(r.valid_votes),
             Cell("–") if pd.isna(r.num_votes) else count_cell(r.num_votes)])
@@ -362,7 +363,8 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
         Column("criterion", "Criterion", numeric=False),
         Column("elo", "Elo", cue=CUE_MORE, title=f"Bradley–Terry with Firth's penalty; "
                f"{ctx.registry.display_name(anchor) if anchor else 'the anchor'} = 1000"),
-        Column("rank", "Rank", cue="1 = highest Elo", title="among the rated models, by Elo"),
+        Column("rank", "Rank", cue="1 = highest Elo", title="1 + the rated models whose "
+               "95% interval lies wholly above this one's"),
         Column("strength", "Strength vs others", cue="higher = shown more than the others",
                title="(agreed − disagreed) / comparisons, against every other model it met"),
         Column("valid", "Valid votes", title="comparisons with an A/B vote on the criterion"),
@@ -656,3 +658,12 @@ def flatten(summary: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
         else:
             items.append((label, str(value)))
     return items
+
+
+def rank_cell(rank: float, of: float) -> Cell:
+    """"2 of 9": the interval rank (ffsite.metrics.ranking; shared where intervals
+    overlap), or a dash for a model without one (no interval, or no rating)."""
+    if pd.isna(rank) or int(rank) == 0:
+        return Cell("–")
+    return Cell(f"{int(rank)} of {int(of)}", int(rank),
+                title="1 + the models whose 95% interval lies wholly above this one's")
