@@ -11,7 +11,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser import Watch, open_page
+from browser import Watch, open_page, wait_until_live
 
 FILTERED = """() => {
   const table = document.getElementById('leaderboard');
@@ -92,6 +92,8 @@ def test_compare_page_from_a_link(page, tiny_root):
     # m2 - m1, largest difference first.
     assert compare_rows(page) == [["is more verbose", "-1.33", "-1.00", "+0.33"],
                                   ["is more concise", "+1.00", "+1.00", "+0.00"]]
+    # Not the pair drawn at build time (m1, m2): the script redraws the chart.
+    wait_until_live(page, "compare-chart")
     assert page.locator("#compare-chart svg g.mark-rect > *").count() == 2  # two bars
     # Intervals and verdicts in view: three valid votes each cannot tell m2 from m1.
     verdicts = page.eval_on_selector_all("#compare tbody .verdict",

@@ -6,7 +6,7 @@ wider than the window."""
 from __future__ import annotations
 
 import pytest
-from browser import PagesServer, Watch, open_page, site_pages
+from browser import PagesServer, Watch, open_page, site_pages, wait_until_live
 from hostile_fixture import (
     DATASET,
     JUDGE,
@@ -122,6 +122,7 @@ def test_compare_page_shows_names_as_text(watched, hostile_root):
     assert page.locator("#label-a").text_content() == SCRIPT_MODEL
     assert page.locator("#label-b").text_content() == LONG_MODEL
     assert LABEL in page.evaluate(TEXT)
+    wait_until_live(page, "compare-chart")
     assert page.locator("#compare-chart svg g.mark-rect > *").count() == 1  # a bar per trait
 
 

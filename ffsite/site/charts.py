@@ -244,11 +244,14 @@ def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...],
     return _spec(chart.properties(width="container", height=alt.Step(STEP)))
 
 
-def difference_intervals(description: str) -> dict[str, Any]:
-    """The compare page's chart with uncertainty: the page script supplies rows (name,
-    difference, low, high, sure) and sets the height to rows x usermeta.step; a bar
+def difference_intervals(description: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The compare page's chart with uncertainty: rows (name, difference, low, high,
+    sure) of the pair the page opens on, drawn at build time; the page's script redraws
+    it for another pair (usermeta.redraw), with the height rows x usermeta.step.  A bar
     whose interval includes zero (`sure` false) is drawn faint."""
-    return _finish(_difference_intervals(), description)
+    spec = _finish(_difference_intervals(), description, rows, bands=max(len(rows), 1))
+    spec["usermeta"]["redraw"] = True
+    return spec
 
 
 @functools.cache

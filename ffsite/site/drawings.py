@@ -339,8 +339,8 @@ def inline(svg: str, prefix: str) -> Markup:
 # ------------------------------------------------------------------ the site's charts
 
 def draw_charts(charts: Iterable[Any], ready: dict[str, str] | None = None) -> int:
-    """Give each chart (views.Chart) its wide and narrow drawings; charts whose rows the
-    page's script supplies (compare) have none.  Returns how many drawings were made."""
+    """Give each chart (views.Chart) with rows its wide and narrow drawings.  Returns how
+    many drawings were made."""
     todo = [c for c in charts if "values" in c.raw.get("data", {})]
     specs = [layout(c.raw, width) for c in todo for width in (WIDE, NARROW)]
     svgs = render_all(specs, ready)

@@ -60,7 +60,9 @@ class Table:
 # What a chart does once the page's script has the chart library (docs/performance.md):
 STATIC = ""  # nothing: the drawing made at build time is the chart (hints are in the table)
 MENUS = "menus"  # menus pick what it shows: the library loads at the first touch
-LIVE = "live"  # the page's script supplies its rows (compare): the library loads at once
+# The page's script redraws it for another choice (compare's pair): the library loads
+# only then; the drawing is of the choice the page opens on.
+REDRAW = "redraw"
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class Chart:
     def interactive(self) -> str:
         if self.has_controls:
             return MENUS
-        return STATIC if "values" in self.raw.get("data", {}) else LIVE
+        return REDRAW if self.raw.get("usermeta", {}).get("redraw") else STATIC
 
     @property
     def spec(self) -> Markup:

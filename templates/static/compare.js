@@ -134,12 +134,35 @@
     });
     window.ffsite.restoreSort(table);
 
-    if (chart && specElement) {
-      var spec = JSON.parse(specElement.textContent);
-      spec.data = { values: rows.filter(function (row) { return row.difference !== null; }) };
-      spec.height = spec.usermeta.step * Math.max(spec.data.values.length, 1);
-      window.ffsite.embed(chart, spec);
-    }
+    if (chart && specElement) { redraw(a, b, rows); }
+  }
+
+  // The chart arrives drawn for the pair the page opens on (data.drawn); another pair
+  // fetches the chart library (~900 KB) once and draws live from then on.
+  var drawnPair = data.drawn || [];
+  var live = false;
+  var latest = 0;
+  function redraw(a, b, rows) {
+    if (!live && a === drawnPair[0] && b === drawnPair[1]) { return; }
+    var spec = JSON.parse(specElement.textContent);
+    spec.data = { values: rows.filter(function (row) { return row.difference !== null; }) };
+    spec.height = spec.usermeta.step * Math.max(spec.data.values.length, 1);
+    var request = ++latest;
+    window.ffsite.loadLibrary(chart.getAttribute("data-vega")).then(function () {
+      if (request !== latest) { return null; }  // a later choice draws instead
+      var target = document.createElement("div");
+      target.className = "chart-live";
+      chart.appendChild(target);
+      return window.ffsite.embed(target, spec).then(function (result) {
+        if (!result || !result.view || request !== latest) { target.remove(); return; }
+        live = true;
+        chart.querySelectorAll(".chart-draw, .chart-live").forEach(function (old) {
+          if (old !== target) { old.remove(); }
+        });
+      });
+    }).catch(function (error) {
+      chart.setAttribute("title", error.message + "; the table has the numbers");
+    });
   }
 
   choose(selectA, params.get("a"));

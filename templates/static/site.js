@@ -259,5 +259,5 @@
   setUpCharts();
 
   window.ffsite = { params: params, saveState: saveState, embed: embed,
-                    sortTable: sortTable, restoreSort: restoreSort };
+                    loadLibrary: loadLibrary, sortTable: sortTable, restoreSort: restoreSort };
 }());

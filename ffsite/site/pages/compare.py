@@ -1,11 +1,11 @@
-"""Compare: any two models side by side, trait by trait, drawn in the browser.
+"""Compare: any two models side by side, trait by trait.
 
 The page carries every model's strengths and their 95% intervals as JSON (the same
 numbers as data/model-traits.csv), and for every pair of models the half-width of the
 95% interval of their difference, paired by prompt (ffsite.metrics.differences).  A
-small script fills the table and chart for the two models named in the URL
-(?a=...&b=...), so no page per pair is generated; without them, the two models that
-differ most.
+small script fills the table for the two models named in the URL (?a=...&b=...), so no
+page per pair is generated; without them, the two models that differ most.  The chart
+arrives drawn for that pair; another pair loads the chart library and redraws it.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def build(ctx: SiteContext) -> None:
     data: dict = {"models": models, "traits": [], "strength": {}, "low": {}, "high": {},
                   "halfwidth": []}
     first, second = (models + [None, None])[:2]
+    rows: list[dict] = []
     if len(models) >= 2 and order:
         values = {column: long.pivot(index="model", columns="trait_id", values=column)
                   .reindex(index=models, columns=order)
@@ -59,12 +60,14 @@ def build(ctx: SiteContext) -> None:
         thousandths = np.ceil(np.round(halfwidths[:, upper[0], upper[1]] * SCALE, 6))
         data["halfwidth_bytes"], data["halfwidth"] = packed(thousandths.astype(np.int64))
         first, second = most_different(values["strength"].to_numpy())
+        rows = difference_rows(data, first, second, thousandths / SCALE)
         first, second = models[first], models[second]
+        data["drawn"] = [first, second]
     difference = chart("compare-chart", charts.difference_intervals(
         "Per-trait difference in strength between the two chosen models (first minus "
         "second), largest differences first, with its 95% interval as a line; faint "
         "bars are differences not distinguishable from zero. The table lists the same "
-        "numbers."))
+        "numbers.", rows))
     mirrored = [(labels[m], labels[k]) for m, k in board.mirrors.items()]
     ctx.output.page(page, "compare.html", section=page, models=models,
                     data=json_script(data), difference=difference, charts=[difference],
@@ -72,10 +75,30 @@ def build(ctx: SiteContext) -> None:
                     mirrored=mirrored)
 
 
+def difference_rows(data: dict, first: int, second: int, halfwidths: np.ndarray
+                    ) -> list[dict]:
+    """The chart's rows for models `first` < `second` (indexes), as compare.js makes
+    them from the page's numbers: per trait the difference of the rounded strengths
+    with its interval from the published half-width, largest difference first."""
+    a, b = data["models"][first], data["models"][second]
+    n = len(data["models"])
+    pair = first * (2 * n - first - 1) // 2 + (second - first - 1)  # upper triangle
+    rows = []
+    for index, trait in enumerate(data["traits"]):
+        one, other = data["strength"][a][index], data["strength"][b][index]
+        if one is None or other is None:
+            continue
+        difference = one - other
+        half = float(halfwidths[index, pair])
+        low, high = difference - half, difference + half
+        rows.append({"name": trait["label"], "difference": difference, "low": low,
+                     "high": high, "sure": bool(low > 0 or high < 0)})
+    return sorted(rows, key=lambda row: -abs(row["difference"]))
+
+
 def packed(values: np.ndarray) -> tuple[int, list[str]]:
     """(bytes per value, one base64 string per row) of non-negative integers, little
-    endian: a third of the size of a JSON list of numbers (compare.html must stay under
-    1 MB with the chart library it needs at once)."""
+    endian: a third of the size of a JSON list of numbers (the page holds every pair)."""
     width = 1 if values.max(initial=0) < 2**8 else 2
     if values.max(initial=0) >= 2**16:
         values = np.minimum(values, 2**16 - 1)  # 65.535: wider than any strength range
