@@ -196,7 +196,10 @@ FAULTS = {
     ("answer", "Q5", 1, None): [Reply(status=500)] * 3,  # fails: 3 attempts
     ("rate", "Q10", 1, True): [Reply(status=503)],
 }
-UNREADABLE = {("rate", "Q7", 0, False): "I would rather not rate this."}
+# Q7's first run: a reply without a number or a label; Q8's second run, rated with the
+# options reversed: a label alone (Q8 is rated Very Conscientious there, by the script).
+REPLIES = {("rate", "Q7", 0, False): "I would rather not rate this.",
+           ("rate", "Q8", 1, True): "Very Conscientious."}
 
 
 def reversed_point(item: bfi.Item, seed: int) -> int:
@@ -219,7 +222,7 @@ def expected_table() -> pd.DataFrame:
 def test_end_to_end_with_faults_then_big_five_then_the_site(tmp_path, monkeypatch, capsys):
     from sklearn.metrics import cohen_kappa_score
 
-    script = Script(reversed_point=reversed_point, faults=FAULTS, replies=UNREADABLE)
+    script = Script(reversed_point=reversed_point, faults=FAULTS, replies=REPLIES)
     with ChatServer(script) as server:
         result = run_cli(args(tmp_path, "--seeds", "2", "--order-reversal",
                               "--max-attempts", "3", "--concurrency", "4"),
@@ -258,6 +261,9 @@ def test_end_to_end_with_faults_then_big_five_then_the_site(tmp_path, monkeypatc
                                       "'I would rather not rate this.'")
     assert q7["meta.rater_score"] is None and q7["meta.rating_note_reversed"] is None
     assert len(table) == 80
+    q8 = table[f"{MODEL}/Q8/seed-1"]
+    assert scripted_point(bfi.instrument().item("Q8"), 1) == 5
+    assert q8["meta.rater_score_reversed"] == "1" and q8["meta.rating_note_reversed"] is None
 
     # The answers: base data, texts and all, item by item, run by run.
     answers = json.loads((tmp_path / "answers" / "a.json").read_text("utf-8"))
@@ -333,6 +339,11 @@ def test_a_finished_run_again_makes_no_call_and_writes_the_same_bytes(tmp_path):
         assert again.exit_code == 0, again.output
         assert len(server.requests) == made
     assert "(0 new, 120 from cache)" in again.output
+    # A rater the order does not move gives the same stored number both ways: the
+    # reversed rating is turned back, then kept in the item's direction like the other.
+    both = long_scores(tmp_path / "out.parquet").pivot(index="response_id",
+                                                       columns="trait_set", values="score")
+    assert len(both) == 40 and (both["lmlpa-bfi"] == both["lmlpa-bfi-reversed"]).all()
     assert (tmp_path / "out.parquet").read_bytes() == scores
     assert (tmp_path / "answers" / "a.json").read_bytes() == answers
 
@@ -535,3 +546,15 @@ def test_default_paths(tmp_path, monkeypatch, capsys):
     assert re.fullmatch(r"lmlpa-answers/org-model-free-[0-9a-f]{8}\.json", written[1])
     assert f"wrote {written[0]}: 40 ratings" in out
     assert np.isfinite(long_scores(tmp_path / written[0])["score"]).all()
+
+
+def test_an_empty_answer_is_not_rated_and_says_why(tmp_path):
+    replies = {("answer", "Q1", 0, None): "  "}
+    with ChatServer(Script(replies=replies)) as server:
+        result = run_cli(args(tmp_path), api_env(server.url))
+        assert result.exit_code == 0, result.output
+        assert not any(r.is_judge and item_of(r).id == "Q1" for r in server.requests)
+    rows = {row["prompt_id"]: row for row in pq.read_table(tmp_path / "out.parquet").to_pylist()}
+    assert rows["Q1"]["meta.rating_note"] == "no answer: the model's reply was empty"
+    assert "Q1" not in set(long_scores(tmp_path / "out.parquet")["prompt_id"])
+    assert file_summary(tmp_path / "out.parquet")["invalid_ratings"] == 1

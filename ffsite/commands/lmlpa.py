@@ -7,6 +7,14 @@ from pathlib import Path
 
 import click
 
+from ffsite.annotate.lmlpa import (
+    DATASET,
+    MAX_INVALID,
+    LmlpaSettings,
+    default_answers_out,
+    default_out,
+    run_lmlpa,
+)
 from ffsite.commands._api import api_options
 from ffsite.commands.options import TOKENS, out_option
 
@@ -38,22 +46,16 @@ def lmlpa_group() -> None:
               help="Sampling temperature of the answers (the rater always uses 0).")
 @click.option("--max-tokens", type=TOKENS, default=512, show_default=True,
               help="Longest answer, in tokens.")
-@click.option("--max-invalid", type=click.FloatRange(0, 1), default=0.2, show_default=True,
-              help="Fail (write nothing) when a larger share of the ratings is invalid.")
-@click.option("--dataset", default="lmlpa", show_default=True,
+@click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
+              show_default=True, help="Fail (write nothing) when a larger share of the "
+              "ratings is invalid.")
+@click.option("--dataset", default=DATASET, show_default=True,
               help="Dataset name the ratings are filed under.")
 def run(api, model: str, rater: str, seeds: int, order_reversal: bool, include_dropped: bool,
         out: str | None, answers_out: str | None, temperature: float, max_tokens: int,
         max_invalid: float, dataset: str) -> None:
-    """Ask MODEL every item (one call each, per seed), have RATER score each answer on the
-    trait's five labelled points, and write the ratings as a scores file."""
-    from ffsite.annotate.lmlpa import (
-        LmlpaSettings,
-        default_answers_out,
-        default_out,
-        run_lmlpa,
-    )
-
+    """Ask --model every item (one call each, per seed), have --rater score each answer on
+    the trait's five labelled points, and write the ratings as a scores file."""
     settings = LmlpaSettings(
         model=model, rater=rater, api=api.api,
         out=Path(out) if out else default_out(model),
