@@ -28,7 +28,8 @@ from helpers import run_main
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite import bfi
-from ffsite.annotate.lmlpa_prompt import options, parse_rating
+from ffsite.annotate.cache import call_key
+from ffsite.annotate.lmlpa_prompt import ANSWER_VERSION, RATER_VERSION, options, parse_rating
 from ffsite.format import read_scores
 
 MODEL = "test-model"
@@ -349,10 +350,11 @@ def test_a_finished_run_again_makes_no_call_and_writes_the_same_bytes(tmp_path):
 
 
 def test_seeds_are_separate_draws_and_separate_cache_entries(tmp_path):
-    with ChatServer(Script()) as server:
-        result = run_cli(args(tmp_path, "--seeds", "3", "--temperature", "0.7"),
-                         api_env(server.url))
+    with ChatServer(Script(), latency=0.01) as server:
+        result = run_cli(args(tmp_path, "--seeds", "3", "--temperature", "0.7",
+                              "--concurrency", "3"), api_env(server.url))
         assert result.exit_code == 0, result.output
+        assert server.max_in_flight == 3  # the calls overlap, never more than asked
         answer_calls = [r for r in server.requests if not r.is_judge]
     assert len({r.digest for r in answer_calls}) == 120
     assert Counter(r.body["seed"] for r in answer_calls) == {0: 40, 1: 40, 2: 40}
@@ -360,6 +362,14 @@ def test_seeds_are_separate_draws_and_separate_cache_entries(tmp_path):
     rater_calls = [r for r in server.requests if r.is_judge]
     assert {r.body["temperature"] for r in rater_calls} == {0.0}
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 240
+
+
+def cache_key(request: Request) -> str:
+    """The cache entry a request's answer goes to: every field of the request, its kind
+    and its prompt's version (how `Api.call` keys a call)."""
+    if request.is_judge:
+        return call_key(kind="lmlpa-rate", **request.body, prompt=RATER_VERSION)
+    return call_key(kind="lmlpa-answer", **request.body, prompt=ANSWER_VERSION)
 
 
 def test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes(tmp_path):
@@ -372,13 +382,14 @@ def test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes(tmp_path):
             time.sleep(0.01)
         os.kill(killed.pid, signal.SIGKILL)
         killed.wait()
-        before = len(server.answered)
-        assert 30 <= before < 80 and not (tmp_path / "out.parquet").exists()
+        asked_before = len(server.requests)
+        cached = {path.stem for path in (tmp_path / "cache").rglob("*.json")}
+        assert 30 <= len(cached) < 80 and not (tmp_path / "out.parquet").exists()
 
         resumed = run_subprocess(args(tmp_path, "--concurrency", str(concurrency)), env)
         stdout, stderr = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, stderr
-        repeats = Counter(r.digest for r in server.answered)
+        resumed_keys = Counter(cache_key(r) for r in server.requests[asked_before:])
 
         fresh_dir = tmp_path / "fresh"
         fresh = run_subprocess(["lmlpa", "run", "--model", MODEL, "--rater", RATER,
@@ -386,10 +397,13 @@ def test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes(tmp_path):
                                 str(fresh_dir / "out.parquet"), "--answers-out",
                                 str(fresh_dir / "answers" / "a.json")], env)
         assert fresh.wait(timeout=120) == 0
-    # Every call answered; only those in flight at the kill were answered twice.
-    assert len(repeats) == 80
-    assert sum(n - 1 for n in repeats.values()) <= concurrency
-    assert "from cache" in stdout
+        everything = {cache_key(r) for r in server.requests[asked_before:]}
+    # The resumed run asked once for each call not in the cache at the kill (those in
+    # flight then included), and never for one that was: no answered call paid twice.
+    assert not resumed_keys.keys() & cached
+    assert set(resumed_keys.values()) == {1} and len(resumed_keys) + len(cached) == 80
+    assert resumed_keys.keys() | cached == everything
+    assert f"({len(resumed_keys)} new, {len(cached)} from cache)" in stdout
     assert (tmp_path / "out.parquet").read_bytes() == (fresh_dir / "out.parquet").read_bytes()
     assert (tmp_path / "answers" / "a.json").read_bytes() == (
         fresh_dir / "answers" / "a.json").read_bytes()
@@ -558,3 +572,41 @@ def test_an_empty_answer_is_not_rated_and_says_why(tmp_path):
     assert rows["Q1"]["meta.rating_note"] == "no answer: the model's reply was empty"
     assert "Q1" not in set(long_scores(tmp_path / "out.parquet")["prompt_id"])
     assert file_summary(tmp_path / "out.parquet")["invalid_ratings"] == 1
+
+
+def test_a_second_rater_of_the_same_answers_needs_its_own_dataset(tmp_path, monkeypatch,
+                                                                   capsys):
+    other = "other-rater"
+    first, second = Script(), Script(point=lambda item, seed: 6 - scripted_point(item, seed))
+
+    def handler(request: Request) -> Reply:
+        return (second if request.model == other else first)(request)
+
+    folder = tmp_path / "ratings"
+    with ChatServer(handler) as server:
+        env = api_env(server.url)
+        assert run_cli(args(tmp_path, "--out", str(folder / "a.parquet")), env).exit_code == 0
+        made = len(server.requests)
+        result = run_cli([*args(tmp_path, "--out", str(folder / "b.parquet"),
+                                "--answers-out", str(tmp_path / "b.json"),
+                                "--dataset", "lmlpa-b"), "--rater", other], env)
+        assert result.exit_code == 0, result.output
+        # The answers came from the cache: the second run only rated.
+        assert all(r.is_judge and r.model == other for r in server.requests[made:])
+        clash = run_cli([*args(tmp_path, "--out", str(tmp_path / "clash" / "b.parquet"),
+                               "--answers-out", str(tmp_path / "b.json")),
+                         "--rater", other], env)
+        assert clash.exit_code == 0, clash.output
+    status, out, err = run_main(monkeypatch, capsys, "big-five", str(folder), "--format",
+                                "json")
+    assert status == 0, err
+    table = pd.DataFrame(json.loads(out))
+    assert sorted(set(table["rater"])) == [other, RATER] and len(table) == 10
+    mine = table.set_index(["rater", "trait"])["score"]
+    for trait in bfi.instrument().trait_names.values():
+        assert mine[(other, trait)] == pytest.approx(6 - mine[(RATER, trait)])
+    # In one dataset, the two files disagree about the same responses: one clear line.
+    (tmp_path / "clash" / "a.parquet").write_bytes((folder / "a.parquet").read_bytes())
+    status, out, err = run_main(monkeypatch, capsys, "big-five", str(tmp_path / "clash"))
+    assert status == 1 and err.count("\n") == 1
+    assert "has another 'meta.rater_score' in another scores file" in err
