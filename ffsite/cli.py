@@ -28,6 +28,7 @@ COMMANDS = {
     "export": "ffsite.commands.export:export_group",
     "fetch": "ffsite.commands.fetch:fetch",
     "eigenbench": "ffsite.commands.eigenbench:eigenbench_group",
+    "lmlpa": "ffsite.commands.lmlpa:lmlpa_group",
     "default-annotations": "ffsite.commands.defaults:default_annotations",
 }
 

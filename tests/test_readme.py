@@ -27,7 +27,7 @@ def test_readme_shows_install_build_and_test():
 def test_command_and_its_options_exist(line):
     words = shlex.split(line)[1:]
     path = [words[0]]
-    if words[0] in ("import", "export", "eigenbench"):  # groups: the subcommand too
+    if words[0] in ("import", "export", "eigenbench", "lmlpa"):  # groups: the subcommand too
         path.append(words[1])
     result = CliRunner().invoke(cli, [*path, "--help"])
     assert result.exit_code == 0, result.output

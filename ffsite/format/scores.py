@@ -160,8 +160,9 @@ def write_scores(frame: pd.DataFrame, path: str | os.PathLike, *,
 
 def _strings(column: pd.Series) -> pd.Series:
     """Text with None for missing (pandas' NaN would be written as the text 'nan')."""
-    values = column.astype(object)
-    return values.where(values.notna(), None).map(lambda v: v if v is None else str(v))
+    # Element by element: under pandas 3, `where(..., None)` on text fills NaN, not None.
+    return pd.Series([None if pd.isna(v) else str(v) for v in column.astype(object)],
+                     index=column.index, dtype=object)
 
 
 def _entry(row: Any) -> dict[str, Any]:

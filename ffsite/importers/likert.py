@@ -92,28 +92,8 @@ def import_likert(path: str | os.PathLike, dataset: str = DATASET) -> ScoresImpo
                    f"{' in reversed order' if order.iat[row] == 'reversed' else ''} "
                    f"(the first is on line {line[first]}); keep one or give each a seed")
 
-    texts = {i.id: i.text for i in bfi.instrument().items}
-    traits = {i.id: i.trait for i in bfi.instrument().items}
-    keyed = {i.id: "reverse" if i.reverse_keyed else "forward" for i in bfi.instrument().items}
-    seed_part = seed.map(lambda s: "" if s is pd.NA else f"/seed-{s}").astype(object)
     reversed_order = (order == "reversed").to_numpy()
-    long = pd.DataFrame({
-        "dataset": dataset,
-        "response_id": model + "/" + item + seed_part,
-        "prompt_id": item,
-        "model": model,
-        "condition": None,
-        "meta.bfi_trait": item.map(traits),
-        "meta.bfi_key": item.map(keyed),
-        "judge": rater,
-        "trait_id": [bfi.trait_id(i, r) for i, r in zip(item, reversed_order, strict=True)],
-        "trait": item.map(texts),
-        "trait_set": np.where(reversed_order, bfi.REVERSED_SET, bfi.TRAIT_SET),
-        "scale_min": float(low),
-        "scale_max": float(high),
-        "seed": seed,
-        "score": score.astype(float),
-    })
+    long = rating_rows(dataset, model, item, rater, seed, reversed_order, score)
     raters = sorted(set(rater))
     return ScoresImport(
         frame=long, dataset=dataset,
@@ -123,6 +103,38 @@ def import_likert(path: str | os.PathLike, dataset: str = DATASET) -> ScoresImpo
                "(ffsite/data/lmlpa_items.toml)"},
         report=[f"ratings in reversed option order: {int(reversed_order.sum())}"]
         if reversed_order.any() else [])
+
+
+def rating_rows(dataset: str, model: pd.Series, item: pd.Series, rater: pd.Series,
+                seed: pd.Series, reversed_order: np.ndarray, score: pd.Series
+                ) -> pd.DataFrame:
+    """Checked ratings as scores-file rows (ffsite.format LONG_COLUMNS plus the item's
+    trait and key): one response per (model, item, seed), one score column per rater and
+    order.  `seed` is Int64 (NA: no seed); `score` may be NaN (no score: an invalid
+    rating keeps its response and column but leaves the cell empty).  `ffsite lmlpa
+    run` builds its rows here too, so imported and collected ratings have one layout."""
+    items = {i.id: i for i in bfi.instrument().items}
+    low, high = bfi.SCALE
+    seed = pd.Series(seed, index=model.index).astype("Int64")
+    seed_part = seed.map(lambda s: "" if s is pd.NA else f"/seed-{s}").astype(object)
+    return pd.DataFrame({
+        "dataset": dataset,
+        "response_id": model + "/" + item + seed_part,
+        "prompt_id": item,
+        "model": model,
+        "condition": None,
+        "meta.bfi_trait": item.map({k: i.trait for k, i in items.items()}),
+        "meta.bfi_key": item.map({k: "reverse" if i.reverse_keyed else "forward"
+                                  for k, i in items.items()}),
+        "judge": rater,
+        "trait_id": [bfi.trait_id(i, r) for i, r in zip(item, reversed_order, strict=True)],
+        "trait": item.map({k: i.text for k, i in items.items()}),
+        "trait_set": np.where(reversed_order, bfi.REVERSED_SET, bfi.TRAIT_SET),
+        "scale_min": float(low),
+        "scale_max": float(high),
+        "seed": seed,
+        "score": pd.Series(score, index=model.index).astype(float),
+    })
 
 
 def _read(path: Path) -> pd.DataFrame:
