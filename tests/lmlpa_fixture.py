@@ -16,6 +16,15 @@ from ffsite.format import read_scores, write_scores
 from ffsite.importers.likert import import_likert
 
 HEADER = ("model", "item", "score", "rater", "seed", "order")
+# The BFI-44 key, typed from the published scoring key (not read from ffsite's items file):
+# E 6R 21R 31R; A 2R 12R 27R 37R; C 8R 18R 23R 43R; N 9R 24R 34R; O 35R 41R.
+REVERSE_KEYED = {f"Q{n}" for n in (6, 21, 31, 2, 12, 27, 37, 8, 18, 23, 43, 9, 24, 34, 35,
+                                   41)}
+
+
+def keyed(item: str, score: float) -> float:
+    """A stored score on its trait's scale: 6 - score for a reverse-keyed item."""
+    return 6 - score if item in REVERSE_KEYED else score
 
 
 def write_csv(path: Path, rows: list[tuple]) -> Path:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import run_cli
-from lmlpa_fixture import read, simulated_rows, write_ratings
+from lmlpa_fixture import keyed, read, simulated_rows, write_ratings
 from sklearn.metrics import cohen_kappa_score
 
 from ffsite import bfi
@@ -189,8 +189,11 @@ def test_order_reversal_kappa_pairs_each_answers_two_ratings(tmp_path):
             part[part["order"] == "reversed"], on=["model", "item", "rater", "seed"])
         row = table[table["model"] == model].iloc[0]
         assert row["order_pairs"] == len(pairs) > 0
+        # On the trait's scale: each stored score keyed by the BFI-44 key.
+        first = [keyed(q, x) for q, x in zip(pairs["item"], pairs["score_x"], strict=True)]
+        second = [keyed(q, y) for q, y in zip(pairs["item"], pairs["score_y"], strict=True)]
         assert row["order_kappa"] == pytest.approx(cohen_kappa_score(
-            pairs["score_x"], pairs["score_y"], weights="linear", labels=[1, 2, 3, 4, 5]))
+            first, second, weights="linear", labels=[1, 2, 3, 4, 5]))
     # Reversed-order ratings never enter the trait score.
     plain = read(write_ratings(tmp_path / "plain", [r for r in rows if r[5] == "normal"]))
     without = big_five(plain, n_bootstrap=20, include_dropped=True)

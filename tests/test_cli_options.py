@@ -46,7 +46,7 @@ def test_every_command_takes_the_shared_options():
     calling = {name: sorted(p.name for p in command.params if p.name in _api._NAMES)
                for name, command in commands.items()
                if any(p.name == "max_cost" for p in command.params)}
-    assert set(calling) == {"annotate", "eigenbench run"}
+    assert set(calling) == {"annotate", "eigenbench run", "lmlpa run"}
     assert all(names == sorted(_api._NAMES) for names in calling.values())
     paths = {name for name, command in commands.items()
              if any(p.name == "paths" for p in command.params)}

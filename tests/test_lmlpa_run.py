@@ -285,17 +285,14 @@ def test_end_to_end_with_faults_then_big_five_then_the_site(tmp_path, monkeypatc
     for trait, row in expected.iterrows():
         assert published.loc[trait, "score"] == pytest.approx(row["mean"]), trait
         assert published.loc[trait, "n_items"] == row["size"]
-    # The order-reversal kappa, by scikit-learn over the stored (item-direction) scores
-    # of the answers rated both ways: 79 answers, less the unreadable Q7 run 0.
+    # The order-reversal kappa, by scikit-learn over the rater's own points (the trait's
+    # scale) of the answers rated both ways: 79 answers, less the unreadable Q7 run 0.
     pairs = []
     for item in USED:
         for seed in (0, 1):
             if (item.id, seed) in {("Q5", 1), ("Q7", 0)}:
                 continue
-            normal, other = scripted_point(item, seed), reversed_point(item, seed)
-            if item.reverse_keyed:
-                normal, other = 6 - normal, 6 - other
-            pairs.append((normal, other))
+            pairs.append((scripted_point(item, seed), reversed_point(item, seed)))
     kappa = cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs],
                               weights="linear", labels=[1, 2, 3, 4, 5])
     assert 0 < kappa < 1

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from browser import SCHEMES, PagesServer, Watch, open_page
-from lmlpa_fixture import simulated_rows, write_ratings
+from lmlpa_fixture import keyed, simulated_rows, write_ratings
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite import bfi
@@ -99,8 +99,11 @@ def test_alpha_and_kappa_on_the_page_match_an_independent_computation(site, rows
         own = own[~own["item"].map(lambda q: items[q].dropped)]
         pairs = own[own["order"] == "normal"].merge(own[own["order"] == "reversed"],
                                                     on=["item", "seed"])
-        kappa = cohen_kappa_score(pairs["score_x"], pairs["score_y"], weights="linear",
-                                  labels=[1, 2, 3, 4, 5])
+        # On the trait's scale: each stored score keyed by the BFI-44 key.
+        kappa = cohen_kappa_score(
+            [keyed(q, x) for q, x in zip(pairs["item"], pairs["score_x"], strict=True)],
+            [keyed(q, y) for q, y in zip(pairs["item"], pairs["score_y"], strict=True)],
+            weights="linear", labels=[1, 2, 3, 4, 5])
         mine = published[published["model"] == model].iloc[0]
         assert mine["order_kappa"] == pytest.approx(kappa)
         assert mine["order_pairs"] == len(pairs)

@@ -48,7 +48,14 @@ from ffsite.annotate.eigenbench_prompt import (
 from ffsite.annotate.parse import parse_answer
 from ffsite.annotate.plan import MAX_INVALID
 from ffsite.annotate.prompt import generation_body
-from ffsite.annotate.session import Api, Phase, Session, cost_line, estimate_line
+from ffsite.annotate.session import (
+    Api,
+    Phase,
+    Session,
+    closing_lines,
+    cost_line,
+    estimate_line,
+)
 from ffsite.annotate.votes import check_invalid
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -432,13 +439,7 @@ def _report(settings: RunSettings, summary: dict, phases: Phases, elapsed: float
                   summary["cost_usd"], summary["cost_source"]),
         f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
     ]
-    if damaged:
-        lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
-                     "again")
-    if not summary["complete"]:
-        lines.append(f"stopped at the budget: --max-cost {settings.api.max_cost} (spent "
-                     f"${spent:.4f} in this run); the file holds what is done; rerun with "
-                     "a higher --max-cost to finish (answered calls are cached)")
+    lines += closing_lines(damaged, summary["complete"], settings.api.max_cost, spent)
     lines.append(f"wrote {settings.out}: {summary['votes']} votes; answers in "
                  f"{settings.responses_out}")
     lines.append(f"next: ffsite eigenbench fit {settings.out}")

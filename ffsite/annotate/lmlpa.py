@@ -47,7 +47,15 @@ from ffsite.annotate.lmlpa_prompt import (
     rater_messages,
     trait_point,
 )
-from ffsite.annotate.session import Api, Phase, Session, cost_line, estimate_line
+from ffsite.annotate.plan import MAX_INVALID
+from ffsite.annotate.session import (
+    Api,
+    Phase,
+    Session,
+    closing_lines,
+    cost_line,
+    estimate_line,
+)
 from ffsite.errors import FfsiteError
 from ffsite.format import write_scores
 from ffsite.importers.likert import DATASET, rating_rows
@@ -55,7 +63,6 @@ from ffsite.importers.likert import DATASET, rating_rows
 TOOL = "ffsite lmlpa run"
 ANNOTATIONS = Path("annotations")
 ANSWERS = Path("lmlpa-answers")
-MAX_INVALID = 0.2  # a file with more invalid ratings says more about the run than the model
 RATER_TEMPERATURE = 0.0  # as LMLPA: the rater's number should not be a draw
 RATER_MAX_TOKENS = 64  # the rater replies with a number; room for a label or a few words
 # --dry-run's guesses: a one-sentence answer, and the words that stand in for an answer
@@ -387,13 +394,8 @@ def _report(settings: LmlpaSettings, summary: dict, answered: Phase, rated: Phas
                   summary["cost_usd"], summary["cost_source"]),
         f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
     ]
-    if damaged:
-        lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
-                     "again")
-    if not summary["complete"]:
-        lines.append(f"stopped at the budget: --max-cost {settings.api.max_cost} (spent "
-                     f"${budget.spent:.4f} in this run); the files hold what is done; rerun "
-                     "with a higher --max-cost to finish (answered calls are cached)")
+    lines += closing_lines(damaged, summary["complete"], settings.api.max_cost,
+                           budget.spent)
     lines.append(f"wrote {settings.out}: {summary['ratings']} ratings")
     lines.append(f"wrote {settings.answers_out}: {n_answers} answers")
     return lines

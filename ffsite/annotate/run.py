@@ -36,7 +36,7 @@ from ffsite.annotate.plan import (
     pairs,
     prepare,
 )
-from ffsite.annotate.session import Phase, Session, cost_line
+from ffsite.annotate.session import Phase, Session, closing_lines, cost_line
 from ffsite.annotate.votes import check_invalid, vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -227,13 +227,8 @@ def _report(settings: Settings, work: Work, summary: dict, generation: Phase | N
                   summary["cost_usd"], summary["cost_source"]),
         f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
     ]
-    if damaged:
-        lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
-                     "again")
-    if not summary["complete"]:
-        lines.append(f"stopped at the budget: --max-cost {settings.api.max_cost} (spent "
-                     f"${budget.spent:.4f} in this run); the file holds what is done; rerun "
-                     "with a higher --max-cost to finish (answered calls are cached)")
+    lines += closing_lines(damaged, summary["complete"], settings.api.max_cost,
+                           budget.spent)
     lines.append(f"wrote {settings.out}: {summary['votes']} votes")
     return lines
 

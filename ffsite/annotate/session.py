@@ -122,3 +122,17 @@ def cost_line(prompt_tokens: int, completion_tokens: int, cost: float | None,
     return (f"tokens: {prompt_tokens} in, {completion_tokens} out; cost "
             + (f"${cost:.4f} ({source})" if cost is not None else
                "unknown (no price for these models: give --prices FILE)"))
+
+
+def closing_lines(damaged: int, complete: bool, max_cost: float | None,
+                  spent: float) -> list[str]:
+    """The report's notes on damaged cache entries and a budget stop."""
+    lines = []
+    if damaged:
+        lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
+                     "again")
+    if not complete:
+        lines.append(f"stopped at the budget: --max-cost {max_cost} (spent ${spent:.4f} "
+                     "in this run); the files hold what is done; rerun with a higher "
+                     "--max-cost to finish (answered calls are cached)")
+    return lines

@@ -11,7 +11,8 @@ answer made with the rater's options in reversed order.  Per model, rater and tr
 - alpha: Cronbach's alpha of the trait's keyed items, across respondents: the models the
   rater rated, or, with one model, its seeds (repeated runs);
 - order_kappa: Cohen's weighted kappa between the normal and the reversed-order ratings of
-  the same answers (all the model's items), when the data has reversed-order ratings.
+  the same answers (all the model's items, keyed: on the trait's scale), when the data
+  has reversed-order ratings.
 """
 
 from __future__ import annotations
@@ -270,8 +271,11 @@ def _times(rng: np.random.Generator, n_bootstrap: int, n: int) -> np.ndarray:
 
 def _order_kappas(ratings: pd.DataFrame, weights: str) -> pd.DataFrame:
     """Per (model, rater): the weighted kappa between the normal and the reversed-order
-    rating of each answer (model, item, seed) that has both, and how many there are."""
+    rating of each answer (model, item, seed) that has both, and how many there are.
+    Both on the trait's scale (keyed), as the rater gave them: LMLPA's kappa compares
+    the rater's own numbers, and keying only some items would change the marginals."""
     keys = ["model", "rater", "item", "seed"]
+    ratings = ratings[[*keys, "reversed_order"]].assign(score=keyed(ratings))
     reversed_mask = ratings["reversed_order"].to_numpy()
     pairs = ratings[~reversed_mask].merge(ratings[reversed_mask], on=keys,
                                           suffixes=("", "_reversed"))
