@@ -27,7 +27,6 @@ def lmlpa_group() -> None:
 
 
 @lmlpa_group.command(name="run")
-@api_options
 @click.option("--model", required=True, help="The model that answers (its name on the API "
               "and on the site).")
 @click.option("--rater", required=True, help="The rater model on the API (temperature 0).")
@@ -51,6 +50,7 @@ def lmlpa_group() -> None:
               "ratings is invalid.")
 @click.option("--dataset", default=DATASET, show_default=True,
               help="Dataset name the ratings are filed under.")
+@api_options
 def run(api, model: str, rater: str, seeds: int, order_reversal: bool, include_dropped: bool,
         out: str | None, answers_out: str | None, temperature: float, max_tokens: int,
         max_invalid: float, dataset: str) -> None:
