@@ -22,7 +22,6 @@ the answers go beside it as `<name>.responses.json`.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import itertools
 import json
@@ -55,6 +54,7 @@ from ffsite.annotate.session import (
     closing_lines,
     cost_line,
     estimate_line,
+    run_sync,
 )
 from ffsite.annotate.votes import check_invalid
 from ffsite.base.prompt_set import PromptSet
@@ -266,7 +266,7 @@ def run_eigenbench(settings: RunSettings, prompts: PromptSet, endpoint: Endpoint
     for line in estimate[:-1]:  # what the run will take, before it starts
         echo(line)
     started = time.monotonic()
-    phases, session = asyncio.run(_execute(settings, design, endpoint))
+    phases, session = run_sync(_execute(settings, design, endpoint))
     frame = _votes(settings, design, phases)
     summary = _summary(settings, design, phases, frame, complete=not session.budget.stopped)
     check_invalid(frame, settings.max_invalid)

@@ -22,7 +22,6 @@ forward item's score is the rater's point.  The rater's own number stays in
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections import Counter
@@ -55,6 +54,7 @@ from ffsite.annotate.session import (
     closing_lines,
     cost_line,
     estimate_line,
+    run_sync,
 )
 from ffsite.errors import FfsiteError
 from ffsite.format import write_scores
@@ -169,7 +169,7 @@ def run_lmlpa(settings: LmlpaSettings, endpoint: Endpoint, *, dry: bool = False,
         return None
     started = time.monotonic()
     settings.api.check_prices([settings.model, settings.rater])
-    answered, rated, asked, budget, damaged = asyncio.run(_execute(settings, endpoint,
+    answered, rated, asked, budget, damaged = run_sync(_execute(settings, endpoint,
                                                                    answering))
     ratings = collect(settings, answering, answered, rated, asked)
     if not ratings:

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from ffsite.annotate.plan import (
     pairs,
     prepare,
 )
-from ffsite.annotate.session import Phase, Session, closing_lines, cost_line
+from ffsite.annotate.session import Phase, Session, closing_lines, cost_line, run_sync
 from ffsite.annotate.votes import check_invalid, vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -59,7 +58,7 @@ def annotate_model(settings: Settings, prompts: PromptSet, endpoint: Endpoint, *
     if work.given is None or settings.judge.api_models:
         settings.api.check_prices(([settings.model] if work.given is None else [])
                                   + list(settings.judge.api_models))
-        generation, judged, budget, damaged = asyncio.run(_execute(settings, endpoint, work))
+        generation, judged, budget, damaged = run_sync(_execute(settings, endpoint, work))
     else:  # a judge without an API on given answers: no API at all
         generation, judged, budget, damaged = None, None, Budget(None), 0
     frame, complete = _votes(settings, work, generation, judged, budget)

@@ -8,9 +8,12 @@ phase through one `Session`: one client (retries, concurrency, redaction), one c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ffsite.annotate.cache import Cache, call_key
 from ffsite.annotate.calls import Call, Outcome, run_calls
@@ -69,6 +72,21 @@ class Phase:
     @property
     def new(self) -> int:
         return sum(o.new for o in self.outcomes)
+
+
+T = TypeVar("T")
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run`, also where an event loop is already running (a Jupyter notebook, or
+    a test process that drives a browser): there the run gets a thread and a loop of its
+    own, since a running loop cannot be entered twice."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ffsite-run") as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 class Session:
