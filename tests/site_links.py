@@ -13,7 +13,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 RESOURCE_ATTRIBUTES = {("script", "src"), ("link", "href"), ("img", "src"),
                        ("iframe", "src"), ("source", "src"), ("video", "src"),
                        ("audio", "src"), ("embed", "src"), ("object", "data"),
-                       ("input", "src"), ("image", "href"), ("use", "href")}
+                       ("input", "src"), ("image", "href"), ("use", "href"),
+                       ("div", "data-vega")}
 
 
 class PageRefs(HTMLParser):
@@ -31,7 +32,8 @@ class PageRefs(HTMLParser):
                 self.ids.add(value)
             if tag == "base" and name == "href":
                 self.base = value
-            elif name in ("href", "src", "data", "action", "srcset", "poster"):
+            # data-vega: where a chart's script fetches the chart library (site.js).
+            elif name in ("href", "src", "data", "action", "srcset", "poster", "data-vega"):
                 self.refs.append((tag, name, value))
 
 
