@@ -269,7 +269,9 @@ def _difference_intervals() -> dict[str, Any]:
                  alt.Tooltip("difference:Q", format="+.3f"),
                  alt.Tooltip("low:Q", title="95% interval from", format="+.3f"),
                  alt.Tooltip("high:Q", title="to", format="+.3f")])
-    errors = base.mark_rule(color="currentColor", opacity=0.8).encode(
+    # An interval can reach past ±2 (a difference near the edge, few votes): clipped at
+    # the plot's edge rather than drawn across the page.
+    errors = base.mark_rule(color="currentColor", opacity=0.8, clip=True).encode(
         x="low:Q", x2="high:Q", y=y)
     zero = base.mark_rule(color="currentColor").encode(x=alt.datum(0))
     return _spec(alt.layer(bars, errors, zero).properties(width="container",
