@@ -247,17 +247,23 @@ def test_kill_and_resume_pays_no_answered_call_twice(inputs):
             time.sleep(0.01)
         killed.send_signal(signal.SIGKILL)
         killed.wait()
-        answered_before_kill = len(server.answered)
-        assert not (tmp / "votes.parquet").exists()
-        code, _, stderr = run(args(base, tmp), server.url)
+        cached = len(list((tmp / "cache").rglob("*.json")))
+        asked_before = len(server.requests)
+        assert cached >= 30 and not (tmp / "votes.parquet").exists()
+        code, stdout, stderr = run(args(base, tmp), server.url)
         assert code == 0, stderr
-        repeats = Counter(r.digest for r in server.answered)
+        resumed = len(server.requests) - asked_before
+        repeats = Counter(r.digest for r in server.answered).values()
         code, _, _ = run(args(base, tmp, out="fresh.parquet", cache="fresh-cache"),
                          server.url)
         assert code == 0
-    assert answered_before_kill >= 40
-    # Only calls in flight at the kill (at most --concurrency 4) can be paid twice.
-    assert sum(n - 1 for n in repeats.values()) <= 4
+    summary = json.loads(pq.read_schema(tmp / "votes.parquet").metadata[b"ffsite"])["extra"]
+    # The resumed run asked exactly for the calls not cached at the kill (those in flight
+    # then included) and for none that was: no answered call was paid twice.
+    assert resumed == summary["calls"] - cached
+    assert sum(n - 1 for n in repeats) <= 4  # --concurrency: a call keeps its lane until stored
+    assert len(list((tmp / "cache").rglob("*.json"))) == summary["calls"]
+    assert f"({resumed} new, {cached} from cache" in stdout
     assert (tmp / "votes.parquet").read_bytes() == (tmp / "fresh.parquet").read_bytes()
 
 

@@ -175,3 +175,18 @@ def test_hostile_names_are_escaped(tmp_path):
         assert "&lt;b&gt;kind&lt;/b&gt; &amp; co" in html
     ratings = next((site / "data").glob("eigenbench/*/ratings.json"))
     assert set(hostile.values()) <= {row["model"] for row in json.loads(ratings.read_text())}
+
+
+def test_trust_heatmap_draws_every_cell_of_extreme_trust():
+    """A judge that all but never prefers a model (trust 10^-12, which the chart's four
+    decimals would round to 0 on a log scale) still gets its cell: colours saturate."""
+    import vl_convert
+
+    from ffsite.site import charts
+
+    trust = (1e-12, 0.5, 0.5 - 1e-12)
+    frame = pd.DataFrame([{"judge": judge, "model": model, "trust": t, "relative": 3 * t}
+                          for judge in "abc" for model, t in zip("abc", trust, strict=True)])
+    svg = vl_convert.vegalite_to_svg(charts.trust_heatmap(frame, list("abc"), "test"))
+    cells = re.search(r'<g class="mark-rect role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S)
+    assert cells is not None and cells.group(1).count("<path") == 9

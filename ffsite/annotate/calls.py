@@ -70,8 +70,14 @@ async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
                 held.append(reserved)
             return reserved is not None
 
+        async def keep(answer) -> dict:
+            entry = cache_entry(answer)
+            # File writes release the GIL: in a thread they overlap the event loop's work.
+            await asyncio.to_thread(cache.put, call.key, entry)
+            return entry
+
         try:
-            answer = await client.complete(call.body, admit=admit)
+            entry = await client.complete(call.body, admit=admit, keep=keep)
         except NotAdmitted:
             return Outcome()
         except CallFailed as failed:
@@ -79,9 +85,6 @@ async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
             log.warning("call to %s failed: %s", call.body["model"], failed.reason)
             progress.advance(failed=1)
             return Outcome(failure=Failure(failed.reason, failed.attempts))
-        entry = cache_entry(answer)
-        # File writes release the GIL: in a thread they overlap the event loop's work.
-        await asyncio.to_thread(cache.put, call.key, entry)
         budget.settle(held[0], worst, budget_cost(entry, call.price))
         progress.advance()
         return Outcome(entry=entry, new=True)

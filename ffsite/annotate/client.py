@@ -25,8 +25,9 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -187,8 +188,12 @@ class ChatClient:
         for lane in self._all_lanes:
             await lane.aclose()
 
-    async def complete(self, body: dict, admit: Callable[[], bool] | None = None) -> Answer:
+    async def complete(self, body: dict, admit: Callable[[], bool] | None = None,
+                       keep: Callable[[Answer], Awaitable[Any]] | None = None) -> Any:
         """One chat completion; `admit` is asked once a lane is free (False: NotAdmitted).
+        With `keep`, returns what `keep(answer)` returns, awaited while the lane is still
+        held: a caller that stores the answer there (the cache) has at most `concurrency`
+        calls sent or answered-but-not-stored at any moment, so a kill loses no more.
 
         The lane is held through backoff sleeps: a rate-limited server gets fewer calls.
         """
@@ -199,7 +204,8 @@ class ChatClient:
                 raise NotAdmitted()
             for attempt in range(1, self.policy.max_attempts + 1):
                 try:
-                    return self._answer(await self._attempt(lane, payload), attempt)
+                    answer = self._answer(await self._attempt(lane, payload), attempt)
+                    return answer if keep is None else await keep(answer)
                 except _Fail as fail:
                     raise CallFailed(self.endpoint.redact_message(str(fail)), attempt) from None
                 except _Retry as retry:

@@ -284,10 +284,17 @@ def trust_heatmap(frame: pd.DataFrame, order: list[str], description: str
     the relative trust N x T_ij (1: the judge's even share; blue above, red below, on a
     log scale so halving and doubling look alike). `frame` has judge, model, trust,
     relative."""
-    rows = records(frame[["judge", "model", "trust", "relative"]])
-    spec = _finish(_trust_heatmap(), description, rows)
+    # The log colour scale needs positive values, and rows keep four decimals: a judge
+    # that all but never prefers a model (10^-12) would round to 0.  Colours saturate at
+    # 1/100 and 100 times an even share; the download keeps the exact numbers.
+    shown = frame[["judge", "model", "trust", "relative"]].assign(
+        relative=frame["relative"].clip(RELATIVE_FLOOR, 1 / RELATIVE_FLOOR))
+    spec = _finish(_trust_heatmap(), description, records(shown))
     spec["encoding"]["x"]["sort"] = spec["encoding"]["y"]["sort"] = list(order)
     return spec
+
+
+RELATIVE_FLOOR = 0.01
 
 
 @functools.cache

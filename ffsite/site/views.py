@@ -145,6 +145,8 @@ def interval_text(low: float | None, high: float | None, digits: int = 2,
         return None
     if signs:  # "-0.38–-0.12" would read as a range to a negative
         return f"{signed(low, digits)} to {signed(high, digits)}"
+    if low < 0:  # unsigned numbers that can be negative (EigenBench Elo): the same
+        return f"{number(low, digits)} to {number(high, digits)}"
     return f"{number(low, digits)}–{number(high, digits)}"
 
 
