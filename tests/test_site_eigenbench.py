@@ -54,6 +54,15 @@ def test_pages_and_nav_entry_exist_with_judgments(eigen_site):
     assert f'href="{PAGE}"' in overview
 
 
+def test_the_dataset_page_of_the_judgments_links_the_constitution(eigen_site):
+    page = eigen_site / "datasets" / f"{safe_name(fixture.DATASET)}.html"
+    html = page.read_text("utf-8")
+    assert "These comparisons hold EigenBench judgments" in html
+    assert f'<a href="../{PAGE}">{fixture.CONSTITUTION}</a>' in html
+    # The other datasets hold none.
+    assert "EigenBench judgments" not in (eigen_site / "datasets" / "d.html").read_text()
+
+
 def test_published_ratings_are_the_fit_of_the_judgments(eigen_site):
     ratings = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/ratings.csv")
     assert list(ratings.columns) == ["constitution", "model", "elo", "ci_low", "ci_high",

@@ -70,7 +70,8 @@ class Judgments:
 
 def constitutions(annotations, registry=None) -> pd.DataFrame:
     """Trait sets (constitutions) whose votes look like EigenBench data: at least
-    MIN_MODELS models both judge and are judged. Columns: constitution, criteria, models."""
+    MIN_MODELS models both judge and are judged. Columns: constitution, criteria, models,
+    judgments, datasets (the datasets its votes are in, a sorted list)."""
     rows = []
     trait_rows = annotations.annotators[annotations.annotators["role"] == schema.ROLE_TRAIT]
     compared = set(annotations.models)
@@ -88,9 +89,16 @@ def constitutions(annotations, registry=None) -> pd.DataFrame:
         except FfsiteError:
             continue
         criteria = trait_rows.loc[trait_rows["trait_set"] == name, "trait_id"].nunique()
+        voted = np.isin(annotations.votes["annotator"].to_numpy(),
+                        select_annotators(annotations, name))
+        voted_on = np.unique(annotations.votes["comparison"].to_numpy()[voted])
+        datasets = sorted(set(annotations.comparisons["dataset"].astype(str).to_numpy()[
+            voted_on]))
         rows.append({"constitution": name, "criteria": int(criteria),
-                     "models": judgments.n_models, "judgments": len(judgments)})
-    return pd.DataFrame(rows, columns=["constitution", "criteria", "models", "judgments"])
+                     "models": judgments.n_models, "judgments": len(judgments),
+                     "datasets": datasets})
+    return pd.DataFrame(rows, columns=["constitution", "criteria", "models", "judgments",
+                                       "datasets"])
 
 
 def select_annotators(annotations, constitution: str | None) -> np.ndarray:

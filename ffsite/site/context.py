@@ -19,7 +19,7 @@ from ffsite.base.registry import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
 from ffsite.format.scores import empty_scores
-from ffsite.metrics import results
+from ffsite.metrics import eigenbench, results
 from ffsite.metrics.big_five import big_five, split_lmlpa
 from ffsite.metrics.results import (
     DatasetDetails,
@@ -221,6 +221,14 @@ class SiteContext:
             self._computed["big_five"] = big_five(self.lmlpa, self.registry,
                                                   n_bootstrap=self.config.rating_resamples)
         return self._computed["big_five"]
+
+    def eigenbench(self) -> pd.DataFrame:
+        """The constitutions with EigenBench judgments (`eigenbench.constitutions`: name,
+        criteria, models, judgments, datasets); computed once."""
+        if "eigenbench" not in self._computed:
+            self._computed["eigenbench"] = eigenbench.constitutions(self.annotations,
+                                                                    self.registry)
+        return self._computed["eigenbench"]
 
     def texts(self, dataset: str) -> Texts | None:
         """Prompts and responses of a base dataset, or None (noted once) when missing."""

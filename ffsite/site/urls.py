@@ -29,6 +29,14 @@ def page_path(name: str, slug: str | None = None) -> str:
     return f"{name}.html" if slug is None else f"{name}/{slug}.html"
 
 
+EIGENBENCH = "eigenbench"  # the folder of EigenBench's constitution pages
+
+
+def constitution_path(constitution: str) -> str:
+    """The path of an EigenBench constitution's page."""
+    return page_path(EIGENBENCH, safe_name(constitution))
+
+
 def root(page: str) -> str:
     """The way back to the site's top from `page` ("" or "../")."""
     return "../" * page.count("/")

@@ -13,7 +13,15 @@ from ffsite.metrics.results import DatasetDetails
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import NOT_ZERO, number, percent
-from ffsite.site.urls import DATASETS, MODELS, TRAITS, file_names, link, page_path
+from ffsite.site.urls import (
+    DATASETS,
+    MODELS,
+    TRAITS,
+    constitution_path,
+    file_names,
+    link,
+    page_path,
+)
 from ffsite.site.views import (
     CUE_BETTER,
     CUE_ENCOURAGED,
@@ -130,7 +138,15 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
                 splits=splits, skipped=[(c.removeprefix("meta."), why)
                                         for c, why in sorted(details.skipped.items())],
                 annotator_table=annotator_table, win_table=win_table, absent=absent,
-                trait_pages=ctx.slugs.pages(TRAITS))
+                trait_pages=ctx.slugs.pages(TRAITS),
+                eigenbench=eigenbench_links(ctx, dataset, page))
+
+
+def eigenbench_links(ctx: SiteContext, dataset: str, page: str) -> list[tuple[str, str]]:
+    """(constitution, link) of the EigenBench judgments among the dataset's votes."""
+    found = ctx.eigenbench()
+    return [(row.constitution, link(page, constitution_path(row.constitution)))
+            for row in found.itertuples(index=False) if dataset in row.datasets]
 
 
 def win_rate_cell(rate: float, low: float, high: float) -> Cell:

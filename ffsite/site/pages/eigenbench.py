@@ -12,17 +12,16 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import number, signed
-from ffsite.site.urls import link, page_path
+from ffsite.site.urls import EIGENBENCH, constitution_path, link, page_path
 from ffsite.site.views import Cell, Column, Table, chart, count_cell, estimate_cell, sort_value
 
-FOLDER = "eigenbench"
-OVERVIEW = page_path(FOLDER)
+OVERVIEW = page_path(EIGENBENCH)
 BOOTSTRAP = 200  # refits behind the 95% intervals (fixed seed: the site is reproducible)
 SEED = 0
 
 
 def build(ctx: SiteContext) -> None:
-    found = eb.constitutions(ctx.annotations, ctx.registry)
+    found = ctx.eigenbench()
     if found.empty:
         return
     ctx.progress.step(f"EigenBench: fitting {len(found)} constitution(s)")
@@ -30,7 +29,7 @@ def build(ctx: SiteContext) -> None:
     for name in found["constitution"]:
         judgments = eb.judgments_from_annotations(ctx.annotations, name, ctx.registry)
         result = eb.eigenbench(judgments, n_bootstrap=BOOTSTRAP, seed=SEED)
-        page = page_path(FOLDER, safe_name(name))
+        page = constitution_path(name)
         constitution_page(ctx, name, page, result)
         top = result.ratings.iloc[0]
         summaries.append({"constitution": name, "page": page, "models": len(result.models),
