@@ -66,7 +66,11 @@ def test_the_dataset_page_of_the_judgments_links_the_constitution(eigen_site):
 def test_published_ratings_are_the_fit_of_the_judgments(eigen_site):
     ratings = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/ratings.csv")
     assert list(ratings.columns) == ["constitution", "model", "elo", "ci_low", "ci_high",
-                                     "trust"]
+                                     "trust", "rank"]
+    # The rank rule, counted by hand: 1 + the models whose interval lies wholly above.
+    for row in ratings.itertuples():
+        assert row.rank == 1 + sum(other.ci_low > row.ci_high
+                                   for other in ratings.itertuples())
     judgments = eb.judgments_from_annotations(
         read_annotations([eigen_site.parent / "annotations"]), fixture.CONSTITUTION)
     direct = eb.eigenbench(judgments, n_bootstrap=200, seed=0)
@@ -76,6 +80,26 @@ def test_published_ratings_are_the_fit_of_the_judgments(eigen_site):
     page = (eigen_site / PAGE).read_text("utf-8")
     for row in ratings.itertuples():
         assert f"{row.ci_low:.0f}–{row.ci_high:.0f}" in page
+
+
+def test_model_pages_carry_the_eigenbench_rating(eigen_site):
+    ratings = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/ratings.csv")
+    judges = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/judges.csv")
+    for row in ratings.itertuples():
+        slug = safe_name(row.model)
+        html = (eigen_site / "models" / f"{slug}.html").read_text("utf-8")
+        assert 'id="eigenbench"' in html and f'href="../{PAGE}"' in html
+        own = pd.read_csv(eigen_site / "data" / "models" / slug / "eigenbench.csv")
+        assert own["constitution"].tolist() == [fixture.CONSTITUTION]
+        mine = own.iloc[0]
+        assert (mine["elo"], mine["ci_low"], mine["ci_high"], mine["rank"]) == (
+            row.elo, row.ci_low, row.ci_high, row.rank)
+        judge = judges[judges["judge"] == row.model].iloc[0]
+        assert mine["self_preference"] == judge["self_preference"]
+        assert f"{row.rank} of {N_MODELS}" in html
+        # Not also rated as a dataset of judged pairs (plain Bradley-Terry over the
+        # pooled judges would ignore the both-orders rule and the trust weighting).
+        assert "Elo and strength per criterion" not in html
 
 
 def test_trust_heatmap_and_downloads(eigen_site):

@@ -8,6 +8,7 @@ computed once, when the context is created; the others when a page asks for them
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,6 +36,8 @@ from ffsite.site.examples import Texts
 from ffsite.site.output import SiteOutput
 from ffsite.site.urls import Slugs
 from ffsite.traits import trait_label
+
+EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
 
 # The slowest results of a build (ratings: bootstrap refits), kept from the last build
 # for as long as the annotation files stay the same: `ffsite serve` rebuilds in one process.
@@ -116,7 +119,10 @@ class SiteContext:
         scored = every_score.responses[["dataset", "model"]].dropna().drop_duplicates()
         model_ids = set(by_model.models["model"]) | set(registry.ids(
             scored["dataset"], scored["model"])) | ({reference} & set(models))  # its own page
-        for dataset in pairwise_datasets(annotations, reference):
+        constitutions = eigenbench.constitutions(annotations, registry)
+        judged_each_other = sorted({d for found in constitutions["datasets"] for d in found})
+        for dataset in [*pairwise_datasets(annotations, reference, judged_each_other),
+                        *judged_each_other]:
             own = annotations.comparisons[annotations.comparisons["dataset"] == dataset]
             model_ids |= set(own["model_a"].dropna()) | set(own["model_b"].dropna())
         return cls(config=config, annotations=annotations, votes=votes, traits=traits,
@@ -129,7 +135,8 @@ class SiteContext:
                    dataset_traits=labelled(results.dataset_results(
                        annotations, votes, config.min_valid_votes), labels),
                    output=output, progress=progress, registry=registry, scores=scores,
-                   lmlpa=lmlpa, base_dir=base_dir, files=files)
+                   lmlpa=lmlpa, base_dir=base_dir, files=files,
+                   _computed={"eigenbench": constitutions})
 
     @property
     def min_valid(self) -> int:
@@ -193,7 +200,9 @@ class SiteContext:
         model against the others, and ratings; computed once."""
         def compute() -> dict[str, PairwiseResults]:
             found = {}
-            for dataset in pairwise_datasets(self.annotations, self.config.reference_model):
+            judged_each_other = {d for found in self.eigenbench()["datasets"] for d in found}
+            for dataset in pairwise_datasets(self.annotations, self.config.reference_model,
+                                             judged_each_other):
                 found[dataset] = results.pairwise_results(
                     self.annotations, dataset, min_valid_votes=self.min_valid,
                     preferred_anchor=self.config.anchor_model,
@@ -224,11 +233,20 @@ class SiteContext:
 
     def eigenbench(self) -> pd.DataFrame:
         """The constitutions with EigenBench judgments (`eigenbench.constitutions`: name,
-        criteria, models, judgments, datasets); computed once."""
-        if "eigenbench" not in self._computed:
-            self._computed["eigenbench"] = eigenbench.constitutions(self.annotations,
-                                                                    self.registry)
+        criteria, models, judgments, datasets), found when the context was made."""
         return self._computed["eigenbench"]
+
+    def eigenbench_results(self) -> dict[str, eigenbench.EigenBenchResult]:
+        """Each constitution's fit: ratings with bootstrap intervals (EIGENBENCH_BOOTSTRAP
+        refits, seed 0: the same judgments always give the same pages); computed once."""
+        def compute() -> dict[str, eigenbench.EigenBenchResult]:
+            return {name: eigenbench.eigenbench(
+                eigenbench.judgments_from_annotations(self.annotations, name, self.registry),
+                n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=0)
+                for name in self.eigenbench()["constitution"]}
+        if "eigenbench_results" not in self._computed:
+            self._computed["eigenbench_results"] = compute()
+        return self._computed["eigenbench_results"]
 
     def texts(self, dataset: str) -> Texts | None:
         """Prompts and responses of a base dataset, or None (noted once) when missing."""
@@ -289,12 +307,16 @@ def _with_contributed_answers(texts: Texts, files: list[Path]) -> Texts:
     return prompts, responses
 
 
-def pairwise_datasets(annotations: Annotations, reference_model: str | None) -> list[str]:
+def pairwise_datasets(annotations: Annotations, reference_model: str | None,
+                      exclude: Iterable[str] = ()) -> list[str]:
     """Datasets whose trait votes compare models with each other but never with the
-    reference model: they get their own results (`SiteContext.pairwise`)."""
+    reference model: they get their own results (`SiteContext.pairwise`).  `exclude`:
+    datasets of models judging each other (EigenBench), whose judges are the models
+    themselves and which get EigenBench's results instead."""
     comparisons = annotations.comparisons
     found = []
-    for dataset in annotations.datasets:
+    skipped = set(exclude)
+    for dataset in [d for d in annotations.datasets if d not in skipped]:
         own = comparisons[(comparisons["dataset"] == dataset).to_numpy()]
         models = set(own["model_a"].dropna()) | set(own["model_b"].dropna())
         if len(models) >= 2 and reference_model not in models:

@@ -150,6 +150,15 @@ def interval_text(low: float | None, high: float | None, digits: int = 2,
     return f"{number(low, digits)}–{number(high, digits)}"
 
 
+def rank_cell(rank: float, of: float) -> Cell:
+    """"2 of 9": the interval rank (ffsite.metrics.ranking; shared where intervals
+    overlap), or a dash for a model without one (no interval, or no rating)."""
+    if pd.isna(rank) or int(rank) == 0:
+        return Cell("–")
+    return Cell(f"{int(rank)} of {int(of)}", int(rank),
+                title="1 + the models whose 95% interval lies wholly above this one's")
+
+
 def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,
                   signs: bool = False, css: str | None = None, what: str = "") -> Cell:
     """A number with its 95% interval in view (a second line), and in the title for

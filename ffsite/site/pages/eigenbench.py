@@ -4,20 +4,31 @@ judgments there is no page and no navigation entry."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pandas as pd
 
 from ffsite._names import safe_name
 from ffsite.metrics import eigenbench as eb
+from ffsite.metrics.ranking import interval_ranks
 from ffsite.site import charts
-from ffsite.site.context import SiteContext
+from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import number, signed
 from ffsite.site.urls import EIGENBENCH, constitution_path, link, page_path
-from ffsite.site.views import Cell, Column, Table, chart, count_cell, estimate_cell, sort_value
+from ffsite.site.views import (
+    Cell,
+    Column,
+    Table,
+    chart,
+    count_cell,
+    estimate_cell,
+    rank_cell,
+    sort_value,
+)
 
 OVERVIEW = page_path(EIGENBENCH)
-BOOTSTRAP = 200  # refits behind the 95% intervals (fixed seed: the site is reproducible)
-SEED = 0
 
 
 def build(ctx: SiteContext) -> None:
@@ -26,9 +37,7 @@ def build(ctx: SiteContext) -> None:
         return
     ctx.progress.step(f"EigenBench: fitting {len(found)} constitution(s)")
     summaries = []
-    for name in found["constitution"]:
-        judgments = eb.judgments_from_annotations(ctx.annotations, name, ctx.registry)
-        result = eb.eigenbench(judgments, n_bootstrap=BOOTSTRAP, seed=SEED)
+    for name, result in ctx.eigenbench_results().items():
         page = constitution_path(name)
         constitution_page(ctx, name, page, result)
         top = result.ratings.iloc[0]
@@ -56,7 +65,8 @@ def overview(ctx: SiteContext, summaries: pd.DataFrame) -> None:
 def constitution_page(ctx: SiteContext, name: str, page: str,
                       result: eb.EigenBenchResult) -> None:
     output, slug = ctx.output, safe_name(name)
-    ratings = result.ratings.copy()
+    ranks = interval_ranks(result.ratings["ci_low"], result.ratings["ci_high"])
+    ratings = result.ratings.assign(rank=ranks)
     ratings.insert(0, "constitution", name)
     rating_download = output.data(f"eigenbench/{slug}/ratings", ratings,
                                   f"EigenBench ratings: {name}", page)
@@ -82,12 +92,14 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
         Column("model", "Model", numeric=False),
         Column("elo", "Elo", cue="higher = the judges, weighted by their own rating, "
                "prefer it more"),
+        Column("rank", "Rank", cue="1 = highest", title=RANK_RULE),
         Column("trust", "Trust share", title="t_j: the model's share of the population's "
                "trust (sums to 1)")],
         [[model_cell(ctx, page, r.model),
           estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
-          Cell(number(r.trust, 3), sort_value(r.trust))]
-         for r in result.ratings.itertuples(index=False)], rating_download)
+          rank_cell(rank, len(ranks)), Cell(number(r.trust, 3), sort_value(r.trust))]
+         for r, rank in zip(result.ratings.itertuples(index=False), ranks, strict=True)],
+        rating_download)
 
     judge_table = Table("eigenbench-judges", "Each judge: how it rates itself, and how it "
                         "judges", [
@@ -134,4 +146,58 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
                 result=result, ratings=rating_table, judges=judge_table,
                 held_out=held_out_table, heatmap=heatmap, charts=[heatmap],
                 vector_download=vector_download, trust_download=trust_download,
-                overview=link(page, OVERVIEW), bootstrap=BOOTSTRAP)
+                overview=link(page, OVERVIEW), bootstrap=EIGENBENCH_BOOTSTRAP)
+
+
+# ------------------------------------------------------------------- model pages
+
+RANK_RULE = "1 + the models whose 95% interval lies wholly above this one's"
+
+
+def model_section(ctx: SiteContext, model: str, slug: str, page: str
+                  ) -> dict[str, Any] | None:
+    """The EigenBench section of a model's page: per constitution whose population it
+    belongs to, its rating, rank and trust share, and how it rates itself as a judge;
+    None when it is in none."""
+    rows = []
+    for name, result in ctx.eigenbench_results().items():
+        if model not in result.models:
+            continue
+        ratings = result.ratings.reset_index(drop=True)
+        ranks = interval_ranks(ratings["ci_low"], ratings["ci_high"])
+        position = int(np.flatnonzero(ratings["model"].to_numpy() == model)[0])
+        judge = result.judges.set_index("judge").loc[model]
+        rows.append({"constitution": name, "model": model, **ratings.iloc[position].drop(
+            "model").to_dict(), "rank": int(ranks[position]), "models": len(ratings),
+            "self_elo": judge["self_elo"], "others_elo": judge["others_elo"],
+            "self_preference": judge["self_preference"],
+            "judgments": int(judge["judgments"])})
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    name = ctx.registry.display_name(model)
+    download = ctx.output.data(f"models/{slug}/eigenbench", frame,
+                               f"{name}: EigenBench ratings per constitution", page)
+    table = Table("model-eigenbench", "EigenBench rating per constitution", [
+        Column("constitution", "Constitution", numeric=False),
+        Column("elo", "Elo", cue="higher = the judges, weighted by their own rating, "
+               "prefer it more"),
+        Column("rank", "Rank", cue="1 = highest", title=RANK_RULE),
+        Column("trust", "Trust share", title="the model's share of the population's trust"),
+        Column("self", "Rates itself", title="its Elo from its own trust row, as a judge"),
+        Column("others", "Others rate it", title="its Elo from the other judges' rows"),
+        Column("gap", "Self-preference", cue="higher = rates itself above what others do"),
+        Column("judgments", "Judgments made", title="its judgments as a judge")],
+        [[Cell(r.constitution, href=link(page, constitution_path(r.constitution)),
+               header=True),
+          estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
+          rank_cell(r.rank, r.models), Cell(number(r.trust, 3), sort_value(r.trust)),
+          Cell(number(r.self_elo, 0), sort_value(r.self_elo)),
+          Cell(number(r.others_elo, 0), sort_value(r.others_elo)),
+          Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
+          count_cell(r.judgments)]
+         for r in frame.itertuples(index=False)], download)
+    return {"id": "eigenbench", "heading": "EigenBench", "table": table,
+            "bootstrap": EIGENBENCH_BOOTSTRAP,
+            "summary": f"rated by the models it judged with, under {len(rows)} "
+                       f"constitution{'s' if len(rows) > 1 else ''}"}

@@ -29,7 +29,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.examples import Example, ExamplePool, choose_examples
 from ffsite.site.model_meta import meta_facts
-from ffsite.site.pages import big_five, communication
+from ffsite.site.pages import big_five, communication, eigenbench
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import NOT_ZERO, heat_class, number
 from ffsite.site.sources import CONDITIONS, SOURCES, condition_label, dataset_name
@@ -42,6 +42,7 @@ from ffsite.site.views import (
     count_cell,
     estimate_cell,
     metric_columns,
+    rank_cell,
     sort_value,
 )
 
@@ -72,8 +73,10 @@ def build(ctx: SiteContext) -> None:
                    for results, by_model in pairwise.values() if model in by_model]
         text = versus.section(ctx, model, slug, page)
         panel = big_five.model_panel(ctx, model, page)
+        judged_by_peers = eigenbench.model_section(ctx, model, slug, page)
         found = [(s["id"], s["heading"], s["summary"])
-                 for s in [*personality, *([panel] if panel else []), *eqbench]]
+                 for s in [*personality, *([panel] if panel else []),
+                           *([judged_by_peers] if judged_by_peers else []), *eqbench]]
         if text:
             found.append((text["id"], text["heading"], text["summary"]))
         datasets = [s["dataset"] for s in [*personality, *eqbench]] + (
@@ -83,7 +86,8 @@ def build(ctx: SiteContext) -> None:
         ctx.output.page(page, "model.html", section=page_path("index"), model=model,
                         name=name, description=model_description(ctx, model, name, found),
                         facts=model_facts(ctx, model, datasets), found=found,
-                        personality=personality, big_five=panel, eqbench=eqbench, text=text,
+                        personality=personality, big_five=panel,
+                        eigenbench=judged_by_peers, eqbench=eqbench, text=text,
                         charts=charts_shown, trait_pages=ctx.slugs.pages(TRAITS))
 
 
@@ -658,12 +662,3 @@ def flatten(summary: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
         else:
             items.append((label, str(value)))
     return items
-
-
-def rank_cell(rank: float, of: float) -> Cell:
-    """"2 of 9": the interval rank (ffsite.metrics.ranking; shared where intervals
-    overlap), or a dash for a model without one (no interval, or no rating)."""
-    if pd.isna(rank) or int(rank) == 0:
-        return Cell("–")
-    return Cell(f"{int(rank)} of {int(of)}", int(rank),
-                title="1 + the models whose 95% interval lies wholly above this one's")
