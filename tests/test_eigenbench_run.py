@@ -128,7 +128,8 @@ def test_every_judge_sees_every_pair_of_others_equally_often(tmp_path):
 
 
 @pytest.mark.parametrize(("models", "message"), [
-    (["a", "b"], "at least 3 models"), (["a", "b", "a"], "--model a is given twice")])
+    (["a", "b"], "at least 3 models"), (["a", "b", "a"], "--model a is given twice"),
+    (["a", "b", "c\x1b[31m"], "control character U[+]001B"), (["a", " ", "c"], "empty")])
 def test_bad_populations_are_refused(models, message):
     with pytest.raises(FfsiteError, match=message):
         check_models(models)
@@ -144,7 +145,8 @@ def test_shipped_constitutions_load():
 @pytest.mark.parametrize(("text", "message"), [
     ("# only a comment\n", "no criteria"),
     ("Prefer A.\nPrefer A.\n", "line 2 repeats line 1"),
-    ("x" * 501 + "\n", "501 characters")])
+    ("x" * 501 + "\n", "501 characters"),
+    ("Prefer kindness.\nPrefer\x00 nothing.\n", "line 2: text holds the control character")])
 def test_bad_constitutions_are_refused(text, message):
     with pytest.raises(FfsiteError, match=message):
         parse_constitution("c", text, "c.txt")

@@ -542,6 +542,21 @@ def test_answers_never_go_into_annotations(tmp_path, monkeypatch, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(("flag", "value", "problem"), [
+    ("--model", "m\x1b[31m", "control character U+001B"), ("--rater", " ", "empty"),
+    ("--dataset", "d\x00", "control character U+0000")])
+def test_names_the_file_cannot_hold_stop_before_any_call(tmp_path, monkeypatch, capsys,
+                                                         flag, value, problem):
+    monkeypatch.chdir(tmp_path)
+    names = {"--model": MODEL, "--rater": RATER, "--dataset": "lmlpa", flag: value}
+    status, out, err = run_main(monkeypatch, capsys, "lmlpa", "run",
+                                *[part for pair in names.items() for part in pair],
+                                "--dry-run")
+    assert status == 1 and out == ""
+    assert err.startswith(f"error: {flag} {value!r}: ") and problem in err
+    assert err.count("\n") == 1
+
+
 def test_default_paths(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     with ChatServer(Script()) as server:

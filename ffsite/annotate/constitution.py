@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from ffsite.errors import FfsiteError
+from ffsite.format import text_problem
 from ffsite.traits import Trait, trait_id
 
 SHIPPED = ("ff-personality", "hhh")
@@ -63,6 +64,9 @@ def parse_constitution(name: str, text: str, source: str) -> Constitution:
         if len(wording) > MAX_CRITERION_CHARS:
             raise FfsiteError(f"{source}: line {line_number}: a criterion of {len(wording)} "
                               f"characters; keep each under {MAX_CRITERION_CHARS}")
+        problem = text_problem(wording)
+        if problem:
+            raise FfsiteError(f"{source}: line {line_number}: {problem}")
         if wording in seen:
             raise FfsiteError(f"{source}: line {line_number} repeats line {seen[wording]}")
         seen[wording] = line_number

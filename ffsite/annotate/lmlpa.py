@@ -57,7 +57,7 @@ from ffsite.annotate.session import (
     run_sync,
 )
 from ffsite.errors import FfsiteError
-from ffsite.format import write_scores
+from ffsite.format import text_problem, write_scores
 from ffsite.importers.likert import DATASET, rating_rows
 
 TOOL = "ffsite lmlpa run"
@@ -107,6 +107,15 @@ def check_paths(out: Path, answers_out: Path) -> None:
         raise FfsiteError(f"--answers-out {answers_out}: the answers are texts and stay out "
                           "of annotation folders and away from the scores file; give a "
                           f"path outside them (default: {ANSWERS}/<model>.json)")
+
+
+def check_names(settings: LmlpaSettings) -> None:
+    """Names the scores file can hold, checked before any call is paid for."""
+    for flag, value in (("--model", settings.model), ("--rater", settings.rater),
+                        ("--dataset", settings.dataset)):
+        problem = text_problem(value) or ("empty" if not value.strip() else None)
+        if problem:
+            raise FfsiteError(f"{flag} {value!r}: {problem}")
 
 
 # ------------------------------------------------------------------------- the calls
@@ -162,6 +171,7 @@ def run_lmlpa(settings: LmlpaSettings, endpoint: Endpoint, *, dry: bool = False,
     """Run (or with `dry`, estimate) one model's answers and ratings; return the file's
     summary."""
     check_paths(settings.out, settings.answers_out)
+    check_names(settings)
     answering = plan(settings)
     if dry:
         for line in dry_run(settings, answering):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for readers and tools; at run time `__getattr__` imports on use
     from ffsite.format import schema
-    from ffsite.format._columns import codes_of
+    from ffsite.format._columns import codes_of, text_problem
     from ffsite.format.coded import CodedVotes
     from ffsite.format.encode import EncodedVotes, encode_votes
     from ffsite.format.read import (
@@ -55,6 +55,7 @@ __all__ = [
     "read_scores",
     "read_votes_file",
     "schema",
+    "text_problem",
     "upgrade_paths",
     "validate_paths",
     "vote_rows",
@@ -71,6 +72,7 @@ _HOME = {
     "EncodedVotes": "encode",
     "Written": "write",
     "codes_of": "_columns",
+    "text_problem": "_columns",
     "encode_votes": "encode",
     "find_annotation_files": "read",
     "read_annotations": "read",
