@@ -167,3 +167,15 @@ def test_the_invalid_threshold_can_be_raised(base, tmp_path):
         refused.exception)
     assert accepted.exit_code == 0, accepted.output
     assert file_summary(tmp_path / "out.parquet")["invalid_rate"] == 0.125
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--model", "m\x1b[2J"), ("--judge", "j\x00")])
+def test_a_name_the_file_cannot_hold_stops_before_any_call(base, tmp_path, flag, value):
+    args = _args(tmp_path)
+    args[args.index(flag) + 1] = value
+    with ChatServer(hashed_judge) as server:
+        result = run_cli(args, api_env(server.url))
+        assert not server.requests
+    assert result.exit_code == 1
+    assert f"{flag} {value!r}: text holds the control character" in str(result.exception)
+    assert not (tmp_path / "out.parquet").exists()

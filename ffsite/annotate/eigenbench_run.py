@@ -51,6 +51,7 @@ from ffsite.annotate.session import (
     Api,
     Phase,
     Session,
+    check_name,
     closing_lines,
     cost_line,
     estimate_line,
@@ -59,7 +60,7 @@ from ffsite.annotate.session import (
 from ffsite.annotate.votes import check_invalid
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
-from ffsite.format import schema, text_problem
+from ffsite.format import schema
 from ffsite.format.write import write_votes
 from ffsite.sides import swapped
 
@@ -110,9 +111,7 @@ def check_models(models: Sequence[str]) -> tuple[str, ...]:
     """The population, checked before any call: names the votes file can hold, each
     given once, at least three."""
     for model in models:
-        problem = text_problem(model) or ("empty" if not model.strip() else None)
-        if problem:
-            raise FfsiteError(f"--model {model!r}: {problem}")
+        check_name("--model", model)
     if len(set(models)) != len(models):
         repeated = next(m for m in models if models.count(m) > 1)
         raise FfsiteError(f"--model {repeated} is given twice; name each model once")

@@ -51,13 +51,14 @@ from ffsite.annotate.session import (
     Api,
     Phase,
     Session,
+    check_name,
     closing_lines,
     cost_line,
     estimate_line,
     run_sync,
 )
 from ffsite.errors import FfsiteError
-from ffsite.format import text_problem, write_scores
+from ffsite.format import write_scores
 from ffsite.importers.likert import DATASET, rating_rows
 
 TOOL = "ffsite lmlpa run"
@@ -113,9 +114,7 @@ def check_names(settings: LmlpaSettings) -> None:
     """Names the scores file can hold, checked before any call is paid for."""
     for flag, value in (("--model", settings.model), ("--rater", settings.rater),
                         ("--dataset", settings.dataset)):
-        problem = text_problem(value) or ("empty" if not value.strip() else None)
-        if problem:
-            raise FfsiteError(f"{flag} {value!r}: {problem}")
+        check_name(flag, value)
 
 
 # ------------------------------------------------------------------------- the calls

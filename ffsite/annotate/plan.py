@@ -19,7 +19,7 @@ from ffsite.annotate.calls import Call
 from ffsite.annotate.cost import find_price
 from ffsite.annotate.llm_judge import LlmJudge
 from ffsite.annotate.prompt import generation_body
-from ffsite.annotate.session import Api
+from ffsite.annotate.session import Api, check_name
 from ffsite.annotate.votes import comparisons
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -77,6 +77,8 @@ class Work:
 
 
 def prepare(settings: Settings, prompts: PromptSet) -> Work:
+    check_name("--model", settings.model)
+    check_name("--judge", settings.judge.id)
     if settings.model == prompts.reference:
         raise FfsiteError(f"--model {settings.model} is the reference model; pick another "
                           "model or --reference")

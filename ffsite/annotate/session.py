@@ -20,7 +20,16 @@ from ffsite.annotate.calls import Call, Outcome, run_calls
 from ffsite.annotate.client import ChatClient, Endpoint, RetryPolicy, require_key
 from ffsite.annotate.cost import BUILT_IN_PRICES, Budget, Price, Tally, estimated_tokens, find_price
 from ffsite.errors import FfsiteError
+from ffsite.format import text_problem
 from ffsite.progress import Progress
+
+
+def check_name(flag: str, value: str) -> None:
+    """A model, judge or dataset name the output files can hold, checked before any call
+    is paid for (a control character would fail the write after the whole run)."""
+    problem = text_problem(value) or ("empty" if not value.strip() else None)
+    if problem:
+        raise FfsiteError(f"{flag} {value!r}: {problem}")
 
 
 @dataclass(frozen=True)
