@@ -52,9 +52,8 @@ from ffsite.annotate.session import (
     Phase,
     Session,
     check_name,
-    closing_lines,
-    cost_line,
     estimate_line,
+    report_lines,
     run_sync,
 )
 from ffsite.annotate.votes import check_invalid
@@ -432,19 +431,12 @@ def _write_responses(settings: RunSettings, design: Design, phases: Phases) -> N
 def _report(settings: RunSettings, summary: dict, phases: Phases, elapsed: float,
             damaged: int, spent: float) -> list[str]:
     new = sum(phase.new for phase in phases.all())
-    lines = [
-        headline(settings, summary["scenarios"], summary["comparisons"]),
-        f"calls: {summary['calls']} answered ({new} new, {summary['calls'] - new} from "
-        f"cache: {summary['answer_calls']} answers, {summary['reflection_calls']} "
-        f"reflections, {summary['comparison_calls']} comparisons), "
-        f"{summary['failed_calls']} failed, {summary['retries']} retries",
-        f"votes: {summary['votes']}, invalid {summary['invalid_votes']} "
-        f"({summary['invalid_rate']:.1%})",
-        cost_line(summary["prompt_tokens"], summary["completion_tokens"],
-                  summary["cost_usd"], summary["cost_source"]),
-        f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
-    ]
-    lines += closing_lines(damaged, summary["complete"], settings.api.max_cost, spent)
+    lines = [headline(settings, summary["scenarios"], summary["comparisons"]),
+             *report_lines(summary, new=new, elapsed=elapsed, damaged=damaged,
+                           max_cost=settings.api.max_cost, spent=spent,
+                           detail=f": {summary['answer_calls']} answers, "
+                           f"{summary['reflection_calls']} reflections, "
+                           f"{summary['comparison_calls']} comparisons")]
     lines.append(f"wrote {settings.out}: {summary['votes']} votes; answers in "
                  f"{settings.responses_out}")
     lines.append(f"next: ffsite eigenbench fit {settings.out}")

@@ -52,9 +52,8 @@ from ffsite.annotate.session import (
     Phase,
     Session,
     check_name,
-    closing_lines,
-    cost_line,
     estimate_line,
+    report_lines,
     run_sync,
 )
 from ffsite.errors import FfsiteError
@@ -393,18 +392,10 @@ def _headline(settings: LmlpaSettings) -> str:
 def _report(settings: LmlpaSettings, summary: dict, answered: Phase, rated: Phase | None,
             budget: Budget, n_answers: int, elapsed: float, damaged: int) -> list[str]:
     new = answered.new + (rated.new if rated else 0)
-    lines = [
-        _headline(settings),
-        f"calls: {summary['calls']} answered ({new} new, {summary['calls'] - new} from "
-        f"cache), {summary['failed_calls']} failed, {summary['retries']} retries",
-        f"ratings: {summary['ratings']}, invalid {summary['invalid_ratings']} "
-        f"({summary['invalid_rate']:.1%})",
-        cost_line(summary["prompt_tokens"], summary["completion_tokens"],
-                  summary["cost_usd"], summary["cost_source"]),
-        f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
-    ]
-    lines += closing_lines(damaged, summary["complete"], settings.api.max_cost,
-                           budget.spent)
+    lines = [_headline(settings),
+             *report_lines(summary, new=new, elapsed=elapsed, damaged=damaged,
+                           max_cost=settings.api.max_cost, spent=budget.spent,
+                           counted="ratings")]
     lines.append(f"wrote {settings.out}: {summary['ratings']} ratings")
     lines.append(f"wrote {settings.answers_out}: {n_answers} answers")
     return lines

@@ -35,7 +35,7 @@ from ffsite.annotate.plan import (
     pairs,
     prepare,
 )
-from ffsite.annotate.session import Phase, Session, closing_lines, cost_line, run_sync
+from ffsite.annotate.session import Phase, Session, report_lines, run_sync
 from ffsite.annotate.votes import check_invalid, vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -216,18 +216,8 @@ def _report(settings: Settings, work: Work, summary: dict, generation: Phase | N
             judged: Phase | None, budget: Budget, elapsed: float, damaged: int = 0
             ) -> list[str]:
     new = sum(phase.new for phase in (generation, judged) if phase)
-    lines = [
-        headline(settings, work.prompts, summary["prompts"]),
-        f"calls: {summary['calls']} answered ({new} new, {summary['calls'] - new} from "
-        f"cache), {summary['failed_calls']} failed, {summary['retries']} retries",
-        f"votes: {summary['votes']}, invalid {summary['invalid_votes']} "
-        f"({summary['invalid_rate']:.1%})",
-        cost_line(summary["prompt_tokens"], summary["completion_tokens"],
-                  summary["cost_usd"], summary["cost_source"]),
-        f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
-    ]
-    lines += closing_lines(damaged, summary["complete"], settings.api.max_cost,
-                           budget.spent)
-    lines.append(f"wrote {settings.out}: {summary['votes']} votes")
-    return lines
+    return [headline(settings, work.prompts, summary["prompts"]),
+            *report_lines(summary, new=new, elapsed=elapsed, damaged=damaged,
+                          max_cost=settings.api.max_cost, spent=budget.spent),
+            f"wrote {settings.out}: {summary['votes']} votes"]
 

@@ -143,22 +143,29 @@ def estimate_line(label: str, model: str, calls: Sequence[Call], out_tokens: Seq
             f"~{tokens_in} tokens in, ~{tokens_out} out, {cost}")
 
 
-def cost_line(prompt_tokens: int, completion_tokens: int, cost: float | None,
-              source: str) -> str:
-    """The report's tokens-and-cost line (`Tally.cost_usd` and `cost_source`)."""
-    return (f"tokens: {prompt_tokens} in, {completion_tokens} out; cost "
-            + (f"${cost:.4f} ({source})" if cost is not None else
-               "unknown (no price for these models: give --prices FILE)"))
-
-
-def closing_lines(damaged: int, complete: bool, max_cost: float | None,
-                  spent: float) -> list[str]:
-    """The report's notes on damaged cache entries and a budget stop."""
-    lines = []
+def report_lines(summary: dict, *, new: int, elapsed: float, damaged: int,
+                 max_cost: float | None, spent: float, counted: str = "votes",
+                 detail: str = "") -> list[str]:
+    """What a collecting command reports after its headline, from its file's summary
+    (`calls`, `failed_calls`, `retries`, `<counted>`, `invalid_<counted>`,
+    `invalid_rate`, tokens, cost, `complete`): calls, the votes or ratings, tokens and
+    cost, time, and notes on damaged cache entries and a budget stop.  `new`: calls this
+    run made; `detail`: what the calls were, said after "from cache"."""
+    cost = summary["cost_usd"]
+    lines = [
+        f"calls: {summary['calls']} answered ({new} new, {summary['calls'] - new} from "
+        f"cache{detail}), {summary['failed_calls']} failed, {summary['retries']} retries",
+        f"{counted}: {summary[counted]}, invalid {summary['invalid_' + counted]} "
+        f"({summary['invalid_rate']:.1%})",
+        f"tokens: {summary['prompt_tokens']} in, {summary['completion_tokens']} out; cost "
+        + (f"${cost:.4f} ({summary['cost_source']})" if cost is not None else
+           "unknown (no price for these models: give --prices FILE)"),
+        f"time: {elapsed:.1f}s ({new / max(elapsed, 1e-9):.1f} new calls/s)",
+    ]
     if damaged:
         lines.append(f"cache: {damaged} damaged entries were ignored and their calls made "
                      "again")
-    if not complete:
+    if not summary["complete"]:
         lines.append(f"stopped at the budget: --max-cost {max_cost} (spent ${spent:.4f} "
                      "in this run); the files hold what is done; rerun with a higher "
                      "--max-cost to finish (answered calls are cached)")
