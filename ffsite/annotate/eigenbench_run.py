@@ -38,7 +38,7 @@ from ffsite.annotate.cache import Cache
 from ffsite.annotate.calls import Call
 from ffsite.annotate.client import Endpoint
 from ffsite.annotate.constitution import Constitution
-from ffsite.annotate.cost import Tally, estimated_tokens
+from ffsite.annotate.cost import estimated_tokens
 from ffsite.annotate.eigenbench_prompt import (
     TEMPLATE_VERSION,
     comparison_messages,
@@ -54,6 +54,7 @@ from ffsite.annotate.session import (
     check_name,
     estimate_line,
     report_lines,
+    run_numbers,
     run_sync,
 )
 from ffsite.annotate.votes import check_invalid
@@ -392,13 +393,6 @@ def _frame(settings: RunSettings, design: Design, rows: np.ndarray, seeds: np.nd
 def _summary(settings: RunSettings, design: Design, phases: Phases, frame: pd.DataFrame,
              *, complete: bool) -> dict:
     """The run's numbers for the file: deterministic (no times, no cached/new split)."""
-    tallies = {name: (phase.tally() if phase else Tally()) for name, phase in (
-        ("answer", phases.answers), ("reflection", phases.reflections),
-        ("comparison", phases.comparisons))}
-    total = Tally()
-    for tally in tallies.values():
-        total = total.merge(tally)
-    invalid = int((frame["vote"] == "invalid").sum())
     return {
         "tool": TOOL, "constitution": settings.constitution.name,
         "criteria": len(settings.constitution.criteria), "models": list(settings.models),
@@ -406,13 +400,10 @@ def _summary(settings: RunSettings, design: Design, phases: Phases, frame: pd.Da
         "pairs_per_judge": settings.pairs_per_judge, "comparisons": len(design.table),
         "judgments": len(design.judge), "judge_prompt": TEMPLATE_VERSION,
         "seed": settings.seed, "temperature": settings.temperature,
-        "max_tokens": settings.max_tokens, "calls": total.calls,
-        **{f"{name}_calls": tally.calls for name, tally in tallies.items()},
-        "failed_calls": total.failed_calls, "retries": total.retries,
-        "votes": len(frame), "invalid_votes": invalid,
-        "invalid_rate": round(invalid / len(frame), 6),
-        "prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
-        "cost_usd": total.cost_usd, "cost_source": total.cost_source, "complete": complete,
+        "max_tokens": settings.max_tokens,
+        **run_numbers({"answer": phases.answers, "reflection": phases.reflections,
+                       "comparison": phases.comparisons}, counted="votes", n=len(frame),
+                      invalid=int((frame["vote"] == "invalid").sum()), complete=complete),
     }
 
 

@@ -37,7 +37,7 @@ from ffsite._names import safe_name
 from ffsite.annotate.cache import Cache
 from ffsite.annotate.calls import Call, Outcome
 from ffsite.annotate.client import Endpoint
-from ffsite.annotate.cost import Budget, Tally
+from ffsite.annotate.cost import Budget
 from ffsite.annotate.lmlpa_prompt import (
     ANSWER_VERSION,
     RATER_VERSION,
@@ -54,6 +54,7 @@ from ffsite.annotate.session import (
     check_name,
     estimate_line,
     report_lines,
+    run_numbers,
     run_sync,
 )
 from ffsite.errors import FfsiteError
@@ -338,10 +339,6 @@ def _summary(settings: LmlpaSettings, answering: list[Answering], answered: Phas
     """The run's numbers for the file: deterministic (from cached answers in plan order;
     no times, no split into new and cached calls), so a resumed run writes the same
     bytes as an uninterrupted one."""
-    answer_tally = answered.tally()
-    rating_tally = rated.tally() if rated else Tally()
-    total = answer_tally.merge(rating_tally)
-    invalid = sum(r.number is None for r in ratings)
     return {
         "tool": TOOL, "dataset": settings.dataset, "model": settings.model,
         "rater": settings.rater, "answer_prompt": ANSWER_VERSION,
@@ -349,14 +346,9 @@ def _summary(settings: LmlpaSettings, answering: list[Answering], answered: Phas
         "include_dropped": settings.include_dropped, "seeds": settings.seeds,
         "order_reversal": settings.order_reversal, "temperature": settings.temperature,
         "rater_temperature": RATER_TEMPERATURE, "max_tokens": settings.max_tokens,
-        "calls": total.calls, "answer_calls": answer_tally.calls,
-        "rating_calls": rating_tally.calls, "failed_calls": total.failed_calls,
-        "retries": total.retries, "ratings": len(ratings), "invalid_ratings": invalid,
-        "invalid_rate": round(invalid / len(ratings), 6),
-        "prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
-        "total_tokens": total.prompt_tokens + total.completion_tokens,
-        "cost_usd": total.cost_usd, "cost_source": total.cost_source,
-        "complete": complete,
+        **run_numbers({"answer": answered, "rating": rated}, counted="ratings",
+                      n=len(ratings), invalid=sum(r.number is None for r in ratings),
+                      complete=complete),
     }
 
 

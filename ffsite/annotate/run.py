@@ -24,7 +24,7 @@ import pandas as pd
 from ffsite._atomic import all_or_nothing, write_text
 from ffsite.annotate.calls import Outcome
 from ffsite.annotate.client import Endpoint
-from ffsite.annotate.cost import Budget, Tally
+from ffsite.annotate.cost import Budget
 from ffsite.annotate.estimate import dry_run
 from ffsite.annotate.plan import (
     Settings,
@@ -35,7 +35,7 @@ from ffsite.annotate.plan import (
     pairs,
     prepare,
 )
-from ffsite.annotate.session import Phase, Session, report_lines, run_sync
+from ffsite.annotate.session import Phase, Session, report_lines, run_numbers, run_sync
 from ffsite.annotate.votes import check_invalid, vote_rows
 from ffsite.base.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -154,10 +154,6 @@ def _model_answers(work: Work, generation: Phase | None) -> tuple[np.ndarray, di
 def _summary(settings: Settings, work: Work, generation: Phase | None, judged: Phase | None,
              frame: pd.DataFrame, complete: bool) -> dict:
     """The run's numbers for the file: deterministic (no times, no cached/new split)."""
-    gen_tally = generation.tally() if generation else Tally()
-    judge_tally = judged.tally() if judged else Tally()
-    total = gen_tally.merge(judge_tally)
-    invalid = int((frame["vote"] == "invalid").sum())
     trait_sets = sorted(frame["trait_set"].unique())
     judge = settings.judge
     return {
@@ -170,14 +166,9 @@ def _summary(settings: Settings, work: Work, generation: Phase | None, judged: P
         "responses": "given" if work.given is not None else "generated",
         "temperature": settings.temperature,
         "max_tokens": None if work.given is not None else settings.max_tokens,
-        "calls": total.calls, "generation_calls": gen_tally.calls,
-        "judge_calls": judge_tally.calls, "failed_calls": total.failed_calls,
-        "retries": total.retries, "votes": len(frame), "invalid_votes": invalid,
-        "invalid_rate": round(invalid / len(frame), 6),
-        "prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
-        "total_tokens": total.prompt_tokens + total.completion_tokens,
-        "cost_usd": total.cost_usd, "cost_source": total.cost_source,
-        "complete": complete,
+        **run_numbers({"generation": generation, "judge": judged}, counted="votes",
+                      n=len(frame), invalid=int((frame["vote"] == "invalid").sum()),
+                      complete=complete),
     }
 
 

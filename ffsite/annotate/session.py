@@ -143,6 +143,27 @@ def estimate_line(label: str, model: str, calls: Sequence[Call], out_tokens: Seq
             f"~{tokens_in} tokens in, ~{tokens_out} out, {cost}")
 
 
+def run_numbers(phases: dict[str, Phase | None], *, counted: str, n: int, invalid: int,
+                complete: bool) -> dict:
+    """The numbers every collecting command's file summary records: calls (all, and per
+    phase as `<phase>_calls`), failed calls, retries, the votes or ratings (`counted`:
+    `n` of them, `invalid` invalid), tokens, cost and whether the run finished.  Counted
+    from the cached answers in planned order, so a resumed run records what an
+    uninterrupted one does."""
+    tallies = {name: phase.tally() if phase else Tally() for name, phase in phases.items()}
+    total = Tally()
+    for tally in tallies.values():
+        total = total.merge(tally)
+    return {
+        "calls": total.calls, **{f"{name}_calls": t.calls for name, t in tallies.items()},
+        "failed_calls": total.failed_calls, "retries": total.retries,
+        counted: n, f"invalid_{counted}": invalid, "invalid_rate": round(invalid / n, 6),
+        "prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
+        "total_tokens": total.prompt_tokens + total.completion_tokens,
+        "cost_usd": total.cost_usd, "cost_source": total.cost_source, "complete": complete,
+    }
+
+
 def report_lines(summary: dict, *, new: int, elapsed: float, damaged: int,
                  max_cost: float | None, spent: float, counted: str = "votes",
                  detail: str = "") -> list[str]:
