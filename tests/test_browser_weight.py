@@ -5,6 +5,7 @@ it outside its column).  Budgets from issue 14."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -98,13 +99,24 @@ def test_charts_reflow_the_plot_keeps_half_the_width(chromium, default_site, def
     assert drawn >= len(pages)
 
 
-def test_a_menu_chart_goes_live_at_the_first_touch(chromium, tiny_root):
-    context = chromium.new_context(viewport={"width": PHONE, "height": 900})
-    watch = Watch(tiny_root).attach(context)
+@contextlib.contextmanager
+def watched_page(chromium, root: str, width: int):
+    """(page, the URLs it fetched, so far and later), with the page's errors checked on
+    the way out."""
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    watch = Watch(root).attach(context)
     page = context.new_page()
     fetched: list[str] = []
     page.on("request", lambda request: fetched.append(request.url))
     try:
+        yield page, fetched
+        assert watch.take() == []
+    finally:
+        context.close()
+
+
+def test_a_menu_chart_goes_live_at_the_first_touch(chromium, tiny_root):
+    with watched_page(chromium, tiny_root, PHONE) as (page, fetched):
         open_page(page, tiny_root + "ratings.html")
         assert not [url for url in fetched if "/assets/vega-" in url]
         chart = page.locator("#elo-chart")
@@ -117,19 +129,11 @@ def test_a_menu_chart_goes_live_at_the_first_touch(chromium, tiny_root):
                                "g.role-mark > *') !== null", timeout=15_000)
         assert [url for url in fetched if "/assets/vega-" in url]
         assert chart.locator(".chart-draw").count() == 0  # the drawing was replaced
-        assert watch.take() == []
-    finally:
-        context.close()
 
 
 def test_compare_arrives_drawn_and_redraws_for_another_pair(chromium, default_site,
                                                             default_root):
-    context = chromium.new_context(viewport={"width": DESKTOP, "height": 900})
-    watch = Watch(default_root).attach(context)
-    page = context.new_page()
-    fetched: list[str] = []
-    page.on("request", lambda request: fetched.append(request.url))
-    try:
+    with watched_page(chromium, default_root, DESKTOP) as (page, fetched):
         open_page(page, default_root + "compare.html")
         assert not [url for url in fetched if "/assets/vega-" in url]
         chart = page.locator("#compare-chart")
@@ -155,6 +159,3 @@ def test_compare_arrives_drawn_and_redraws_for_another_pair(chromium, default_si
         assert [url for url in fetched if "/assets/vega-" in url]
         bars = chart.locator(".chart-live svg g.mark-rect > *").count()
         assert bars == page.locator("#compare tbody tr").count()
-        assert watch.take() == []
-    finally:
-        context.close()
