@@ -97,6 +97,7 @@ def test_model_pages_carry_the_eigenbench_rating(eigen_site):
         judge = judges[judges["judge"] == row.model].iloc[0]
         assert mine["self_preference"] == judge["self_preference"]
         assert f"{row.rank} of {N_MODELS}" in html
+        assert f"<dt>Name in {fixture.DATASET}</dt>" in html  # the header names its dataset
         # Not also rated as a dataset of judged pairs (plain Bradley-Terry over the
         # pooled judges would ignore the both-orders rule and the trust weighting).
         assert "Elo and strength per criterion" not in html

@@ -29,6 +29,9 @@ from ffsite.site.views import (
 )
 
 OVERVIEW = page_path(EIGENBENCH)
+RANK_RULE = "1 + the models whose 95% interval lies wholly above this one's"
+ELO_MEANING = ("the judges, each weighted by the trust the others give it, prefer the "
+               "model more; 1500 = an even share of trust")
 
 
 def build(ctx: SiteContext) -> None:
@@ -90,8 +93,7 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
 
     rating_table = Table("eigenbench-ratings", "EigenTrust ratings, highest first", [
         Column("model", "Model", numeric=False),
-        Column("elo", "Elo", cue="higher = the judges, weighted by their own rating, "
-               "prefer it more"),
+        Column("elo", "Elo", cue="higher = preferred more", title=ELO_MEANING),
         Column("rank", "Rank", cue="1 = highest", title=RANK_RULE),
         Column("trust", "Trust share", title="t_j: the model's share of the population's "
                "trust (sums to 1)")],
@@ -151,7 +153,6 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
 
 # ------------------------------------------------------------------- model pages
 
-RANK_RULE = "1 + the models whose 95% interval lies wholly above this one's"
 
 
 def model_section(ctx: SiteContext, model: str, slug: str, page: str
@@ -180,8 +181,7 @@ def model_section(ctx: SiteContext, model: str, slug: str, page: str
                                f"{name}: EigenBench ratings per constitution", page)
     table = Table("model-eigenbench", "EigenBench rating per constitution", [
         Column("constitution", "Constitution", numeric=False),
-        Column("elo", "Elo", cue="higher = the judges, weighted by their own rating, "
-               "prefer it more"),
+        Column("elo", "Elo", cue="higher = preferred more", title=ELO_MEANING),
         Column("rank", "Rank", cue="1 = highest", title=RANK_RULE),
         Column("trust", "Trust share", title="the model's share of the population's trust"),
         Column("self", "Rates itself", title="its Elo from its own trust row, as a judge"),
@@ -197,7 +197,12 @@ def model_section(ctx: SiteContext, model: str, slug: str, page: str
           Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
           count_cell(r.judgments)]
          for r in frame.itertuples(index=False)], download)
+    found = ctx.eigenbench()
+    datasets = sorted({d for name, names in zip(found["constitution"], found["datasets"],
+                                                strict=True)
+                       if name in set(frame["constitution"]) for d in names})
     return {"id": "eigenbench", "heading": "EigenBench", "table": table,
+            "datasets": datasets,
             "bootstrap": EIGENBENCH_BOOTSTRAP,
             "summary": f"rated by the models it judged with, under {len(rows)} "
                        f"constitution{'s' if len(rows) > 1 else ''}"}

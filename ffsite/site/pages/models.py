@@ -80,7 +80,8 @@ def build(ctx: SiteContext) -> None:
         if text:
             found.append((text["id"], text["heading"], text["summary"]))
         datasets = [s["dataset"] for s in [*personality, *eqbench]] + (
-            text["datasets"] if text else [])
+            text["datasets"] if text else []) + (
+            judged_by_peers["datasets"] if judged_by_peers else [])
         charts_shown = [text["profile"]] if text and text.get("profile") else []
         name = ctx.registry.display_name(model)
         ctx.output.page(page, "model.html", section=page_path("index"), model=model,
