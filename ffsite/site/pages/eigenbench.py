@@ -50,6 +50,13 @@ def build(ctx: SiteContext) -> None:
     overview(ctx, pd.DataFrame(summaries))
 
 
+def trust_cell(share: float) -> Cell:
+    """A trust share to three decimals; a share too small to show as such reads "<0.001"
+    rather than a zero it is not."""
+    text = "<0.001" if 0 < share < 0.0005 else number(share, 3)
+    return Cell(text, sort_value(share), title=f"trust share {share:.3g}")
+
+
 def overview(ctx: SiteContext, summaries: pd.DataFrame) -> None:
     download = ctx.output.data("eigenbench", summaries.drop(columns="page"),
                                "EigenBench: the constitutions rated", OVERVIEW)
@@ -99,7 +106,7 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
                "trust (sums to 1)")],
         [[model_cell(ctx, page, r.model),
           estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
-          rank_cell(rank, len(ranks)), Cell(number(r.trust, 3), sort_value(r.trust))]
+          rank_cell(rank, len(ranks)), trust_cell(r.trust)]
          for r, rank in zip(result.ratings.itertuples(index=False), ranks, strict=True)],
         rating_download)
 
@@ -191,7 +198,7 @@ def model_section(ctx: SiteContext, model: str, slug: str, page: str
         [[Cell(r.constitution, href=link(page, constitution_path(r.constitution)),
                header=True),
           estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
-          rank_cell(r.rank, r.models), Cell(number(r.trust, 3), sort_value(r.trust)),
+          rank_cell(r.rank, r.models), trust_cell(r.trust),
           Cell(number(r.self_elo, 0), sort_value(r.self_elo)),
           Cell(number(r.others_elo, 0), sort_value(r.others_elo)),
           Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
