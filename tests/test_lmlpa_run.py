@@ -358,7 +358,18 @@ def test_seeds_are_separate_draws_and_separate_cache_entries(tmp_path):
     assert {r.body["temperature"] for r in answer_calls} == {0.7}
     rater_calls = [r for r in server.requests if r.is_judge]
     assert {r.body["temperature"] for r in rater_calls} == {0.0}
+    assert {r.body["max_tokens"] for r in rater_calls} == {64}  # the default
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 240
+
+
+def test_the_rater_can_have_room_to_reason(tmp_path):
+    with ChatServer(Script()) as server:
+        result = run_cli(args(tmp_path, "--rater-max-tokens", "4000"), api_env(server.url))
+        assert result.exit_code == 0, result.output
+        rater_calls = [r for r in server.requests if r.is_judge]
+    assert rater_calls and {r.body["max_tokens"] for r in rater_calls} == {4000}
+    summary = json.loads(pq.read_schema(tmp_path / "out.parquet").metadata[b"ffsite"])
+    assert summary["extra"]["rater_max_tokens"] == 4000
 
 
 def cache_key(request: Request) -> str:

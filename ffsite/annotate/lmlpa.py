@@ -86,6 +86,7 @@ class LmlpaSettings:
     include_dropped: bool = False
     temperature: float = 0.0
     max_tokens: int = 512
+    rater_max_tokens: int = RATER_MAX_TOKENS
     max_invalid: float = MAX_INVALID
     dataset: str = DATASET
 
@@ -146,7 +147,7 @@ def rating_call(settings: LmlpaSettings, answering: Answering, answer: str,
     # each run its own rating, and each run's rating its own cache entry.
     body = {"model": settings.rater,
             "messages": rater_messages(answering.item, answer, reversed_order),
-            "temperature": RATER_TEMPERATURE, "max_tokens": RATER_MAX_TOKENS,
+            "temperature": RATER_TEMPERATURE, "max_tokens": settings.rater_max_tokens,
             "seed": answering.seed}
     return settings.api.call("lmlpa-rate", body, prompt=RATER_VERSION)
 
@@ -346,6 +347,7 @@ def _summary(settings: LmlpaSettings, answering: list[Answering], answered: Phas
         "include_dropped": settings.include_dropped, "seeds": settings.seeds,
         "order_reversal": settings.order_reversal, "temperature": settings.temperature,
         "rater_temperature": RATER_TEMPERATURE, "max_tokens": settings.max_tokens,
+        "rater_max_tokens": settings.rater_max_tokens,
         **run_numbers({"answer": answered, "rating": rated}, counted="ratings",
                       n=len(ratings), invalid=sum(r.number is None for r in ratings),
                       complete=complete),

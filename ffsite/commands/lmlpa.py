@@ -10,6 +10,7 @@ import click
 from ffsite.annotate.lmlpa import (
     DATASET,
     MAX_INVALID,
+    RATER_MAX_TOKENS,
     LmlpaSettings,
     default_answers_out,
     default_out,
@@ -45,6 +46,9 @@ def lmlpa_group() -> None:
               help="Sampling temperature of the answers (the rater always uses 0).")
 @click.option("--max-tokens", type=TOKENS, default=512, show_default=True,
               help="Longest answer, in tokens.")
+@click.option("--rater-max-tokens", type=TOKENS, default=RATER_MAX_TOKENS, show_default=True,
+              help="Longest rating reply, in tokens (raise it for a reasoning model, "
+              "whose hidden reasoning counts against it).")
 @click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
               show_default=True, help="Fail (write nothing) when a larger share of the "
               "ratings is invalid.")
@@ -53,7 +57,7 @@ def lmlpa_group() -> None:
 @api_options
 def run(api, model: str, rater: str, seeds: int, order_reversal: bool, include_dropped: bool,
         out: str | None, answers_out: str | None, temperature: float, max_tokens: int,
-        max_invalid: float, dataset: str) -> None:
+        rater_max_tokens: int, max_invalid: float, dataset: str) -> None:
     """Ask --model every item (one call each, per seed), have --rater score each answer on
     the trait's five labelled points, and write the ratings as a scores file."""
     settings = LmlpaSettings(
@@ -61,7 +65,7 @@ def run(api, model: str, rater: str, seeds: int, order_reversal: bool, include_d
         out=Path(out) if out else default_out(model),
         answers_out=Path(answers_out) if answers_out else default_answers_out(model),
         seeds=seeds, order_reversal=order_reversal, include_dropped=include_dropped,
-        temperature=temperature, max_tokens=max_tokens, max_invalid=max_invalid,
-        dataset=dataset)
+        temperature=temperature, max_tokens=max_tokens, rater_max_tokens=rater_max_tokens,
+        max_invalid=max_invalid, dataset=dataset)
     with api.endpoint() as endpoint:
         run_lmlpa(settings, endpoint, dry=api.dry_run, echo=click.echo)
