@@ -362,3 +362,50 @@ def test_annotated_pairs_with_judge_models_are_eigenbench_input(tmp_path):
     fitted = json.loads(stdout)
     assert [r["model"] for r in fitted["ratings"]] == order
     assert fitted["judgments"] == 6 * 6 * 2  # 6 scenarios x 6 pairs x 2 outside judges
+
+
+# ------------------------------------------------------------- a scenario set of one's own
+
+def test_scenarios_from_a_file_need_no_base_data(tmp_path):
+    (tmp_path / "kind.txt").write_text(CONSTITUTION)
+    (tmp_path / "dilemmas.txt").write_text(
+        "# my scenarios\nShould I tell my friend the truth?\n\nIs it fine to skip a "
+        "wedding?\nShould I tell my friend the truth?\nHow do I say no to my boss?\n")
+    command = ["eigenbench", "run", "--constitution", str(tmp_path / "kind.txt"),
+               "--prompts", str(tmp_path / "dilemmas.txt"), "--cache-dir",
+               str(tmp_path / "cache"), "--out", str(tmp_path / "votes.parquet"),
+               "--backoff", "0", *[part for m in MODELS for part in ("--model", m)]]
+    with ChatServer(population) as server:
+        code, stdout, stderr = run(command, server.url)
+        assert code == 0, stderr
+        generations = [r for r in server.requests if not r.is_judge]
+        asked = {r.user_text for r in generations}
+    # Three different prompts (the repeat counts once); a model answers the ones it is
+    # compared on (with one pair per judge and scenario, not always all five models).
+    assert asked == {"Should I tell my friend the truth?", "Is it fine to skip a wedding?",
+                     "How do I say no to my boss?"}
+    rows = vote_rows(tmp_path / "votes.parquet").to_pandas()
+    assert rows["prompt_id"].str.fullmatch(r"sc-[0-9a-f]{12}").all()
+    assert rows["prompt_id"].nunique() == 3 and set(rows["judge"]) == set(MODELS)
+    summary = json.loads(pq.read_schema(tmp_path / "votes.parquet").metadata[b"ffsite"])
+    assert summary["extra"]["scenario_set"] == "dilemmas"
+    answers = json.loads((tmp_path / "votes.responses.json").read_text())
+    assert len(answers) == len(generations) <= 15
+    assert {a["instruction"] for a in answers} == asked
+    assert {a["prompt_id"] for a in answers} == set(rows["prompt_id"])
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("s.json", '{"a": 1}', "expected a list of prompts"),
+    ("s.jsonl", '{"prompt": "fine"}\n{"text": "no"}\n', "scenario 2: not a string"),
+    ("s.txt", "fine\nnot\x1bfine\n", "scenario 2: text holds the control character"),
+    ("s.txt", "# nothing\n", "no scenarios"),
+    ("s.json", "[1,", "not valid JSON")])
+def test_bad_scenario_files_end_in_one_line(tmp_path, name, text, message):
+    (tmp_path / name).write_text(text)
+    process = run_subprocess(["eigenbench", "run", "--constitution", "hhh", "--prompts",
+                              str(tmp_path / name), "--dry-run",
+                              *[part for m in MODELS for part in ("--model", m)]], {})
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1 and message in stderr
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr

@@ -11,10 +11,10 @@ from pathlib import Path
 import click
 
 from ffsite._names import safe_name
-from ffsite.annotate import inputs
 from ffsite.annotate.constitution import SHIPPED, load_constitution
 from ffsite.annotate.eigenbench_run import RunSettings, check_models, run_eigenbench
 from ffsite.annotate.plan import MAX_INVALID
+from ffsite.annotate.scenarios import load_scenarios
 from ffsite.base import alpaca_eval
 from ffsite.commands._api import api_options
 from ffsite.commands._output import emit, render
@@ -48,7 +48,9 @@ def eigenbench_group() -> None:
               help=f"{' or '.join(SHIPPED)} (shipped), or a file of criteria, one per line "
               "(its name is the file's stem).")
 @click.option("--prompts", "dataset", default=alpaca_eval.NAME, show_default=True,
-              help="The scenario set.")
+              help="The scenarios: alpaca_eval (from the base data), or a file of prompts "
+              "(one per line, or a JSON/JSONL list of strings or of records with "
+              "'prompt').")
 @click.option("--scenarios", type=PROMPTS,
               help="Only the first N scenarios (by prompt id): a cheap trial. Default: all.")
 @click.option("--pairs-per-judge", type=click.IntRange(1, 100), default=1,
@@ -89,7 +91,7 @@ def run(api, models, constitution, dataset, scenarios, pairs_per_judge, seed, ou
         temperature=temperature, max_tokens=max_tokens,
         reflection_max_tokens=reflection_max_tokens, judge_max_tokens=judge_max_tokens,
         max_invalid=max_invalid)
-    prompts = inputs.load_prompt_set(dataset, base_data, alpaca_eval.REFERENCE_MODEL)
+    prompts = load_scenarios(dataset, base_data)
     with api.endpoint() as endpoint:
         run_eigenbench(settings, prompts, endpoint, dry=api.dry_run, echo=click.echo)
 
