@@ -21,6 +21,7 @@ from ffsite.annotate.client import (
     insecure_base_url,
 )
 from ffsite.annotate.cost import load_prices
+from ffsite.annotate.plan import MAX_INVALID
 from ffsite.annotate.session import Api
 from ffsite.commands.options import ATTEMPTS, CONCURRENCY
 from ffsite.errors import FfsiteError
@@ -47,6 +48,13 @@ _OPTIONS = (
 )
 _NAMES = ("concurrency", "max_cost", "prices", "dry_run", "cache_dir", "timeout",
           "max_attempts", "backoff", "log_file")
+
+
+def max_invalid_option(counted: str = "votes") -> Callable[..., Any]:
+    """--max-invalid: the share of invalid votes (ratings) above which a run fails."""
+    return click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
+                        show_default=True, help="Fail (write nothing) when a larger share "
+                        f"of the {counted} is invalid.")
 
 
 def api_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -8,10 +8,10 @@ import click
 
 from ffsite._names import safe_name
 from ffsite.annotate import inputs
-from ffsite.annotate.plan import MAX_INVALID, RULES_JUDGE, Settings, make_judge
+from ffsite.annotate.plan import RULES_JUDGE, Settings, make_judge
 from ffsite.annotate.run import annotate_model
 from ffsite.base import alpaca_eval
-from ffsite.commands._api import api_options
+from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands.options import (
     PROMPTS,
     SEED,
@@ -57,9 +57,7 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
               show_default=True, help="Longest judge answer, in tokens.")
 @click.option("--temperature", type=float, default=0.0, show_default=True,
               help="Sampling temperature of answers and judge calls.")
-@click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
-              show_default=True, help="Fail (write nothing) when a larger share of the "
-              "votes is invalid.")
+@max_invalid_option()
 @base_data_option()
 @click.option("--dataset", "rules_dataset",
               help="With --judge rules and no --model: judge every comparison of this "

@@ -13,10 +13,9 @@ import click
 from ffsite._names import safe_name
 from ffsite.annotate.constitution import SHIPPED, load_constitution
 from ffsite.annotate.eigenbench_run import RunSettings, check_models, run_eigenbench
-from ffsite.annotate.plan import MAX_INVALID
 from ffsite.annotate.scenarios import load_scenarios
 from ffsite.base import alpaca_eval
-from ffsite.commands._api import api_options
+from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands._output import emit, render
 from ffsite.commands.options import (
     BOOTSTRAP,
@@ -69,9 +68,7 @@ def eigenbench_group() -> None:
               help="Longest verdict, in tokens.")
 @click.option("--temperature", type=float, default=0.0, show_default=True,
               help="Sampling temperature of the answers (judges answer at 0).")
-@click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
-              show_default=True, help="Fail (write nothing) when a larger share of the "
-              "votes is invalid.")
+@max_invalid_option()
 @base_data_option()
 @api_options
 def run(api, models, constitution, dataset, scenarios, pairs_per_judge, seed, out,

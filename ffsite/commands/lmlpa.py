@@ -9,14 +9,13 @@ import click
 
 from ffsite.annotate.lmlpa import (
     DATASET,
-    MAX_INVALID,
     RATER_MAX_TOKENS,
     LmlpaSettings,
     default_answers_out,
     default_out,
     run_lmlpa,
 )
-from ffsite.commands._api import api_options
+from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands.options import TOKENS, out_option
 
 SEEDS = click.IntRange(1, 100)
@@ -49,9 +48,7 @@ def lmlpa_group() -> None:
 @click.option("--rater-max-tokens", type=TOKENS, default=RATER_MAX_TOKENS, show_default=True,
               help="Longest rating reply, in tokens (raise it for a reasoning model, "
               "whose hidden reasoning counts against it).")
-@click.option("--max-invalid", type=click.FloatRange(0, 1), default=MAX_INVALID,
-              show_default=True, help="Fail (write nothing) when a larger share of the "
-              "ratings is invalid.")
+@max_invalid_option("ratings")
 @click.option("--dataset", default=DATASET, show_default=True,
               help="Dataset name the ratings are filed under.")
 @api_options
