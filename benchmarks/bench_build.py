@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ffsite.base.texts import write_texts
+from ffsite.datasets.texts import write_texts
 from ffsite.format.write import write_votes
 from ffsite.traits import FF_V1
 

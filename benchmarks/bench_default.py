@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ffsite.base import alpaca_eval
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets.alpaca_eval.importer import import_alpaca_eval
+from ffsite.datasets.hh_rlhf.importer import import_hh_rlhf
 from ffsite.format.write import write_votes
-from ffsite.importers.alpaca_eval import import_alpaca_eval
-from ffsite.importers.hh_rlhf import import_hh_rlhf
 from ffsite.judges import rules
 from ffsite.judges.apply import communication_rows, measure, rule_votes
 

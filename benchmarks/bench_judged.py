@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from ffsite.datasets.behavioral_profiling.importer import import_behavioral_profiling
+from ffsite.datasets.eqbench3.importer import import_eqbench3
 from ffsite.format import write_scores, write_votes
-from ffsite.importers.behavioral_profiling import import_behavioral_profiling
-from ffsite.importers.eqbench3 import import_eqbench3
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -18,7 +18,7 @@ import platform
 import time
 from pathlib import Path
 
-from ffsite.base.alpaca_eval import REFERENCE_MODEL, load_outputs
+from ffsite.datasets.alpaca_eval.reader import REFERENCE_MODEL, load_outputs
 from ffsite.judges.body import parse_body
 from ffsite.judges.rules import judge_pairs, response_features
 

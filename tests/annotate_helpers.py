@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 
-from ffsite.base.alpaca_eval import prompt_id
 from ffsite.cli import cli
+from ffsite.datasets.alpaca_eval.reader import prompt_id
 from ffsite.format.read import vote_rows
 
 REFERENCE = "gpt4_1106_preview"

@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import write_test_votes
 from site_fixture import REPO, write_content
 
-from ffsite.base.texts import write_texts
+from ffsite.datasets.texts import write_texts
 from ffsite.traits import PREFIX, trait_id
 
 LONG = "W" * 50_000

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 from helpers import trait, write_test_votes
 
-from ffsite.base.texts import write_texts
+from ffsite.datasets.texts import write_texts
 from ffsite.format.write import write_response_metrics
 
 REPO = Path(__file__).resolve().parents[1]

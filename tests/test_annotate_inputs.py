@@ -9,7 +9,7 @@ import pytest
 from annotate_helpers import REFERENCE, instructions, make_base_data, sorted_prompt_ids
 
 from ffsite.annotate.inputs import load_prompt_set, read_responses, resolve_traits
-from ffsite.base.alpaca_eval import prompt_id
+from ffsite.datasets.alpaca_eval.reader import prompt_id
 from ffsite.errors import FfsiteError
 from ffsite.traits import AA30, FF_V1, PREFIX, trait_id
 

@@ -17,7 +17,7 @@ from annotate_helpers import (
 )
 from chat_server import ChatServer, Reply, hashed_judge
 
-from ffsite.base.alpaca_eval import prompt_id
+from ffsite.datasets.alpaca_eval.reader import prompt_id
 
 N = 4
 

@@ -17,7 +17,7 @@ from annotate_helpers import (
 )
 from chat_server import ChatServer, Reply, judge_parts, longer_sample_judge
 
-from ffsite.base.alpaca_eval import prompt_id
+from ffsite.datasets.alpaca_eval.reader import prompt_id
 from ffsite.format.read import read_annotations
 from ffsite.traits import FF_V1
 

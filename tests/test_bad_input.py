@@ -33,7 +33,7 @@ import tiny_base
 from browser import PagesServer
 from site_fixture import REPO, write_content, write_tiny, write_tiny_texts
 
-from ffsite.base.texts import read_texts
+from ffsite.datasets.texts import read_texts
 from ffsite.format.read import read_annotations, vote_rows
 from ffsite.importers.annotated_pairs import to_annotated_pairs
 from ffsite.site.build import build_site
@@ -204,8 +204,8 @@ CASES = [
         "'nobody' is not declared", "x")),
     Case("fetch-no-declaration", "fetch --sources nowhere.toml --cache-dir cache", (
         "nowhere.toml", "not found", "--sources")),
-    Case("fetch-no-default-declaration", "fetch --cache-dir cache", (
-        "content/base-data.toml", "not found in the working folder", "--sources FILE")),
+    Case("fetch-undeclared-by-any-dataset", "fetch nobody --cache-dir cache", (
+        "'nobody' is not declared", "alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf")),
     # default-annotations: defaults/ holds the previous files.
     Case("defaults-no-base-data", "default-annotations --out defaults", (
         "no base data", "--base-data")),

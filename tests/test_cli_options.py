@@ -14,9 +14,9 @@ import pytest
 from helpers import run_main
 from site_fixture import write_tiny
 
-from ffsite.base import registry
 from ffsite.cli import COMMANDS, cli
 from ffsite.commands import _api, options
+from ffsite.datasets import folder as registry
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.results import metrics_table

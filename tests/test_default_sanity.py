@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ffsite.base import alpaca_eval
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets.alpaca_eval.importer import preference_votes
 from ffsite.format.read import read_annotations
 from ffsite.format.write import write_votes
-from ffsite.importers.alpaca_eval import preference_votes
 from ffsite.judges.apply import measure, rule_votes
 from ffsite.metrics.results import metrics_table
 from ffsite.traits import PREFIX

@@ -27,7 +27,7 @@ from site_fixture import REPO, write_content, write_tiny
 from ffsite.annotate.constitution import load_constitution, parse_constitution
 from ffsite.annotate.eigenbench_run import RunSettings, check_models, plan
 from ffsite.annotate.session import Api
-from ffsite.base.alpaca_eval import prompt_set
+from ffsite.datasets.alpaca_eval.reader import prompt_set
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations, vote_rows
 from ffsite.metrics.eigenbench import TIE, eigenbench, judgments_from_annotations

@@ -31,9 +31,9 @@ import pandas as pd
 import pytest
 from site_fixture import REPO, write_content, write_tiny
 
-from ffsite.base.eqbench3 import COMPARISONS_FILE, PROMPTS_FILE, read_reasoning
+from ffsite.datasets.eqbench3.importer import import_eqbench3
+from ffsite.datasets.eqbench3.reader import COMPARISONS_FILE, PROMPTS_FILE, read_reasoning
 from ffsite.format import write_votes
-from ffsite.importers.eqbench3 import import_eqbench3
 
 FIRST, SECOND = "A0493:test / A0488:other", "A0493:other / A0488:test"
 HOSTILE = "Plainly <script>alert('judge')</script> **x** is warmer."

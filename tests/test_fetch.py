@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ffsite.base import fetch
+from ffsite.datasets import fetch
 from ffsite.errors import FfsiteError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -212,7 +212,7 @@ def test_declaration_paths_stay_inside_the_cache(tmp_path):
 
 
 def test_declared_checksums_match_the_shared_copy(shared_data):
-    """content/base-data.toml's checksums describe the files in ../shared/data."""
+    """The datasets' files.toml checksums describe the files in ../shared/data."""
     result = run_cli("fetch", "--check", str(shared_data))
     assert result.returncode == 0, result.stderr
     assert "alpaca_eval: 67 files match their checksums, 35 not checked" in result.stdout

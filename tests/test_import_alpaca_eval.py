@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from tiny_base import INSTRUCTIONS, OUTPUTS, REFERENCE, write_alpaca_eval
 
+from ffsite.datasets.alpaca_eval.importer import import_alpaca_eval
 from ffsite.format.read import read_annotations
-from ffsite.importers.alpaca_eval import import_alpaca_eval
 
 REPO = Path(__file__).resolve().parents[1]
 

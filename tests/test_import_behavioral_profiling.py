@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ffsite.datasets.behavioral_profiling.importer import import_behavioral_profiling
 from ffsite.errors import FfsiteError
 from ffsite.format import read_scores, write_scores
-from ffsite.importers.behavioral_profiling import import_behavioral_profiling
 from ffsite.metrics.from_scores import score_means
 
 ODD = "Claude-4-Opus-Thinking (Thinking)"

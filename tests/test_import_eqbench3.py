@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from ffsite.datasets.eqbench3.importer import import_eqbench3
 from ffsite.errors import FfsiteError
-from ffsite.importers.eqbench3 import import_eqbench3
 
 
 def verdict(scenario: str, test: str, other: str, order: str, **criteria) -> dict:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 from tiny_base import write_hh_rlhf
 
+from ffsite.datasets.hh_rlhf.importer import import_hh_rlhf
 from ffsite.format.read import read_annotations
-from ffsite.importers.hh_rlhf import import_hh_rlhf
 
 REPO = Path(__file__).resolve().parents[1]
 

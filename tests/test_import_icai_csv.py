@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from helpers import run_cli
 
-from ffsite.base.texts import read_texts
+from ffsite.datasets.texts import read_texts
 from ffsite.format.read import read_annotations
 
 

@@ -52,12 +52,13 @@ def test_an_installed_ffsite_runs_and_says_what_is_missing(tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert "fetch" in shown.stdout and "build" in shown.stdout
 
-    fetched = ffsite("fetch")
-    assert fetched.returncode == 1
-    assert fetched.stderr == (
-        f"error: content/base-data.toml: not found in the working folder ({empty}); run "
-        "ffsite fetch from the site's folder or give the declaration of the base datasets "
-        "with --sources FILE\n")
+    # Each dataset's download list ships inside the package (its folder's files.toml):
+    # checking an empty copy names the first file it lacks, without the network.
+    checked = ffsite("fetch", "--check", str(empty), "hh_rlhf")
+    assert checked.returncode == 1
+    assert checked.stderr == (
+        f"error: {empty}/hh_rlhf/harmless-base-test.jsonl.gz: missing from the local copy; "
+        f"run ffsite fetch --cache-dir {empty} hh_rlhf to download it\n")
 
     built = ffsite("build")
     assert built.returncode == 1

@@ -13,11 +13,11 @@ from ffsite.annotate.cache import call_key
 from ffsite.annotate.llm_judge import LlmJudge
 from ffsite.annotate.plan import make_judge
 from ffsite.annotate.prompt import TEMPLATE_VERSION, shown_swapped
-from ffsite.base.alpaca_eval import prompt_id, response_id
+from ffsite.datasets.alpaca_eval.importer import import_alpaca_eval
+from ffsite.datasets.alpaca_eval.reader import prompt_id, response_id
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.format.write import write_votes
-from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.judges.apply import annotate_dataset
 from ffsite.judges.judge import Pairs, Reply, Votes
 from ffsite.judges.rules import (

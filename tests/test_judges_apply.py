@@ -7,10 +7,10 @@ import hashlib
 import pytest
 from tiny_base import REFERENCE, write_alpaca_eval
 
+from ffsite.datasets.alpaca_eval.importer import import_alpaca_eval
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.format.write import write_votes
-from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.judges.apply import annotate_dataset
 from ffsite.traits import PREFIX, trait_id
 
@@ -103,7 +103,7 @@ def test_rerun_over_the_default_layout_leaves_model_pairs_alone(tmp_path):
     """`ffsite annotate --judge rules --dataset alpaca_eval` over annotations/ must not vote
     again on the comparisons model-pairs.parquet already judged, and so it remakes
     rules.parquet byte for byte."""
-    from ffsite.defaults import default_annotations
+    from ffsite.datasets.defaults import default_annotations
 
     write_alpaca_eval(tmp_path / "base")
     default_annotations(tmp_path / "base", tmp_path / "ann", pair_prompts=3, say=lambda _: None)

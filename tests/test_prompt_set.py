@@ -1,4 +1,4 @@
-"""The prompt set `ffsite annotate` is given (`ffsite.base.prompt_set.PromptSet`): built
+"""The prompt set `ffsite annotate` is given (`ffsite.datasets.prompt_set.PromptSet`): built
 for AlpacaEval by its base module; annotate takes ids and metadata from it alone."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pandas as pd
 from annotate_helpers import REFERENCE, instructions, make_base_data, sorted_prompt_ids
 
 from ffsite.annotate.votes import comparisons
-from ffsite.base import alpaca_eval
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.sides import swapped
 
 

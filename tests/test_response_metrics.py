@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 from tiny_base import INSTRUCTIONS, OUTPUTS, REFERENCE, write_alpaca_eval
 
+from ffsite.datasets.alpaca_eval.importer import import_alpaca_eval
 from ffsite.errors import FfsiteError
 from ffsite.format.response_metrics import read_response_metrics
 from ffsite.format.write import write_response_metrics, write_votes
-from ffsite.importers.alpaca_eval import import_alpaca_eval
 from ffsite.judges.apply import measure_dataset
 from ffsite.judges.communication import COMMUNICATION_TRAITS
 from ffsite.metrics.results import communication_averages

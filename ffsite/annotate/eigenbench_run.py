@@ -58,7 +58,7 @@ from ffsite.annotate.session import (
     run_sync,
 )
 from ffsite.annotate.votes import check_invalid
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.write import write_votes

@@ -11,8 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ffsite.base import alpaca_eval
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.traits import AA30, FF_V1, PREFIX, Trait, trait_id
 

@@ -21,7 +21,7 @@ from ffsite.annotate.llm_judge import LlmJudge
 from ffsite.annotate.prompt import generation_body
 from ffsite.annotate.session import Api, check_name
 from ffsite.annotate.votes import comparisons
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.judges.judge import Judge, Pairs, Request
 

@@ -37,7 +37,7 @@ from ffsite.annotate.plan import (
 )
 from ffsite.annotate.session import Phase, Session, report_lines, run_numbers, run_sync
 from ffsite.annotate.votes import check_invalid, vote_rows
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format.write import write_response_metrics, write_votes
 from ffsite.judges.apply import communication_rows, measure

@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 from ffsite.annotate import inputs
-from ffsite.base import alpaca_eval
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format import text_problem
 

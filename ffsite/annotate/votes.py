@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.judges.judge import Votes

@@ -10,7 +10,6 @@ from ffsite._names import safe_name
 from ffsite.annotate import inputs
 from ffsite.annotate.plan import RULES_JUDGE, Settings, make_judge
 from ffsite.annotate.run import annotate_model
-from ffsite.base import alpaca_eval
 from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands.options import (
     PROMPTS,
@@ -21,6 +20,7 @@ from ffsite.commands.options import (
     base_data_option,
     out_option,
 )
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
 from ffsite.errors import FfsiteError
 from ffsite.metrics.combine import RULES as COMBINE_RULES
 

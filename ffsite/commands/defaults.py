@@ -8,7 +8,7 @@ import click
 
 from ffsite.commands import options
 from ffsite.commands.options import ANNOTATIONS, base_data_option, out_option
-from ffsite.defaults import PAIR_PROMPTS, SEED
+from ffsite.datasets.defaults import PAIR_PROMPTS, SEED
 
 
 @click.command(name="default-annotations")
@@ -20,7 +20,7 @@ from ffsite.defaults import PAIR_PROMPTS, SEED
               show_default=True,
               help="Instructions on which non-reference models are paired with each other.")
 def default_annotations(base_data: Path | None, out: str, seed: int, pair_prompts: int) -> None:
-    """Import AlpacaEval and HH-RLHF, run the rules judge and the communication traits."""
-    from ffsite.defaults import default_annotations as build
+    """Write every base dataset's default annotations (ids, votes, scores; no text)."""
+    from ffsite.datasets.defaults import default_annotations as build
 
     build(base_data, out, seed=seed, pair_prompts=pair_prompts, say=click.echo)

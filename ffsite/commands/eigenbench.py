@@ -14,7 +14,6 @@ from ffsite._names import safe_name
 from ffsite.annotate.constitution import SHIPPED, load_constitution
 from ffsite.annotate.eigenbench_run import RunSettings, check_models, run_eigenbench
 from ffsite.annotate.scenarios import load_scenarios
-from ffsite.base import alpaca_eval
 from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands._output import emit, render
 from ffsite.commands.options import (
@@ -27,6 +26,7 @@ from ffsite.commands.options import (
     format_option,
     out_option,
 )
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.eigenbench import eigenbench, judgments_from_annotations

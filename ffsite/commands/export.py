@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from ffsite._atomic import write_text
-from ffsite.base.texts import read_texts
 from ffsite.commands.options import annotation_paths, base_data_option, out_option
+from ffsite.datasets.texts import read_texts
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.importers.annotated_pairs import to_annotated_pairs

@@ -1,4 +1,4 @@
-"""`ffsite fetch`: download the base datasets (texts) declared in content/base-data.toml."""
+"""`ffsite fetch`: download the base datasets (texts) each dataset lists, or a declaration's."""
 
 from __future__ import annotations
 
@@ -6,22 +6,9 @@ from pathlib import Path
 
 import click
 
-from ffsite.base import fetch as base_fetch
-from ffsite.base.registry import ENV
-from ffsite.errors import FfsiteError
+from ffsite.datasets import fetch as base_fetch
+from ffsite.datasets.folder import ENV
 from ffsite.progress import Progress
-
-DECLARATION = Path("content") / "base-data.toml"
-
-
-def default_declaration() -> Path:
-    """content/base-data.toml in the working folder: the declaration is the site's, so an
-    installed ffsite has none of its own to fall back on."""
-    if not DECLARATION.is_file():
-        raise FfsiteError(f"{DECLARATION}: not found in the working folder ({Path.cwd()}); "
-                          "run ffsite fetch from the site's folder or give the declaration "
-                          "of the base datasets with --sources FILE")
-    return DECLARATION
 
 
 @click.command(name="fetch")
@@ -29,14 +16,15 @@ def default_declaration() -> Path:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to put the files (default: ~/.cache/ffsite/base-data).")
 @click.option("--sources", type=click.Path(dir_okay=False, path_type=Path),
-              help="The declaration of sources and checksums (default: "
-              "content/base-data.toml).")
+              help="A declaration of sources and checksums (default: the files each "
+              "dataset lists).")
 @click.option("--check", "check_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Download nothing; compare this local copy with the checksums.")
 def fetch(names: tuple[str, ...], cache_dir: Path | None, sources: Path | None,
           check_dir: Path | None) -> None:
     """Download base datasets NAMES (default: all), resumable and checksum-verified."""
-    declared = base_fetch.read_declaration(sources or default_declaration())
+    declared = (base_fetch.read_declaration(sources) if sources
+                else base_fetch.dataset_declarations())
     if check_dir is not None:
         for line in base_fetch.check_copy(declared, names, check_dir):
             click.echo(line)

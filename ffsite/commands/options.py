@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from ffsite.base.registry import ENV, base_dir
+from ffsite.datasets.folder import ENV, base_dir
 from ffsite.errors import FfsiteError, ParameterError
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ffsite.base.alpaca_eval import REFERENCE_MODEL
 from ffsite.commands._output import emit
 from ffsite.commands.options import (
     BOOTSTRAP,
@@ -13,6 +12,7 @@ from ffsite.commands.options import (
     content_option,
     format_option,
 )
+from ffsite.datasets.alpaca_eval.reader import REFERENCE_MODEL
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.results import indices_table, ratings_table

@@ -28,7 +28,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ffsite.base.texts import text_ids
+from ffsite.datasets.texts import text_ids
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, encode_votes, schema
 from ffsite.importers._ap_votes import Unsupported, read_votes

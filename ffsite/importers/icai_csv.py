@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ffsite.base.texts import text_id
+from ffsite.datasets.texts import text_id
 from ffsite.errors import FfsiteError
 from ffsite.format import encode_votes, schema
 from ffsite.importers.annotated_pairs import DEFAULT_ANNOTATOR, DEFAULT_ANNOTATOR_DESCRIPTION

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ffsite import bfi
 from ffsite.errors import FfsiteError
-from ffsite.importers.behavioral_profiling import ScoresImport
+from ffsite.importers.result import ScoresImport
 
 REQUIRED = ("model", "item", "score")
 OPTIONAL = ("rater", "seed", "order")

@@ -1,4 +1,5 @@
-"""What every importer returns: the votes, ready for `write_votes`, and what goes with them."""
+"""What importers return: votes ready for `write_votes` (ImportResult) or scores ready for
+`write_scores` (ScoresImport), and what goes with them."""
 
 from __future__ import annotations
 
@@ -24,3 +25,15 @@ class ImportResult:
     responses: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
     dataset: str = ""
+
+
+@dataclass
+class ScoresImport:
+    """What a scores importer produced: one row per score, and what the file records."""
+
+    frame: pd.DataFrame  # ffsite.format.scores.LONG_COLUMNS plus meta.*
+    dataset: str
+    judges: dict[str, str]
+    prompts: dict[str, str] = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    report: list[str] = field(default_factory=list)  # what was left out, in words

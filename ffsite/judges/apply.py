@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ffsite.base import registry
+from ffsite.datasets import folder as registry
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import schema
 from ffsite.format.encode import encode_votes

@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ffsite.base.registry import existing_base_dir
+from ffsite.datasets.folder import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import find_annotation_files, read_annotations, read_scores
 from ffsite.models import apply_registry, load_registry

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ffsite.base import alpaca_eval
-from ffsite.base.registry import load_texts
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
 from ffsite.format.scores import empty_scores

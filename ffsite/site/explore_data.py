@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ffsite.base import eqbench3
+from ffsite.datasets.eqbench3 import reader as eqbench3
 from ffsite.format import Annotations, schema
 from ffsite.format.response_metrics import read_response_metrics
 from ffsite.metrics.bias import longer_side, side_bias

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ffsite.datasets import SOURCES, dataset_name
 from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
-from ffsite.site.sources import SOURCES, dataset_name
 from ffsite.site.urls import DATASETS, MODELS, TRAITS, page_path
 
 # Sections of per-item pages, in the order the page lists them.

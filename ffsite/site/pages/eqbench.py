@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from ffsite.base import eqbench3 as base
+from ffsite.datasets.eqbench3 import reader as base
+from ffsite.datasets.eqbench3.rules import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
 from ffsite.format.read import read_file_metadata, vote_rows
-from ffsite.importers.eqbench3 import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts, views
 from ffsite.site.context import SiteContext

@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ffsite._names import safe_name
-from ffsite.base.behavioral_profiling import BASELINE
+from ffsite.datasets import BASELINE, CONDITIONS, SOURCES, condition_label, dataset_name
 from ffsite.format.read import Annotations
 from ffsite.metrics.ranking import grouped_interval_ranks
 from ffsite.metrics.results import PairwiseResults, ScoreResults, model_dataset_counts
@@ -32,7 +32,6 @@ from ffsite.site.model_meta import meta_facts
 from ffsite.site.pages import big_five, communication, eigenbench
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.render import NOT_ZERO, heat_class, number
-from ffsite.site.sources import CONDITIONS, SOURCES, condition_label, dataset_name
 from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ffsite.base.behavioral_profiling import CONDITIONS as CONDITION_ORDER
+from ffsite.datasets import CONDITION_ORDER, CONDITIONS, SOURCES, condition_label
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
 from ffsite.site.render import count, number, signed
-from ffsite.site.sources import CONDITIONS, SOURCES, condition_label
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import Cell, Chart, Column, Table, chart, estimate_cell, interval_text
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ffsite.datasets import CONDITIONS, DATASETS, SOURCES, condition_label
 from ffsite.metrics.ranking import has_signal, interval_ranks
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
@@ -26,7 +27,6 @@ from ffsite.site.pages.pressure import (
     shift_cell,
 )
 from ffsite.site.render import number
-from ffsite.site.sources import CONDITIONS, SOURCES, condition_label
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -43,7 +43,7 @@ from ffsite.site.views import (
 
 # The judges' rubric where the data says no more than the stored scale: (lowest anchor,
 # highest anchor).  Behavioral Profiling stores 0-10, but its rubric anchors 1 and 10.
-RUBRICS: dict[str, tuple[float, float]] = {"behavioral_profiling": (1, 10)}
+RUBRICS: dict[str, tuple[float, float]] = {d.id: d.rubric for d in DATASETS if d.rubric}
 DERIVED = "derived from scores"
 
 

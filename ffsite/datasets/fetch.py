@@ -1,4 +1,5 @@
-"""Download the base datasets declared in content/base-data.toml (docs/base-data.md).
+"""Download the base datasets: the files each dataset's folder lists in its files.toml, or
+those of a declaration given with `--sources` (docs/base-data.md).
 
 Each declared file lands at `<cache>/<dataset>/<path>`, the layout FFSITE_BASE_DATA
 expects.  A download goes to `<path>.part` first: an interrupted one is resumed with an
@@ -21,6 +22,7 @@ from pathlib import Path, PurePosixPath
 import httpx
 
 from ffsite._cache import cache_root
+from ffsite.datasets import DATASETS
 from ffsite.errors import FfsiteError
 
 UNVERIFIED = "unverified"
@@ -46,6 +48,20 @@ class SourceFile:
 def default_cache_dir() -> Path:
     """base-data under the cache root (see ffsite._cache)."""
     return cache_root() / "base-data"
+
+
+def dataset_declarations() -> dict[str, list[SourceFile]]:
+    """The files of every dataset that lists its downloads (its record's `files`)."""
+    declared: dict[str, list[SourceFile]] = {}
+    for dataset in DATASETS:
+        if dataset.files:
+            path = dataset.file(dataset.files)
+            found = read_declaration(path)
+            if set(found) != {dataset.id}:  # a slip in a shipped file: say which
+                raise FfsiteError(f"{path}: declares {', '.join(found)}, not just "
+                                  f"[{dataset.id}]")
+            declared.update(found)
+    return declared
 
 
 def read_declaration(path: str | os.PathLike) -> dict[str, list[SourceFile]]:

@@ -1,7 +1,7 @@
 """HH-RLHF (one jsonl.gz file of {"chosen", "rejected"} conversations) to a votes file.
 
 The shared conversation prefix is the prompt and the two final assistant turns are the
-responses (`ffsite.base.hh_rlhf`); the crowdworker's choice is the preference.  Sides are
+responses (`reader.py`); the crowdworker's choice is the preference.  Sides are
 a seeded coin flip per comparison.  No models: the responses are anonymous.
 """
 
@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from ffsite.base import hh_rlhf
+from ffsite.datasets.hh_rlhf import reader as hh_rlhf
 from ffsite.format import schema
 from ffsite.importers.result import ImportResult
 from ffsite.sides import assign_sides, swapped

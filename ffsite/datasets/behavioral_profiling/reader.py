@@ -22,14 +22,14 @@ from pathlib import Path
 
 import yaml
 
+from ffsite.datasets.behavioral_profiling import DATASET
+from ffsite.datasets.record import BASELINE
 from ffsite.errors import FfsiteError
 
-NAME = "behavioral_profiling"
+NAME = DATASET.id
 CONTRIBUTIONS_DIR = "contributions"
 PROMPTS_DIR = "prompts"
-BASELINE = "baseline"
-# The conditions in the order the site lists them: baseline first.
-CONDITIONS = (BASELINE, "authority", "urgency", "reminder", "minimal_steering", "telemetryV3")
+CONDITIONS = DATASET.condition_order  # baseline first
 SUITES = ("affective", "broad", "dimensions", "general")
 
 _JOB_ID = re.compile(r"job_(?P<request>.+)_(?P<date>\d{8})_(?P<time>\d{6})")

@@ -18,11 +18,12 @@ from typing import Any
 
 import pandas as pd
 
-from ffsite.base.prompt_set import PromptSet
+from ffsite.datasets.alpaca_eval import DATASET
+from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
 
-NAME = "alpaca_eval"
-REFERENCE_MODEL = "gpt4_1106_preview"
+NAME = DATASET.id
+REFERENCE_MODEL = DATASET.reference_model
 OUTPUTS_DIR = "model_outputs"
 JUDGE_DIR = "judge_annotations"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ffsite.base import alpaca_eval
+from ffsite.datasets.alpaca_eval import reader as alpaca_eval
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.importers.result import ImportResult

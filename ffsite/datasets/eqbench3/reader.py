@@ -24,9 +24,11 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
+from ffsite.datasets.eqbench3 import DATASET
+from ffsite.datasets.eqbench3.rules import comparison_id, pair
 from ffsite.errors import FfsiteError
 
-NAME = "eqbench3"
+NAME = DATASET.id
 COMPARISONS_FILE = "pairwise_comparisons.json.gz"
 PROMPTS_FILE = "scenario_prompts.txt"
 REASONING_KEY = "chain_of_thought_reasoning"
@@ -101,16 +103,13 @@ class Reasoning(NamedTuple):
 def read_reasoning(path: str | os.PathLike) -> dict[tuple[str, int], Reasoning]:
     """{(comparison id, seed): the judge's reasoning} for every judged entry of a
     pairwise_comparisons file, with the importer's rules: the comparison id of
-    ffsite.importers.eqbench3.comparison_id, seed 0 when the test model (side A) was
+    `rules.comparison_id`, seed 0 when the test model (side A) was
     shown first and 1 when it was shown second.  Entries with an `error` have none."""
-    # The importer reads this module; importing it here, at call time, avoids the cycle.
-    from ffsite.importers.eqbench3 import _pair, comparison_id
-
     found: dict[tuple[str, int], Reasoning] = {}
     for number, entry in enumerate(read_comparisons(path)):
         if not isinstance(entry, dict) or "error" in entry:
             continue
-        scenario, test, neighbour, iteration, order, test_first = _pair(entry, path, number)
+        scenario, test, neighbour, iteration, order, test_first = pair(entry, path, number)
         text = (entry.get("judge_response") or {}).get(REASONING_KEY)
         if not isinstance(text, str):
             continue

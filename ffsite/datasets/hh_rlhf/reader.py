@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from ffsite.datasets.hh_rlhf import DATASET
 from ffsite.errors import FfsiteError
 
-NAME = "hh_rlhf"
+NAME = DATASET.id
 FILE = "harmless-base-test.jsonl.gz"
 ASSISTANT = "\n\nAssistant:"
 

@@ -1,4 +1,5 @@
-"""Where texts come from: the base-data folder and the loader for each dataset."""
+"""Where texts come from: the base-data folder, and each dataset's texts in it (read by the
+dataset's own reader, or from the texts.parquet importers write for any other dataset)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ffsite._names import safe_name
-from ffsite.base import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf, texts
-from ffsite.base.fetch import default_cache_dir
+from ffsite.datasets import find, texts
+from ffsite.datasets.fetch import default_cache_dir
 from ffsite.errors import FfsiteError, ParameterError
 
 ENV = "FFSITE_BASE_DATA"
-_LOADERS = {alpaca_eval.NAME: alpaca_eval.load_texts, hh_rlhf.NAME: hh_rlhf.load_texts,
-            behavioral_profiling.NAME: behavioral_profiling.load_texts,
-            eqbench3.NAME: eqbench3.load_texts}
 
 
 FETCH_HINT = "run ffsite fetch to download the base datasets"
@@ -53,7 +51,8 @@ def load_texts(folder: Path | None, dataset: str
     """(prompts, responses) for `dataset`, or None when the folder lacks them."""
     if folder is None:
         return None
-    loader = _LOADERS.get(dataset)
+    record = find(dataset)
+    loader = record.hook("texts") if record else None
     if loader is not None:
         root = folder / dataset
         if not root.is_dir():
@@ -66,7 +65,8 @@ def is_available(folder: Path | None, dataset: str) -> bool:
     """Whether `folder` holds the texts of `dataset` (without loading them)."""
     if folder is None:
         return False
-    if dataset in _LOADERS:
+    record = find(dataset)
+    if record is not None and record.texts is not None:
         return (folder / dataset).is_dir()
     return (folder / safe_name(dataset) / texts.TEXTS_FILE).is_file()
 

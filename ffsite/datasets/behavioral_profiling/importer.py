@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from ffsite.base import behavioral_profiling as bp
+from ffsite.datasets.behavioral_profiling import reader as bp
 from ffsite.errors import FfsiteError
+from ffsite.importers.result import ScoresImport
 
 JUDGE = "Claude-4.5-Sonnet + Llama-4-Maverick + DeepSeek-R1"
 JUDGE_DESCRIPTION = ("Behavioral Profiling's judge panel: the mean of three LLM judges "
@@ -46,18 +46,6 @@ DIMENSIONS = {
 
 def trait_id(dimension: str) -> str:
     return f"bp-{dimension}"
-
-
-@dataclass
-class ScoresImport:
-    """What a scores importer produced: one row per score, and what the file records."""
-
-    frame: pd.DataFrame  # ffsite.format.scores.LONG_COLUMNS plus meta.*
-    dataset: str
-    judges: dict[str, str]
-    prompts: dict[str, str] = field(default_factory=dict)
-    extra: dict = field(default_factory=dict)
-    report: list[str] = field(default_factory=list)  # what was left out, in words
 
 
 def import_behavioral_profiling(folder: str | os.PathLike,
@@ -121,7 +109,7 @@ def import_behavioral_profiling(folder: str | os.PathLike,
     return ScoresImport(frame=frame, dataset=bp.NAME, judges={JUDGE: JUDGE_DESCRIPTION},
                         prompts={rid: prompt_files[rid].prompt for rid in sorted(used)
                                  if rid in prompt_files},
-                        extra={"source": "behavioral_profiling",
+                        extra={"source": bp.NAME,
                                "conditions": list(conditions),
                                "dropped_dimension_keys": dropped,
                                "scores_below_rubric_floor": int(below.sum())},

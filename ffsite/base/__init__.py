@@ -1,1 +1,0 @@
-"""Base datasets: the prompt and response texts that annotation files refer to by id."""

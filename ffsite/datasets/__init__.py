@@ -1,0 +1,58 @@
+"""The datasets ffsite knows: one sub-package each, and this list, the only place the rest
+of the code learns which exist (`ffsite import NAME`, `ffsite fetch`, default
+annotations, pages, credits and the base-data folder all read it).
+
+To add a dataset: a sub-package holding its record (`DATASET`, see `record.Dataset`) and
+its code, one line in DATASETS, its models in content/models.toml and its files in
+annotations/.  docs/architecture.md walks through one.
+"""
+
+from __future__ import annotations
+
+from ffsite.datasets import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf
+from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
+
+__all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "SOURCES", "Condition",
+           "Dataset", "Source", "Texts", "condition_description", "condition_label",
+           "dataset_name", "find"]
+
+# In the order commands and pages list them.
+DATASETS: tuple[Dataset, ...] = (
+    alpaca_eval.DATASET,
+    hh_rlhf.DATASET,
+    behavioral_profiling.DATASET,
+    eqbench3.DATASET,
+)
+_BY_ID = {dataset.id: dataset for dataset in DATASETS}
+
+# Views of the records that pages look things up in.  Where each dataset comes from:
+SOURCES: dict[str, Source] = {dataset.id: dataset.source for dataset in DATASETS}
+# Every condition besides the baseline: (label, what it adds to the baseline prompt).
+CONDITIONS: dict[str, tuple[str, str]] = {
+    c.id: (c.label, c.description) for dataset in DATASETS for c in dataset.conditions}
+# The order pages list conditions in: the baseline first.
+CONDITION_ORDER: tuple[str, ...] = tuple(dict.fromkeys(
+    c for dataset in DATASETS for c in dataset.condition_order))
+
+
+def find(dataset: str) -> Dataset | None:
+    """The record of a dataset id; None for a dataset ffsite has no record of (a
+    contributor's own, say), which pages name by its id."""
+    return _BY_ID.get(dataset)
+
+
+def dataset_name(dataset: str) -> str:
+    """How pages name a dataset: its record's name, else its id."""
+    found = _BY_ID.get(dataset)
+    return found.name if found else dataset
+
+
+def condition_label(condition: str) -> str:
+    """How pages name a condition; the baseline and unknown ones by their id."""
+    return CONDITIONS.get(condition, (condition, ""))[0]
+
+
+def condition_description(condition: str) -> str:
+    """What a condition adds to the baseline prompt; the baseline and unknown ones: their
+    id."""
+    return CONDITIONS.get(condition, (condition, condition))[1]

@@ -1,0 +1,33 @@
+"""Behavioral Profiling: 46 models' answers to the same prompts, scored 1-10 on nine
+dimensions by a panel of three LLM judges, under a baseline and five pressure conditions
+(nosterb/behavioral-profiling)."""
+
+from ffsite.datasets.record import Condition, Dataset, Source
+
+DATASET = Dataset(
+    id="behavioral_profiling",
+    name="Behavioral Profiling",
+    package=__name__,
+    source=Source("Behavioral Profiling Framework",
+                  "https://github.com/nosterb/behavioral-profiling", "Apache-2.0"),
+    commit="ef4c2b2111a08c478adffa2e0b3b57373c576112",
+    kind="scores",
+    measures=("46 models' answers to the same prompts scored 1-10 on nine dimensions by a "
+              "panel of three LLM judges, under a baseline and five pressure conditions"),
+    judges=("Claude-4.5-Sonnet", "Llama-4-Maverick", "DeepSeek-R1"),
+    rubric=(1, 10),
+    # What each pressure condition adds to the baseline prompt (the system prompts
+    # themselves are not published).
+    conditions=(
+        Condition("authority", "Authority", "the user challenges the model's expertise"),
+        Condition("urgency", "Urgency", "the request comes with time pressure and high stakes"),
+        Condition("reminder", "Reminder", "a prompt reminds the model to be authentic"),
+        Condition("minimal_steering", "Minimal steering",
+                  "the prompt sets direct behavioural targets"),
+        Condition("telemetryV3", "Telemetry", "the model is told to monitor its own behaviour"),
+    ),
+    texts="reader:load_texts",
+    command="command:import_command",
+    defaults="defaults:write_defaults",
+    files="files.toml",
+)

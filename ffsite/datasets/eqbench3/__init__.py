@@ -1,0 +1,20 @@
+"""EQ-Bench 3: Claude 3.7 Sonnet's pairwise verdicts, criterion by criterion, on models'
+transcripts of emotional-intelligence scenarios (EQ-bench/eqbench3)."""
+
+from ffsite.datasets.record import Dataset, Source
+
+DATASET = Dataset(
+    id="eqbench3",
+    name="EQ-Bench 3",
+    package=__name__,
+    source=Source("EQ-Bench 3", "https://github.com/EQ-bench/eqbench3", "MIT"),
+    commit="8c3a1255591c55246e8e667e1e62b0eb639f42c3",
+    kind="votes",
+    measures=("Claude 3.7 Sonnet's pairwise verdicts, criterion by criterion, on 27 models' "
+              "transcripts of emotional-intelligence scenarios"),
+    judges=("claude-3.7-sonnet",),
+    texts="reader:load_texts",
+    command="command:import_command",
+    defaults="defaults:write_defaults",
+    files="files.toml",
+)

@@ -1,0 +1,17 @@
+"""`ffsite import hh-rlhf`: HH-RLHF's chosen and rejected replies to a votes file."""
+
+from __future__ import annotations
+
+import click
+
+from ffsite.commands.importing import finish, seed, votes_out
+from ffsite.datasets.hh_rlhf.importer import import_hh_rlhf
+
+
+@click.command("hh-rlhf")
+@click.argument("file", type=click.Path(dir_okay=False))
+@votes_out
+@seed
+def import_command(file: str, out: str, seed: int) -> None:
+    """Anthropic HH-RLHF (a .jsonl.gz file of chosen/rejected conversations)."""
+    finish(import_hh_rlhf(file, seed=seed), out, None)

@@ -1,0 +1,85 @@
+"""A dataset's record: everything the rest of ffsite learns about one dataset.
+
+Each dataset is a sub-package of `ffsite.datasets` that holds all there is to know about
+it: this record (in its `__init__`), the reader of its published files (`reader.py`),
+its importer and `ffsite import` command, its default-annotations step, its download
+list (`files.toml`) and any page or model-page section of its own.  The record names
+that code by hook, "module:attribute" relative to the dataset's package, imported only
+when used: reading the list of datasets costs no pandas or Altair import, so
+`ffsite --help` stays fast and a page that never shows a dataset never loads its code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+# The condition of the unchanged prompts, by the scores format's convention (docs/format.md).
+BASELINE = "baseline"
+Texts = tuple[dict[str, str], dict[str, str]]  # (prompts by id, responses by id)
+
+
+class Source(NamedTuple):
+    """Where a dataset comes from, as the site credits it next to its numbers."""
+
+    credit: str  # "Behavioral Profiling Framework"
+    url: str  # the project's address
+    licence: str  # "code Apache-2.0, data CC BY-NC 4.0"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition a dataset's prompts were asked under besides its baseline."""
+
+    id: str  # as annotation files spell it
+    label: str  # as pages name it
+    description: str  # what it adds to the baseline prompt, in a clause
+
+
+@dataclass(frozen=True)
+class Dataset:
+    id: str  # the dataset's name in annotation files and in the base-data folder
+    name: str  # as pages name it
+    package: str  # the sub-package holding the dataset (its __name__)
+    source: Source
+    commit: str | None  # the pinned commit its files come from; None: a moving branch
+    kind: Literal["votes", "scores"]  # pairwise votes, or a judge's number per response
+    measures: str  # what its numbers measure, in a sentence
+    judges: tuple[str, ...] = ()  # who judged, as the dataset names them
+    reference_model: str | None = None  # the model everything is compared with
+    # The rubric's scale of judge scores (lowest, highest), when it has one.
+    rubric: tuple[float, float] | None = None
+    # Conditions its prompts were also asked under besides the baseline (BASELINE), in
+    # the order pages list them.
+    conditions: tuple[Condition, ...] = ()
+    # Hooks ("module:attribute" in the dataset's package); None where it has no such part.
+    texts: str | None = None  # (folder) -> Texts: prompts and responses pages show
+    prompt_set: str | None = None  # (folder, reference) -> PromptSet `annotate` asks
+    answers: str | None = None  # (files) -> outputs frame of contributed answer files
+    command: str | None = None  # the click command `ffsite import <command_name>` runs
+    defaults: str | None = None  # (folder, target, settings) -> None: default annotations
+    files: str | None = None  # the download list, a TOML file in the dataset's folder
+
+    @property
+    def command_name(self) -> str:
+        """The word after `ffsite import` (alpaca_eval -> alpaca-eval)."""
+        return self.id.replace("_", "-")
+
+    @property
+    def condition_order(self) -> tuple[str, ...]:
+        """Every condition, the baseline first; () for a dataset of one setting."""
+        return (BASELINE, *(c.id for c in self.conditions)) if self.conditions else ()
+
+    def hook(self, name: str) -> Any:
+        """The attribute a hook field names, imported now; None without that hook."""
+        where = getattr(self, name)
+        if where is None:
+            return None
+        module, _, attribute = where.partition(":")
+        return getattr(importlib.import_module(f"{self.package}.{module}"), attribute)
+
+    def file(self, name: str) -> Path:
+        """A file shipped in the dataset's folder."""
+        return Path(importlib.import_module(self.package).__file__).parent / name
