@@ -217,3 +217,21 @@ def test_declared_checksums_match_the_shared_copy(shared_data):
     assert result.returncode == 0, result.stderr
     assert "alpaca_eval: 67 files match their checksums, 35 not checked" in result.stdout
     assert "hh_rlhf: 1 files match their checksums, 0 not checked" in result.stdout
+    assert "llm_dreams: 15597 files match their checksums, 0 not checked" in result.stdout
+    assert "poem_eval: 4 files match their checksums, 0 not checked" in result.stdout
+
+
+def test_a_manifest_lists_files_beside_the_declaration(tmp_path):
+    (tmp_path / "files.sha256").write_text(f"{'a' * 64}  x/one.txt\n{'b' * 64}  two words.txt\n")
+    path = tmp_path / "decl.toml"
+    path.write_text('[d]\nurl_prefix = "https://e.org/c/"\nmanifest = "files.sha256"\n')
+    files = fetch.read_declaration(path)["d"]
+    assert [(f.path, f.url, f.check, f.digest) for f in files] == [
+        ("x/one.txt", "https://e.org/c/x/one.txt", "sha256", "a" * 64),
+        ("two words.txt", "https://e.org/c/two%20words.txt", "sha256", "b" * 64)]
+    (tmp_path / "files.sha256").write_text("no-digest-here\n")
+    with pytest.raises(FfsiteError, match=r"files.sha256: line 1: not '<sha256>  <path>'"):
+        fetch.read_declaration(path)
+    path.write_text('[d]\nurl_prefix = "https://e.org/c"\nmanifest = "files.sha256"\n')
+    with pytest.raises(FfsiteError, match="needs url_prefix"):
+        fetch.read_declaration(path)

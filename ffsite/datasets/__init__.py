@@ -9,7 +9,14 @@ annotations/.  docs/architecture.md walks through one.
 
 from __future__ import annotations
 
-from ffsite.datasets import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf
+from ffsite.datasets import (
+    alpaca_eval,
+    behavioral_profiling,
+    eqbench3,
+    hh_rlhf,
+    llm_dreams,
+    poem_eval,
+)
 from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 
 __all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "SOURCES", "Condition",
@@ -22,6 +29,8 @@ DATASETS: tuple[Dataset, ...] = (
     hh_rlhf.DATASET,
     behavioral_profiling.DATASET,
     eqbench3.DATASET,
+    llm_dreams.DATASET,
+    poem_eval.DATASET,
 )
 _BY_ID = {dataset.id: dataset for dataset in DATASETS}
 

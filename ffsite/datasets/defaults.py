@@ -34,8 +34,8 @@ import pandas as pd
 
 from ffsite.datasets import DATASETS, folder
 from ffsite.errors import FfsiteError, ParameterError
-from ffsite.format import schema, write_response_metrics, write_votes
-from ffsite.importers.result import ImportResult
+from ffsite.format import schema, write_response_metrics, write_scores, write_votes
+from ffsite.importers.result import ImportResult, ScoresImport
 from ffsite.judges.apply import communication_rows, rule_votes
 from ffsite.judges.rules import RULES_VERSION
 
@@ -86,6 +86,16 @@ def comparisons(votes: pd.DataFrame) -> pd.DataFrame:
     columns = [*schema.COMPARISON_COLUMNS,
                *sorted(c for c in votes.columns if c.startswith(schema.META_PREFIX))]
     return votes[columns].drop_duplicates("comparison_id").reset_index(drop=True)
+
+
+def write_scores_import(imported: ScoresImport, target: Path, say: Callable[[str], None]
+                        ) -> None:
+    """A scores importer's result as `target`/scores.parquet, and what it left out."""
+    path = target / "scores.parquet"
+    written = write_scores(imported.frame, path, judges=imported.judges, extra=imported.extra)
+    say(f"wrote {path}: {written} scores")
+    for line in imported.report:
+        say(f"note: {line}")
 
 
 def write_preferences(imported: ImportResult, target: Path, say: Callable[[str], None]

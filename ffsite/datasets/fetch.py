@@ -18,6 +18,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 import httpx
 
@@ -77,10 +78,34 @@ def read_declaration(path: str | os.PathLike) -> dict[str, list[SourceFile]]:
     declared = {}
     for dataset, section in sorted(document.items()):
         entries = section.get("files") if isinstance(section, dict) else None
+        if isinstance(section, dict) and "manifest" in section:
+            entries = _manifest_entries(path, dataset, section)
         if not isinstance(entries, list) or not entries:
             raise FfsiteError(f"{path}: [{dataset}] needs a non-empty list of [[{dataset}.files]]")
         declared[dataset] = [_source_file(path, dataset, i, e) for i, e in enumerate(entries)]
     return declared
+
+
+def _manifest_entries(path: Path, dataset: str, section: dict) -> list[dict]:
+    """The files of a dataset too large to list entry by entry: `manifest` names a file
+    beside the declaration in `sha256sum` format ("<digest>  <path>" per line) and each
+    file's url is `url_prefix` followed by its path."""
+    prefix, name = section.get("url_prefix"), section.get("manifest")
+    if not isinstance(prefix, str) or not prefix.endswith("/") or not isinstance(name, str):
+        raise FfsiteError(f"{path}: [{dataset}] with a manifest needs url_prefix (ending in "
+                          "'/') and manifest (a file name) as text")
+    listing = path.parent / name
+    try:
+        lines = listing.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FfsiteError(f"{listing}: cannot read the manifest of [{dataset}] ({exc})") from None
+    entries = []
+    for number, line in enumerate(lines, start=1):
+        digest, _, relative = line.partition("  ")
+        if not relative:
+            raise FfsiteError(f"{listing}: line {number}: not '<sha256>  <path>'")
+        entries.append({"path": relative, "url": prefix + quote(relative), "sha256": digest})
+    return entries
 
 
 def _source_file(path: Path, dataset: str, index: int, entry: dict) -> SourceFile:

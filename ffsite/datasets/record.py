@@ -48,6 +48,8 @@ class Dataset:
     kind: Literal["votes", "scores"]  # pairwise votes, or a judge's number per response
     measures: str  # what its numbers measure, in a sentence
     judges: tuple[str, ...] = ()  # who judged, as the dataset names them
+    # Judges that are rated models here too: (judge, the dataset's name for its model).
+    judge_models: tuple[tuple[str, str], ...] = ()
     reference_model: str | None = None  # the model everything is compared with
     # The rubric's scale of judge scores (lowest, highest), when it has one.
     rubric: tuple[float, float] | None = None

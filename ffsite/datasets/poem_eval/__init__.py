@@ -1,0 +1,27 @@
+"""poem-eval (the Self-Conception Poem Probe): 23 models each wrote five cryptic poems about
+their self; one judge, GPT-5.2, placed every poem on six bipolar 1-5 scales with a brief
+rationale (HeavyHelium/poem-eval)."""
+
+from ffsite.datasets.record import Dataset, Source
+
+DATASET = Dataset(
+    id="poem_eval",
+    name="poem-eval",
+    package=__name__,
+    source=Source("poem-eval by Diana Markova", "https://github.com/HeavyHelium/poem-eval",
+                  "MIT"),
+    commit="dd7994118147f863ed5b321a12583e7441c9b4de",
+    kind="scores",
+    measures=("how a model pictures its own self: five cryptic poems per model about "
+              "\"your self\", placed by one judge on six bipolar 1-5 scales (momentary or "
+              "enduring, context or weights, single or many, tool or agent, certain or "
+              "unsure, human or alien)"),
+    judges=("openai/gpt-5.2",),
+    rubric=(1, 5),
+    texts="reader:load_texts",
+    command="command:import_command",
+    # Not yet part of the default annotations: the site build does not yet meet its time
+    # budget with them (docs/performance.md); `defaults.py` is ready for the day it does.
+    defaults=None,
+    files="files.toml",
+)
