@@ -24,6 +24,7 @@ import pandas as pd
 from ffsite.metrics.strength import (
     Reference,
     TraitVotes,
+    asked,
     count_outcomes,
     metric_frame,
     metrics_from_counts,
@@ -124,7 +125,7 @@ def metric_frame_with_intervals(trait_votes: TraitVotes, reference: Reference, *
         frame[f"{name}_low"] = low.reshape(-1)
         frame[f"{name}_high"] = high.reshape(-1)
     frame["too_few_votes"] = too_few_valid_votes(counts, min_valid_votes).reshape(-1)
-    return frame[frame["num_votes"] > 0].reset_index(drop=True)
+    return frame[asked(counts).reshape(-1)].reset_index(drop=True)
 
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval

@@ -264,6 +264,13 @@ def count_outcomes(trait_votes: TraitVotes, reference: Reference) -> np.ndarray:
     return counts
 
 
+def asked(counts: np.ndarray) -> np.ndarray:
+    """Per (group, trait) of `counts`: whether any comparison of the group has a vote on
+    the trait.  A group never asked a trait (a contributor's judge voted on other models'
+    comparisons only) gets no row: its comparisons are not "not applicable" votes."""
+    return counts[..., 1:, :].sum(axis=(-1, -2)) > 0
+
+
 def metrics_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
     """Every FF metric from counts[..., vote code, side]; shapes follow counts[..., 0, 0]."""
     counts = counts.astype(np.int64)
@@ -319,7 +326,7 @@ def metric_frame(trait_votes: TraitVotes, reference: Reference, *,
         **{name: values.reshape(-1) for name, values in metrics.items()},
     })
     if drop_empty:
-        frame = frame[frame["num_votes"] > 0]
+        frame = frame[asked(counts).reshape(-1)]
     return frame.reset_index(drop=True)
 
 
