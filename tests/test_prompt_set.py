@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 from annotate_helpers import REFERENCE, instructions, make_base_data, sorted_prompt_ids
 
-from ffsite.annotate.votes import comparisons
 from ffsite.base import alpaca_eval
 from ffsite.base.prompt_set import PromptSet
+from ffsite.collect.annotate.votes import comparisons
 from ffsite.sides import swapped
 
 
