@@ -1,9 +1,10 @@
 """Where the collecting methods' files go: the one place their names are spelled.
 
-A method writes one annotation file under `annotations/<method>/` (by default) and its
-texts beside it or, for LMLPA, outside the annotations folder (the site reads every file
-there, and texts are base data).  The site finds `<name>.responses.json` beside
-`<name>.parquet` (ffsite/site/context.py spells that name too).
+By default a method writes its annotation file to `annotations/<folder>/` (`contrib` for
+annotate, `eigenbench`, `lmlpa`) and its texts beside it or, for LMLPA, outside the
+annotations folder (the site reads every file there, and texts are base data).  The site
+finds `<name>.responses.json` beside `<name>.parquet` (ffsite/site/context.py spells
+that name too).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ ANNOTATIONS = Path("annotations")  # the site's annotation files, relative to wh
 LMLPA_ANSWERS = Path("lmlpa-answers")
 
 
-def default_out(method: str, name: str) -> Path:
+def default_out(folder: str, name: str) -> Path:
     """A method's annotation file for `name` (a model, a constitution):
-    annotations/<method>/<safe name>.parquet."""
-    return ANNOTATIONS / method / f"{safe_name(name)}.parquet"
+    annotations/<folder>/<safe name>.parquet."""
+    return ANNOTATIONS / folder / f"{safe_name(name)}.parquet"
 
 
 def beside(out: Path, suffix: str) -> Path:

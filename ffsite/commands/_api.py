@@ -25,7 +25,8 @@ from ffsite.collect.api import (
     insecure_base_url,
     load_prices,
 )
-from ffsite.collect.run import MAX_INVALID, Method, run
+from ffsite.collect.run import MAX_INVALID, Method
+from ffsite.collect.run import run as run_method
 from ffsite.commands.options import ATTEMPTS, CONCURRENCY, flag
 from ffsite.errors import FfsiteError, ParameterError
 
@@ -97,7 +98,8 @@ class ApiChoice:
     def run(self, method: Method) -> dict | None:
         """Run (or with --dry-run, estimate) `method`, reporting on stdout."""
         with self.endpoint() as endpoint:
-            return run(method, endpoint, dry=self.dry_run, echo=click.echo, name_of=flag)
+            return run_method(method, endpoint, dry=self.dry_run, echo=click.echo,
+                              name_of=flag)
 
     @contextlib.contextmanager
     def endpoint(self) -> Iterator[Endpoint]:

@@ -14,8 +14,10 @@ provider may bill more than the table says, and only its bills tell by how much)
   does not fit, the run stops there, and every later call is refused too, so a run stops
   at one clear point instead of trickling on with small calls.
 
-So a run spends more than its limit only by what the first answer's bill reveals, or a
-later bill above the markup seen so far: at most about one call's worst case.
+So a run passes its limit only by a bill higher than its markup foresaw: the first one,
+which shows the provider's rate, or one above every earlier bill.  A provider billing a
+steady multiple of the table makes a run pass its limit by at most one call; bills that
+keep climbing could pass it by one call per call in flight at each climb.
 """
 
 from __future__ import annotations
