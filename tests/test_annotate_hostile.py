@@ -12,7 +12,7 @@ import pytest
 from annotate_helpers import api_env, file_summary, make_run_inputs, run_cli
 from chat_server import ChatServer, Reply, hashed_judge
 
-from ffsite.annotate.client import MAX_BODY
+from ffsite.collect.api.client import MAX_BODY
 
 N = 8
 

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 from annotate_helpers import REFERENCE, instructions, make_base_data, sorted_prompt_ids
 
-from ffsite.annotate.inputs import load_prompt_set, read_responses, resolve_traits
+from ffsite.collect.annotate.inputs import load_prompt_set, read_responses, resolve_traits
+from ffsite.commands.options import error_line
 from ffsite.datasets.alpaca_eval.reader import prompt_id
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.traits import AA30, FF_V1, PREFIX, trait_id
 
 
@@ -30,8 +31,11 @@ def test_unknown_reference_and_prompt_set_are_refused(tmp_path):
     base = make_base_data(tmp_path / "base", 2)
     with pytest.raises(FfsiteError, match="--reference nobody: no answers of that model"):
         load_prompt_set("alpaca_eval", base, "nobody")
-    with pytest.raises(FfsiteError, match="--prompts hh_rlhf: not a prompt set"):
+    # The library names its parameter; the CLI words it as the flag.
+    with pytest.raises(ParameterError) as caught:
         load_prompt_set("hh_rlhf", base, REFERENCE)
+    assert caught.value.param == "prompts"
+    assert error_line(caught.value).startswith("--prompts hh_rlhf: not a prompt set")
     with pytest.raises(FfsiteError, match="no base data"):
         load_prompt_set("alpaca_eval", None, REFERENCE)
 

@@ -9,7 +9,7 @@ from collections import Counter
 from annotate_helpers import KEY, api_env, make_base_data, read_rows, run_cli, run_subprocess
 from chat_server import ChatServer, Reply, hashed_judge, judge_parts
 
-from ffsite.annotate.client import Endpoint
+from ffsite.collect.api import Endpoint
 
 
 def echoing_server():

@@ -1,10 +1,10 @@
-"""Reading judge answers tolerantly (ffsite.annotate.parse)."""
+"""Reading judge answers tolerantly (ffsite.collect.shared.parse_answer)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ffsite.annotate.parse import NOTE_UNPARSABLE, parse_answer
+from ffsite.collect.shared import NOTE_UNPARSABLE, parse_answer
 
 
 @pytest.mark.parametrize("text", [

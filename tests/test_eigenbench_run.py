@@ -24,11 +24,12 @@ from annotate_helpers import KEY, api_env, make_base_data, run_subprocess
 from chat_server import ChatServer, Reply, Request
 from site_fixture import REPO, write_content, write_tiny
 
-from ffsite.annotate.constitution import load_constitution, parse_constitution
-from ffsite.annotate.eigenbench_run import RunSettings, check_models, plan
-from ffsite.annotate.session import Api
+from ffsite.collect.api import Api
+from ffsite.collect.eigenbench.constitution import load_constitution, parse_constitution
+from ffsite.collect.eigenbench.design import RunSettings, check_models, plan
+from ffsite.commands.options import error_line
 from ffsite.datasets.alpaca_eval.reader import prompt_set
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format.read import read_annotations, vote_rows
 from ffsite.metrics.eigenbench import TIE, eigenbench, judgments_from_annotations
 
@@ -131,8 +132,11 @@ def test_every_judge_sees_every_pair_of_others_equally_often(tmp_path):
     (["a", "b"], "at least 3 models"), (["a", "b", "a"], "--model a is given twice"),
     (["a", "b", "c\x1b[31m"], "control character U[+]001B"), (["a", " ", "c"], "empty")])
 def test_bad_populations_are_refused(models, message):
-    with pytest.raises(FfsiteError, match=message):
+    # The library names its parameter (models); the CLI words it as the flag (--model).
+    with pytest.raises(ParameterError) as caught:
         check_models(models)
+    assert caught.value.param == "models"
+    assert re.search(message, error_line(caught.value))
 
 
 def test_shipped_constitutions_load():

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from tiny_base import OUTPUTS, write_alpaca_eval
 
-from ffsite.annotate.cache import call_key
-from ffsite.annotate.llm_judge import LlmJudge
-from ffsite.annotate.plan import make_judge
-from ffsite.annotate.prompt import TEMPLATE_VERSION, shown_swapped
+from ffsite.collect.annotate.llm_judge import LlmJudge
+from ffsite.collect.annotate.prompt import TEMPLATE_VERSION, shown_swapped
+from ffsite.collect.api import call_key
+from ffsite.commands.annotate import make_judge
 from ffsite.datasets.alpaca_eval.importer import import_alpaca_eval
 from ffsite.datasets.alpaca_eval.reader import prompt_id, response_id
 from ffsite.errors import FfsiteError

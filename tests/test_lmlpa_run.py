@@ -28,8 +28,8 @@ from helpers import run_main
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite import bfi
-from ffsite.annotate.cache import call_key
-from ffsite.annotate.lmlpa_prompt import ANSWER_VERSION, RATER_VERSION, options, parse_rating
+from ffsite.collect.api import call_key
+from ffsite.collect.lmlpa.prompt import ANSWER_VERSION, RATER_VERSION, options, parse_rating
 from ffsite.format import read_scores
 
 MODEL = "test-model"

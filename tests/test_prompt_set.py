@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 from annotate_helpers import REFERENCE, instructions, make_base_data, sorted_prompt_ids
 
-from ffsite.annotate.votes import comparisons
+from ffsite.collect.annotate.votes import comparisons
 from ffsite.datasets.alpaca_eval import reader as alpaca_eval
 from ffsite.datasets.prompt_set import PromptSet
 from ffsite.sides import swapped

@@ -9,7 +9,7 @@ import threading
 from annotate_helpers import api_env, make_base_data, read_rows, run_cli
 from chat_server import ChatServer, hashed_judge
 
-from ffsite.annotate.session import run_sync
+from ffsite.collect.api import run_sync
 
 
 def in_a_fresh_thread(function):

@@ -9,7 +9,7 @@ import pytest
 from annotate_helpers import instructions, make_base_data, run_cli, run_subprocess
 from helpers import trait, write_test_votes
 
-from ffsite.annotate.contrib import check_contribution
+from ffsite.collect.annotate.contrib import check_contribution
 from ffsite.errors import FfsiteError
 
 NO_API = {"FFSITE_API_BASE": "http://127.0.0.1:9/v1", "FFSITE_API_KEY": ""}

@@ -1,5 +1,7 @@
 """The options and set-up every command that calls models shares (annotate, eigenbench
-run, lmlpa run): declared once so `--max-cost` or `--cache-dir` means the same in each."""
+run, lmlpa run): declared once so `--max-cost` or `--cache-dir` means the same in each,
+and one way to run a method (`ApiChoice.run`) that words the library's parameters as
+these flags."""
 
 from __future__ import annotations
 
@@ -12,19 +14,21 @@ from typing import Any
 
 import click
 
-from ffsite.annotate.cache import default_cache_dir
-from ffsite.annotate.client import (
+from ffsite.collect.api import (
     BASE_URL_VARIABLE,
+    LOGGER,
+    Api,
     Endpoint,
     RetryPolicy,
+    default_cache_dir,
     endpoint_from_env,
     insecure_base_url,
+    load_prices,
 )
-from ffsite.annotate.cost import load_prices
-from ffsite.annotate.plan import MAX_INVALID
-from ffsite.annotate.session import Api
-from ffsite.commands.options import ATTEMPTS, CONCURRENCY
-from ffsite.errors import FfsiteError
+from ffsite.collect.run import MAX_INVALID, Method
+from ffsite.collect.run import run as run_method
+from ffsite.commands.options import ATTEMPTS, CONCURRENCY, flag
+from ffsite.errors import FfsiteError, ParameterError
 
 _OPTIONS = (
     click.option("--concurrency", type=CONCURRENCY, default=16, show_default=True,
@@ -62,8 +66,14 @@ def api_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def wrapper(**kwargs):
-        choice = ApiChoice(**{name: kwargs.pop(name) for name in _NAMES})
-        return command(api=choice, **kwargs)
+        try:
+            choice = ApiChoice(**{name: kwargs.pop(name) for name in _NAMES})
+            return command(api=choice, **kwargs)
+        except ParameterError as error:
+            # Worded here, not only by `ffsite.cli.main`: a caller in this process (click's
+            # test runner) then sees the error as the terminal shows it.
+            raise ParameterError(error.worded(flag), error.param,
+                                 *error.params[1:]) from None
 
     for option in reversed(_OPTIONS):
         wrapper = option(wrapper)
@@ -71,8 +81,9 @@ def api_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class ApiChoice:
-    """What the user chose: `api` (the run's `Api`), `dry_run`, and `session()` to open
-    the endpoint (warning about plain HTTP) with the --log file attached."""
+    """What the user chose: `api` (the run's `Api`), `dry_run`, and `run(method)`: the
+    method through the skeleton, with the endpoint open (warning about plain HTTP) and
+    the --log file attached."""
 
     def __init__(self, *, concurrency: int, max_cost: float | None, prices: str | None,
                  dry_run: bool, cache_dir: str | None, timeout: float, max_attempts: int,
@@ -83,6 +94,12 @@ class ApiChoice:
                                           backoff=backoff))
         self.dry_run = dry_run
         self.log_file = log_file
+
+    def run(self, method: Method) -> dict | None:
+        """Run (or with --dry-run, estimate) `method`, reporting on stdout."""
+        with self.endpoint() as endpoint:
+            return run_method(method, endpoint, dry=self.dry_run, echo=click.echo,
+                              name_of=flag)
 
     @contextlib.contextmanager
     def endpoint(self) -> Iterator[Endpoint]:
@@ -96,7 +113,7 @@ class ApiChoice:
             yield endpoint
         finally:
             if handler is not None:
-                logging.getLogger("ffsite.annotate").removeHandler(handler)
+                logging.getLogger(LOGGER).removeHandler(handler)
                 handler.close()
 
 
@@ -109,7 +126,7 @@ def _log_to(path: str | None) -> logging.Handler | None:
         raise FfsiteError(f"--log {path}: cannot open it ({exc.strerror}); create its folder "
                           "or pick another --log") from None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    logger = logging.getLogger("ffsite.annotate")
+    logger = logging.getLogger(LOGGER)
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     return handler

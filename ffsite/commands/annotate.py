@@ -7,9 +7,11 @@ from pathlib import Path
 import click
 
 from ffsite._names import safe_name
-from ffsite.annotate import inputs
-from ffsite.annotate.plan import RULES_JUDGE, Settings, make_judge
-from ffsite.annotate.run import annotate_model
+from ffsite.collect.annotate.inputs import load_prompt_set, resolve_traits
+from ffsite.collect.annotate.llm_judge import LlmJudge
+from ffsite.collect.annotate.plan import Settings
+from ffsite.collect.annotate.run import Annotate
+from ffsite.collect.files import default_out, responses_file
 from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands.options import (
     PROMPTS,
@@ -20,9 +22,28 @@ from ffsite.commands.options import (
     base_data_option,
     out_option,
 )
-from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets import DEFAULT_PROMPT_SET
 from ffsite.errors import FfsiteError
+from ffsite.judges.judge import Judge
 from ffsite.metrics.combine import RULES as COMBINE_RULES
+
+RULES_JUDGE = "rules"  # --judge rules: the rule-based judge; any other name is an API model
+
+
+def make_judge(name: str, *, traits: str | None = None, votes: int = 1, seed: int = 0,
+               temperature: float = 0.0, max_tokens: int = 1024) -> Judge:
+    """The judge `--judge name` asks for, with the options that apply to it.
+
+    `traits` is a --traits value (default v1); `votes`, `temperature` and `max_tokens`
+    are the LLM judge's."""
+    if name == RULES_JUDGE:
+        if traits is not None or votes != 1:
+            raise FfsiteError("--judge rules votes once on its own traits; drop --traits/--votes")
+        from ffsite.judges.rules import RulesJudge  # imported late: the API path needs none
+
+        return RulesJudge(seed)
+    return LlmJudge(name, resolve_traits(traits or "v1"), n_votes=votes, seed=seed,
+                    temperature=temperature, max_tokens=max_tokens)
 
 
 @click.command(name="annotate")
@@ -30,11 +51,11 @@ from ffsite.metrics.combine import RULES as COMBINE_RULES
 @click.option("--responses", type=click.Path(dir_okay=False, exists=True),
               help="Use these answers (JSON, JSONL or Parquet: prompt_id or instruction, and "
               "response or output) instead of generating them.")
-@click.option("--prompts", "dataset", default=alpaca_eval.NAME, show_default=True,
+@click.option("--prompts", "dataset", default=DEFAULT_PROMPT_SET.id, show_default=True,
               help="The prompt set.")
 @click.option("--limit", type=PROMPTS,
               help="Only the first N prompts (by prompt id): a cheap trial.")
-@click.option("--reference", default=alpaca_eval.REFERENCE_MODEL, show_default=True,
+@click.option("--reference", default=DEFAULT_PROMPT_SET.reference_model, show_default=True,
               help="The model every answer is compared with (its answers come from base data).")
 @click.option("--judge", required=True,
               help=f"The judge model on the API, or '{RULES_JUDGE}' for the rule-based judge.")
@@ -82,14 +103,11 @@ def annotate(api, model, responses, dataset, limit, reference, judge, traits_opt
         raise FfsiteError("--model is required (or --judge rules --dataset NAME)")
     chosen = make_judge(judge, traits=traits_option, votes=votes, seed=seed,
                         temperature=temperature, max_tokens=judge_max_tokens)
-    out_path = Path(out or Path("annotations") / "contrib" / f"{safe_name(model)}.parquet")
+    out_path = Path(out) if out else default_out("contrib", model)
     settings = Settings(
         model=model, judge=chosen, out=out_path, api=api.api,
         responses=Path(responses) if responses else None,
-        responses_out=Path(responses_out) if responses_out else out_path.with_name(
-            out_path.name.removesuffix(".parquet") + ".responses.json"),
+        responses_out=Path(responses_out) if responses_out else responses_file(out_path),
         limit=limit, combine=combine, seed=seed, temperature=temperature,
         max_tokens=max_tokens, max_invalid=max_invalid)
-    prompts = inputs.load_prompt_set(dataset, base_data, reference)
-    with api.endpoint() as endpoint:
-        annotate_model(settings, prompts, endpoint, dry=api.dry_run, echo=click.echo)
+    api.run(Annotate(settings, load_prompt_set(dataset, base_data, reference)))

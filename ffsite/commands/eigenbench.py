@@ -1,6 +1,6 @@
 """`ffsite eigenbench`: models judging each other against a constitution (seed 002).
 
-`run` collects judgments through an OpenAI-compatible API (ffsite.annotate.eigenbench_run);
+`run` collects judgments through an OpenAI-compatible API (ffsite.collect.eigenbench);
 `fit` rates the models from judgments in annotation files (ffsite.metrics.eigenbench)."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import click
 
-from ffsite._names import safe_name
-from ffsite.annotate.constitution import SHIPPED, load_constitution
-from ffsite.annotate.eigenbench_run import RunSettings, check_models, run_eigenbench
-from ffsite.annotate.scenarios import load_scenarios
+from ffsite.collect.eigenbench.constitution import SHIPPED, load_constitution
+from ffsite.collect.eigenbench.design import RunSettings, check_models
+from ffsite.collect.eigenbench.run import EigenBench
+from ffsite.collect.eigenbench.scenarios import load_scenarios
+from ffsite.collect.files import default_out, responses_file
 from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands._output import emit, render
 from ffsite.commands.options import (
@@ -26,7 +27,7 @@ from ffsite.commands.options import (
     format_option,
     out_option,
 )
-from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets import DEFAULT_PROMPT_SET
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.eigenbench import eigenbench, judgments_from_annotations
@@ -46,9 +47,9 @@ def eigenbench_group() -> None:
 @click.option("--constitution", required=True,
               help=f"{' or '.join(SHIPPED)} (shipped), or a file of criteria, one per line "
               "(its name is the file's stem).")
-@click.option("--prompts", "dataset", default=alpaca_eval.NAME, show_default=True,
-              help="The scenarios: alpaca_eval (from the base data), or a file of prompts "
-              "(one per line, or a JSON/JSONL list of strings or of records with "
+@click.option("--prompts", "dataset", default=DEFAULT_PROMPT_SET.id, show_default=True,
+              help=f"The scenarios: {DEFAULT_PROMPT_SET.id} (from the base data), or a file of "
+              "prompts (one per line, or a JSON/JSONL list of strings or of records with "
               "'prompt').")
 @click.option("--scenarios", type=PROMPTS,
               help="Only the first N scenarios (by prompt id): a cheap trial. Default: all.")
@@ -78,19 +79,15 @@ def run(api, models, constitution, dataset, scenarios, pairs_per_judge, seed, ou
     others' answers against the constitution (reflect on each, then compare, both
     orders). Writes an annotation file for `ffsite eigenbench fit` and the site."""
     chosen = load_constitution(constitution)
-    out_path = Path(out or Path("annotations") / "eigenbench" /
-                    f"{safe_name(chosen.name)}.parquet")
+    out_path = Path(out) if out else default_out("eigenbench", chosen.name)
     settings = RunSettings(
         models=check_models(list(models)), constitution=chosen, out=out_path,
-        responses_out=Path(responses_out) if responses_out else out_path.with_name(
-            out_path.name.removesuffix(".parquet") + ".responses.json"),
+        responses_out=Path(responses_out) if responses_out else responses_file(out_path),
         api=api.api, pairs_per_judge=pairs_per_judge, scenarios=scenarios, seed=seed,
         temperature=temperature, max_tokens=max_tokens,
         reflection_max_tokens=reflection_max_tokens, judge_max_tokens=judge_max_tokens,
         max_invalid=max_invalid)
-    prompts = load_scenarios(dataset, base_data)
-    with api.endpoint() as endpoint:
-        run_eigenbench(settings, prompts, endpoint, dry=api.dry_run, echo=click.echo)
+    api.run(EigenBench(settings, load_scenarios(dataset, base_data)))
 
 
 @eigenbench_group.command(name="fit")

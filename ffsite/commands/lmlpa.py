@@ -1,5 +1,5 @@
 """`ffsite lmlpa run`: a model answers LMLPA's open-ended BFI items and an AI rater scores
-the answers, through an OpenAI-compatible API (ffsite.annotate.lmlpa does the work)."""
+the answers, through an OpenAI-compatible API (ffsite.collect.lmlpa does the work)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,8 @@ from pathlib import Path
 
 import click
 
-from ffsite.annotate.lmlpa import (
-    DATASET,
-    RATER_MAX_TOKENS,
-    LmlpaSettings,
-    default_answers_out,
-    default_out,
-    run_lmlpa,
-)
+from ffsite.collect.files import default_out, lmlpa_answers_file
+from ffsite.collect.lmlpa.run import DATASET, RATER_MAX_TOKENS, Lmlpa, LmlpaSettings
 from ffsite.commands._api import api_options, max_invalid_option
 from ffsite.commands.options import TOKENS, out_option
 
@@ -59,10 +53,9 @@ def run(api, model: str, rater: str, seeds: int, order_reversal: bool, include_d
     the trait's five labelled points, and write the ratings as a scores file."""
     settings = LmlpaSettings(
         model=model, rater=rater, api=api.api,
-        out=Path(out) if out else default_out(model),
-        answers_out=Path(answers_out) if answers_out else default_answers_out(model),
+        out=Path(out) if out else default_out("lmlpa", model),
+        answers_out=Path(answers_out) if answers_out else lmlpa_answers_file(model),
         seeds=seeds, order_reversal=order_reversal, include_dropped=include_dropped,
         temperature=temperature, max_tokens=max_tokens, rater_max_tokens=rater_max_tokens,
         max_invalid=max_invalid, dataset=dataset)
-    with api.endpoint() as endpoint:
-        run_lmlpa(settings, endpoint, dry=api.dry_run, echo=click.echo)
+    api.run(Lmlpa(settings))

@@ -75,7 +75,7 @@ def _resolve_base_data(ctx: click.Context, param: click.Parameter,
 
 
 # Library parameters whose flag is not the parameter's name with dashes.
-_FLAGS = {"base_dir": "--base-data"}
+_FLAGS = {"base_dir": "--base-data", "models": "--model"}
 
 
 def flag(param: str) -> str:

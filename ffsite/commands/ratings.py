@@ -12,7 +12,7 @@ from ffsite.commands.options import (
     content_option,
     format_option,
 )
-from ffsite.datasets.alpaca_eval.reader import REFERENCE_MODEL
+from ffsite.datasets import DEFAULT_PROMPT_SET
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.results import indices_table, ratings_table
@@ -21,7 +21,7 @@ from ffsite.models import apply_registry, load_registry, source_names
 
 @click.command(name="ratings")
 @annotation_paths
-@click.option("--anchor", default=REFERENCE_MODEL, show_default=True,
+@click.option("--anchor", default=DEFAULT_PROMPT_SET.reference_model, show_default=True,
               help="Model fixed at Elo 1000 on every trait.")
 @click.option("--bootstrap", "n_bootstrap", type=BOOTSTRAP, default=1000,
               show_default=True, help="Bootstrap refits for the 95% intervals.")

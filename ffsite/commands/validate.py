@@ -1,7 +1,7 @@
 import click
 from click.core import ParameterSource
 
-from ffsite.annotate.contrib import check_contribution
+from ffsite.collect.annotate.contrib import check_contribution
 from ffsite.commands.options import annotation_paths, content_option
 from ffsite.errors import FfsiteError
 from ffsite.format import find_annotation_files, read_annotations, read_scores

@@ -19,9 +19,9 @@ from ffsite.datasets import (
 )
 from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 
-__all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "SOURCES", "Condition",
-           "Dataset", "Source", "Texts", "condition_description", "condition_label",
-           "dataset_name", "find"]
+__all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "DEFAULT_PROMPT_SET",
+           "PROMPT_SETS", "SOURCES", "Condition", "Dataset", "Source", "Texts",
+           "condition_description", "condition_label", "dataset_name", "find"]
 
 # In the order commands and pages list them.
 DATASETS: tuple[Dataset, ...] = (
@@ -33,6 +33,11 @@ DATASETS: tuple[Dataset, ...] = (
     poem_eval.DATASET,
 )
 _BY_ID = {dataset.id: dataset for dataset in DATASETS}
+
+# The datasets whose prompts `ffsite annotate` and `eigenbench run` can ask a model
+# (each has a prompt set with a reference model's answers); the first is the default.
+PROMPT_SETS: tuple[Dataset, ...] = tuple(d for d in DATASETS if d.prompt_set)
+DEFAULT_PROMPT_SET = PROMPT_SETS[0]
 
 # Views of the records that pages look things up in.  Where each dataset comes from:
 SOURCES: dict[str, Source] = {dataset.id: dataset.source for dataset in DATASETS}

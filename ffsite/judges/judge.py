@@ -8,7 +8,7 @@ request, in order.  A judge that needs no API returns no requests and votes from
 texts alone.  The same two calls also serve `--dry-run`, which prices the requests and
 sends none.
 
-Two judges implement it: `ffsite.annotate.llm_judge.LlmJudge` (an LLM over an
+Two judges implement it: `ffsite.collect.annotate.llm_judge.LlmJudge` (an LLM over an
 OpenAI-compatible API) and `ffsite.judges.rules.RulesJudge`.
 
 A panel of judges is a third implementation, with no change to annotate: its requests

@@ -436,8 +436,8 @@ class VersusReference:
     def compared(self, ctx: SiteContext, model: str, slug: str, page: str) -> dict[str, Any]:
         results = ctx.models
         n_reference, n_all = self.rows[model]
-        own = self.by_model[model].sort_values(["strength", "trait_id"],
-                                               ascending=[False, True], kind="stable")
+        own = self.by_model.get(model, results.traits.iloc[:0])  # none: never asked a trait
+        own = own.sort_values(["strength", "trait_id"], ascending=[False, True], kind="stable")
         examples, anchors = choose_examples(self.pool, ctx.votes, results, model)
         name = ctx.registry.display_name(model)
         download = ctx.output.data(f"models/{slug}/traits", own, f"{name}: traits vs the reference",

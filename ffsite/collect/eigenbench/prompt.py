@@ -4,9 +4,9 @@ The judge first reflects on one response at a time against the constitution (a
 reflection depends only on the judge, the scenario and the response, so it is asked once
 and reused by every comparison that shows that response).  Then it sees both responses,
 each with its reflection, and says per criterion which fits better or that neither
-does; the answer is read by `ffsite.annotate.parse` ("A", "B", "tie").  Only the judge
-sees the constitution: the evaluees answered the scenario without knowing they would be
-judged.
+does; the answer is read by `ffsite.collect.shared.parse_answer` ("A", "B", "tie").
+Only the judge sees the constitution: the evaluees answered the scenario without knowing
+they would be judged.
 """
 
 from __future__ import annotations

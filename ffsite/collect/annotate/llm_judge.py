@@ -1,11 +1,11 @@
 """The LLM judge: one model over an OpenAI-compatible API, behind the judge seam.
 
 Per comparison and vote seed it asks about every trait at once (`prompt`), with the two
-samples in an order drawn from the seed, reads the answer tolerantly (`parse`) and turns
-it back to the file's sides.  The caller sends the requests through its client, cache and
-budget.  Every request and its cache key are pure functions of the judge, the texts and
-`Pairs.labels`: the key covers the compared models, the judge, the prompt-template
-version, the trait list, the vote's seed and the order the judge sees.
+samples in an order drawn from the seed, reads the answer tolerantly (`parse_answer`)
+and turns it back to the file's sides.  The caller sends the requests through its
+client, cache and budget.  Every request and its cache key are pure functions of the
+judge, the texts and `Pairs.labels`: the key covers the compared models, the judge, the
+prompt-template version, the trait list, the vote's seed and the order the judge sees.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ffsite.annotate.cache import call_key
-from ffsite.annotate.parse import parse_answer
-from ffsite.annotate.prompt import TEMPLATE_VERSION, judge_messages, shown_swapped
+from ffsite.collect.annotate.prompt import TEMPLATE_VERSION, judge_messages, shown_swapped
+from ffsite.collect.api import call_key
+from ffsite.collect.shared import cut_off, parse_answer
 from ffsite.judges.judge import Pairs, Reply, Request, Votes
 from ffsite.traits import FF_V1, Trait
 
@@ -85,9 +85,7 @@ class LlmJudge:
                 reply = next(answers)
                 if reply.text is not None:
                     answer_votes, answer_notes = parse_answer(reply.text, n_traits)
-                    if reply.finish_reason == "length":
-                        answer_notes = [note and f"{note} (answer cut off at "
-                                        "--judge-max-tokens)" for note in answer_notes]
+                    answer_notes = cut_off(answer_notes, reply.finish_reason)
                 elif reply.failure is not None:
                     answer_votes = ["invalid"] * n_traits
                     answer_notes = [f"judge call failed: {reply.failure}"] * n_traits

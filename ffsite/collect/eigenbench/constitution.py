@@ -5,7 +5,7 @@ are comments); its name is the file's stem.  Two ship with ffsite, in
 ffsite/data/constitutions/: `ff-personality` (a good conversational personality, built
 on the Feedback Forensics traits) and `hhh` (helpful, honest, harmless).  In the votes
 each criterion is a trait (id: the hash of its wording) and the constitution its trait
-set, so `ffsite eigenbench fit --constitution NAME` finds it.
+set, so `ffsite eigenbench fit` finds it by the constitution's name.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import text_problem
 from ffsite.traits import Trait, trait_id
 
@@ -35,19 +35,19 @@ class Constitution:
         return [criterion.wording for criterion in self.criteria]
 
 
-def load_constitution(option: str) -> Constitution:
+def load_constitution(constitution: str) -> Constitution:
     """A shipped constitution by name, or a file of criteria."""
-    if option in SHIPPED:
+    if constitution in SHIPPED:
         text = resources.files("ffsite").joinpath(
-            f"data/constitutions/{option}.txt").read_text(encoding="utf-8")
-        return parse_constitution(option, text, option)
-    path = Path(option)
+            f"data/constitutions/{constitution}.txt").read_text(encoding="utf-8")
+        return parse_constitution(constitution, text, constitution)
+    path = Path(constitution)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or "not UTF-8 text"
-        raise FfsiteError(f"--constitution {option}: not {' or '.join(SHIPPED)} nor a "
-                          f"readable file ({reason})") from None
+        raise ParameterError(f"{{constitution}} {constitution}: not {' or '.join(SHIPPED)} nor a "
+                             f"readable file ({reason})", "constitution") from None
     if not _NAME.match(path.stem):
         raise FfsiteError(f"{path}: the file's name is the constitution's name; use letters, "
                           "digits, '.', '_' and '-' (up to 64)")

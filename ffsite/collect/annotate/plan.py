@@ -1,8 +1,8 @@
-"""What a run works on and which calls it makes: settings, the judge, comparisons, requests.
+"""What an annotate run works on and which calls it makes: settings, comparisons, requests.
 
 Every request is a pure function of the settings and the texts, and so is its cache key:
 a generation call's key covers its whole request; a judge call's key is the judge's
-(`ffsite.annotate.llm_judge`).
+(`llm_judge.py`).
 """
 
 from __future__ import annotations
@@ -14,37 +14,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ffsite.annotate import inputs
-from ffsite.annotate.calls import Call
-from ffsite.annotate.cost import find_price
-from ffsite.annotate.llm_judge import LlmJudge
-from ffsite.annotate.prompt import generation_body
-from ffsite.annotate.session import Api, check_name
-from ffsite.annotate.votes import comparisons
+from ffsite.collect.annotate import inputs
+from ffsite.collect.annotate.votes import comparisons
+from ffsite.collect.api import Api, Call, find_price
+from ffsite.collect.run import MAX_INVALID
+from ffsite.collect.shared import generation_body
 from ffsite.datasets.prompt_set import PromptSet
-from ffsite.errors import FfsiteError
+from ffsite.errors import ParameterError
 from ffsite.judges.judge import Judge, Pairs, Request
-
-RULES_JUDGE = "rules"  # --judge rules: the rule-based judge; any other name is an API model
-
-
-def make_judge(name: str, *, traits: str | None = None, votes: int = 1, seed: int = 0,
-               temperature: float = 0.0, max_tokens: int = 1024) -> Judge:
-    """The judge `--judge name` asks for, with the options that apply to it.
-
-    `traits` is a --traits value (default v1); `votes`, `temperature` and `max_tokens`
-    are the LLM judge's."""
-    if name == RULES_JUDGE:
-        if traits is not None or votes != 1:
-            raise FfsiteError("--judge rules votes once on its own traits; drop --traits/--votes")
-        from ffsite.judges.rules import RulesJudge  # imported late: the API path needs none
-
-        return RulesJudge(seed)
-    return LlmJudge(name, inputs.resolve_traits(traits or "v1"), n_votes=votes, seed=seed,
-                    temperature=temperature, max_tokens=max_tokens)
-
-
-MAX_INVALID = 0.2  # a file with more invalid votes says more about the run than the model
 
 
 @dataclass(frozen=True)
@@ -67,21 +44,20 @@ class Settings:
 class Work:
     """The comparisons of a run and the texts they need."""
 
-    prompts: PromptSet  # the run's prompts (after --responses and --limit)
+    prompts: PromptSet  # the run's prompts (after the given responses and the limit)
     table: pd.DataFrame  # from votes.comparisons, one row per prompt
     instructions: np.ndarray
     reference_texts: np.ndarray
-    given: np.ndarray | None  # the model's answers when --responses was given
+    given: np.ndarray | None  # the model's answers, when they were given
     comparison_ids: np.ndarray
     model_on_b: np.ndarray  # the side flip: the model's answer is side B
 
 
 def prepare(settings: Settings, prompts: PromptSet) -> Work:
-    check_name("--model", settings.model)
-    check_name("--judge", settings.judge.id)
+    """The run's comparisons: the prompts answered (given answers, limit), checked."""
     if settings.model == prompts.reference:
-        raise FfsiteError(f"--model {settings.model} is the reference model; pick another "
-                          "model or --reference")
+        raise ParameterError(f"{{model}} {settings.model} is the reference model; pick "
+                             "another model or {reference}", "model", "reference")
     given = None
     if settings.responses is not None:
         given = inputs.read_responses(settings.responses, prompts)
@@ -89,7 +65,8 @@ def prepare(settings: Settings, prompts: PromptSet) -> Work:
     if settings.limit is not None:
         prompts = prompts.head(settings.limit)
     if len(prompts) == 0:
-        raise FfsiteError("no prompts to annotate; check --limit and --responses")
+        raise ParameterError("no prompts to annotate; check {limit} and {responses}",
+                             "limit", "responses")
     table = comparisons(prompts, settings.model, settings.seed)
     return Work(prompts=prompts, table=table,
                 instructions=prompts["instruction"].to_numpy(object),

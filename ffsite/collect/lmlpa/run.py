@@ -1,14 +1,18 @@
-"""One `ffsite lmlpa run`: a model answers LMLPA's items, a rater scores the answers, and
-the ratings become a scores file (docs/lmlpa.md).
+"""`ffsite lmlpa run` as a collecting method: a model answers LMLPA's items, a rater
+scores the answers, and the ratings become a scores file (docs/lmlpa.md).
 
 1. Answering: each used item, per seed 0..K-1, in a call of its own to the model
-   (`lmlpa_prompt.answer_messages`); the seed is in the request, so runs are separate
+   (`prompt.answer_messages`); the seed is in the request, so runs are separate
    draws and separate cache entries.
 2. Rating: the rater, at temperature 0, scores each answer on the item trait's labelled
    scale (and, with order reversal, once more with the options listed from the other
-   end).  Both phases go through one `Session`: one client, cache and budget.
+   end).
 3. Storing: the ratings through the Likert importer's row builder (`rating_rows`), so
-   imported and collected ratings share one layout; the answers as base data (JSON).
+   imported and collected ratings share one layout; the answers as base data (JSON),
+   outside the annotations folder.
+
+Names, the estimate, the budget, the invalid share, the write and the report are the
+skeleton's (collect/run.py).
 
 The direction of a stored score.  The rater places the answer on the *trait's* scale, so
 its number already points the trait's way, even on a reverse-keyed item (an answer
@@ -23,22 +27,16 @@ forward item's score is the rater's point.  The rater's own number stays in
 from __future__ import annotations
 
 import json
-import time
-from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from ffsite import bfi
-from ffsite._atomic import all_or_nothing, write_text
-from ffsite._names import safe_name
-from ffsite.annotate.cache import Cache
-from ffsite.annotate.calls import Call, Outcome
-from ffsite.annotate.client import Endpoint
-from ffsite.annotate.cost import Budget
-from ffsite.annotate.lmlpa_prompt import (
+from ffsite._atomic import write_text
+from ffsite.collect.api import Api, Cache, Call, Estimate, Outcome, Phase, Session
+from ffsite.collect.files import ANNOTATIONS, LMLPA_ANSWERS
+from ffsite.collect.lmlpa.prompt import (
     ANSWER_VERSION,
     RATER_VERSION,
     answer_messages,
@@ -46,27 +44,15 @@ from ffsite.annotate.lmlpa_prompt import (
     rater_messages,
     trait_point,
 )
-from ffsite.annotate.plan import MAX_INVALID
-from ffsite.annotate.session import (
-    Api,
-    Phase,
-    Session,
-    check_name,
-    estimate_line,
-    report_lines,
-    run_numbers,
-    run_sync,
-)
-from ffsite.errors import FfsiteError
+from ffsite.collect.run import MAX_INVALID, Collected, Method, Phases
+from ffsite.errors import ParameterError
 from ffsite.format import write_scores
 from ffsite.importers.likert import DATASET, rating_rows
 
 TOOL = "ffsite lmlpa run"
-ANNOTATIONS = Path("annotations")
-ANSWERS = Path("lmlpa-answers")
 RATER_TEMPERATURE = 0.0  # as LMLPA: the rater's number should not be a draw
 RATER_MAX_TOKENS = 64  # the rater replies with a number; room for a label or a few words
-# --dry-run's guesses: a one-sentence answer, and the words that stand in for an answer
+# A dry run's guesses: a one-sentence answer, and the words that stand in for an answer
 # not yet made when the rater's prompt is priced.
 ANSWER_TOKENS = 60
 RATING_TOKENS = 2
@@ -91,14 +77,6 @@ class LmlpaSettings:
     dataset: str = DATASET
 
 
-def default_out(model: str) -> Path:
-    return ANNOTATIONS / "lmlpa" / f"{safe_name(model)}.parquet"
-
-
-def default_answers_out(model: str) -> Path:
-    return ANSWERS / f"{safe_name(model)}.json"
-
-
 def check_paths(out: Path, answers_out: Path) -> None:
     """The answers are texts: base data, never in an annotations folder (the site reads
     every file there) nor beside the scores file."""
@@ -106,16 +84,10 @@ def check_paths(out: Path, answers_out: Path) -> None:
     folders = answers.parents
     if (ANNOTATIONS.resolve() in folders or any(f.name == ANNOTATIONS.name for f in folders)
             or answers.parent == out.resolve().parent):
-        raise FfsiteError(f"--answers-out {answers_out}: the answers are texts and stay out "
-                          "of annotation folders and away from the scores file; give a "
-                          f"path outside them (default: {ANSWERS}/<model>.json)")
-
-
-def check_names(settings: LmlpaSettings) -> None:
-    """Names the scores file can hold, checked before any call is paid for."""
-    for flag, value in (("--model", settings.model), ("--rater", settings.rater),
-                        ("--dataset", settings.dataset)):
-        check_name(flag, value)
+        raise ParameterError(f"{{answers_out}} {answers_out}: the answers are texts and stay "
+                             "out of annotation folders and away from the scores file; give "
+                             f"a path outside them (default: {LMLPA_ANSWERS}/<model>.json)",
+                             "answers_out")
 
 
 # ------------------------------------------------------------------------- the calls
@@ -164,80 +136,7 @@ def ratings_asked(settings: LmlpaSettings, texts: list[str | None]
             if text is not None and text.strip() for reversed_order in orders(settings)]
 
 
-# ------------------------------------------------------------------------ the run
-
-def run_lmlpa(settings: LmlpaSettings, endpoint: Endpoint, *, dry: bool = False,
-              echo: Callable[[str], None] = print) -> dict | None:
-    """Run (or with `dry`, estimate) one model's answers and ratings; return the file's
-    summary."""
-    check_paths(settings.out, settings.answers_out)
-    check_names(settings)
-    answering = plan(settings)
-    if dry:
-        for line in dry_run(settings, answering):
-            echo(line)
-        return None
-    started = time.monotonic()
-    settings.api.check_prices([settings.model, settings.rater])
-    answered, rated, asked, budget, damaged = run_sync(_execute(settings, endpoint,
-                                                                   answering))
-    ratings = collect(settings, answering, answered, rated, asked)
-    if not ratings:
-        raise FfsiteError("nothing was rated: the --max-cost budget ran out before the "
-                          "first rating (answers already made are cached); raise it (see "
-                          "--dry-run for the estimate)")
-    frame = score_rows(settings, ratings)
-    summary = _summary(settings, answering, answered, rated, ratings, not budget.stopped)
-    _check_invalid(settings, ratings, summary)
-    records = answer_records(settings, answering, answered)
-    with all_or_nothing(settings.out, settings.answers_out):
-        write_scores(frame, settings.out, judges={settings.rater: _rater_description()},
-                     extra=summary)
-        write_text(settings.answers_out,
-                   json.dumps(records, indent=1, ensure_ascii=False) + "\n")
-    for line in _report(settings, summary, answered, rated, budget, len(records),
-                        time.monotonic() - started, damaged):
-        echo(line)
-    return summary
-
-
-async def _execute(settings: LmlpaSettings, endpoint: Endpoint, answering: list[Answering]
-                   ) -> tuple[Phase, Phase | None, list[tuple[int, bool]], Budget, int]:
-    """Both phases; also which ratings were asked for and how many damaged cache entries
-    were ignored."""
-    async with Session(settings.api, endpoint) as session:
-        answered = await session.run("answer", [answer_call(settings, a) for a in answering])
-        texts = answered.texts()
-        asked = ratings_asked(settings, texts)
-        rated = None
-        if asked:
-            rated = await session.run("rate", [
-                rating_call(settings, answering[index], texts[index], reversed_order)
-                for index, reversed_order in asked])
-    return answered, rated, asked, session.budget, session.cache.damaged
-
-
-def dry_run(settings: LmlpaSettings, answering: list[Answering]) -> list[str]:
-    """Calls, tokens and cost per model, answers and ratings apart; nothing is sent.
-    Cached answers are rated as they are; an answer not made yet is priced with a stand-in
-    of a typical length."""
-    cache = Cache(settings.api.cache_dir)
-    calls = [answer_call(settings, a) for a in answering]
-    texts = [(cache.get(call.key) or {}).get("content", STAND_IN_ANSWER) for call in calls]
-    asked = ratings_asked(settings, texts)
-    ratings = [rating_call(settings, answering[index], texts[index], reversed_order)
-               for index, reversed_order in asked]
-    return [
-        _headline(settings),
-        estimate_line("answers", settings.model, calls,
-                      [min(settings.max_tokens, ANSWER_TOKENS)] * len(calls), cache),
-        estimate_line("ratings", settings.rater, ratings, [RATING_TOKENS] * len(ratings),
-                      cache),
-        "dry run: nothing was sent",
-    ]
-
-
-# ------------------------------------------------------------------------ the ratings
+# ------------------------------------------------------------------------ the method
 
 @dataclass(frozen=True)
 class Rated:
@@ -258,11 +157,116 @@ class Rated:
         return float(bfi.KEY_FLIP - point if self.answering.item.reverse_keyed else point)
 
 
-def collect(settings: LmlpaSettings, answering: list[Answering], answered: Phase,
-            rated: Phase | None, asked: list[tuple[int, bool]]) -> list[Rated]:
+@dataclass(frozen=True)
+class Scored:
+    """The ratings, in plan order, and the answers as base-data records."""
+
+    ratings: list[Rated]
+    answers: list[dict]
+
+
+@dataclass(frozen=True)
+class Lmlpa(Method[list[Answering], Scored]):
+    """One model's answers and ratings (collect/run.py: `Method`)."""
+
+    settings: LmlpaSettings
+
+    tool = TOOL
+    counted = "ratings"
+    nothing = ("nothing was rated: the {max_cost} budget ran out before the first rating "
+               "(answers already made are cached); raise it (see {dry_run} for the "
+               "estimate)")
+
+    def names(self) -> list[tuple[str, str]]:
+        settings = self.settings
+        return [("model", settings.model), ("rater", settings.rater),
+                ("dataset", settings.dataset)]
+
+    def plan(self) -> list[Answering]:
+        check_paths(self.settings.out, self.settings.answers_out)
+        return plan(self.settings)
+
+    def headline(self, answering: list[Answering]) -> str:
+        settings = self.settings
+        items = len(bfi.instrument().used(settings.include_dropped))
+        return (f"lmlpa run: {settings.model} answers {items} items x {settings.seeds} "
+                f"run{'s' if settings.seeds != 1 else ''}, rated by {settings.rater}"
+                + (" in both option orders" if settings.order_reversal else ""))
+
+    def estimate(self, answering: list[Answering], cache: Cache) -> list[Estimate | str]:
+        """Answers and ratings apart.  Cached answers are rated as they are; an answer
+        not made yet is priced with a stand-in of a typical length."""
+        settings = self.settings
+        calls = [answer_call(settings, a) for a in answering]
+        texts = [(cache.get(call.key) or {}).get("content", STAND_IN_ANSWER)
+                 for call in calls]
+        ratings = [rating_call(settings, answering[index], texts[index], reversed_order)
+                   for index, reversed_order in ratings_asked(settings, texts)]
+        return [Estimate("answers", settings.model, calls,
+                         [min(settings.max_tokens, ANSWER_TOKENS)] * len(calls)),
+                Estimate("ratings", settings.rater, ratings, [RATING_TOKENS] * len(ratings))]
+
+    def models(self, answering: list[Answering]) -> list[str]:
+        return [self.settings.model, self.settings.rater]
+
+    async def collect(self, answering: list[Answering], session: Session) -> Phases:
+        settings = self.settings
+        answered = await session.run("answer", [answer_call(settings, a) for a in answering])
+        texts = answered.texts()
+        asked = ratings_asked(settings, texts)
+        rated = None
+        if asked:
+            rated = await session.run("rate", [
+                rating_call(settings, answering[index], texts[index], reversed_order)
+                for index, reversed_order in asked])
+        return {"answer": answered, "rating": rated}
+
+    def result(self, answering: list[Answering], phases: Phases) -> Collected[Scored]:
+        ratings = rated_answers(self.settings, answering, phases["answer"],
+                                phases["rating"])
+        records = answer_records(self.settings, answering, phases["answer"])
+        return Collected(Scored(ratings, records), len(ratings),
+                         [r.note for r in ratings if r.number is None])
+
+    def summary(self, answering: list[Answering], collected: Collected[Scored]) -> dict:
+        """Deterministic (from cached answers in plan order; no times, no split into new
+        and cached calls), so a resumed run writes the same bytes as an uninterrupted
+        one."""
+        settings = self.settings
+        return {
+            "tool": TOOL, "dataset": settings.dataset, "model": settings.model,
+            "rater": settings.rater, "answer_prompt": ANSWER_VERSION,
+            "rater_prompt": RATER_VERSION, "items": len({a.item.id for a in answering}),
+            "include_dropped": settings.include_dropped, "seeds": settings.seeds,
+            "order_reversal": settings.order_reversal, "temperature": settings.temperature,
+            "rater_temperature": RATER_TEMPERATURE, "max_tokens": settings.max_tokens,
+            "rater_max_tokens": settings.rater_max_tokens,
+        }
+
+    def outputs(self) -> tuple[Path, ...]:
+        return self.settings.out, self.settings.answers_out
+
+    def write(self, answering: list[Answering], collected: Collected[Scored],
+              summary: dict) -> None:
+        settings = self.settings
+        write_scores(score_rows(settings, collected.items.ratings), settings.out,
+                     judges={settings.rater: _rater_description()}, extra=summary)
+        write_text(settings.answers_out,
+                   json.dumps(collected.items.answers, indent=1, ensure_ascii=False) + "\n")
+
+    def written(self, collected: Collected[Scored], summary: dict) -> list[str]:
+        return [f"wrote {self.settings.out}: {summary['ratings']} ratings",
+                f"wrote {self.settings.answers_out}: {len(collected.items.answers)} answers"]
+
+
+# ------------------------------------------------------------------------ the ratings
+
+def rated_answers(settings: LmlpaSettings, answering: list[Answering], answered: Phase,
+                  rated: Phase | None) -> list[Rated]:
     """Every rating the run has, in plan order (answer, then normal before reversed).  A
     failed or empty answer gets its ratings as invalid, with the reason; a call the
     budget stopped before it started gets none (the run is incomplete)."""
+    asked = ratings_asked(settings, answered.texts())
     outcomes = dict(zip(asked, rated.outcomes if rated else [], strict=True))
     ratings = []
     for index, (one, outcome) in enumerate(zip(answering, answered.outcomes, strict=True)):
@@ -333,63 +337,6 @@ def answer_records(settings: LmlpaSettings, answering: list[Answering], answered
             if text is not None]
 
 
-# ------------------------------------------------------------------ summary, report
-
-def _summary(settings: LmlpaSettings, answering: list[Answering], answered: Phase,
-             rated: Phase | None, ratings: list[Rated], complete: bool) -> dict:
-    """The run's numbers for the file: deterministic (from cached answers in plan order;
-    no times, no split into new and cached calls), so a resumed run writes the same
-    bytes as an uninterrupted one."""
-    return {
-        "tool": TOOL, "dataset": settings.dataset, "model": settings.model,
-        "rater": settings.rater, "answer_prompt": ANSWER_VERSION,
-        "rater_prompt": RATER_VERSION, "items": len({a.item.id for a in answering}),
-        "include_dropped": settings.include_dropped, "seeds": settings.seeds,
-        "order_reversal": settings.order_reversal, "temperature": settings.temperature,
-        "rater_temperature": RATER_TEMPERATURE, "max_tokens": settings.max_tokens,
-        "rater_max_tokens": settings.rater_max_tokens,
-        **run_numbers({"answer": answered, "rating": rated}, counted="ratings",
-                      n=len(ratings), invalid=sum(r.number is None for r in ratings),
-                      complete=complete),
-    }
-
-
-def _check_invalid(settings: LmlpaSettings, ratings: list[Rated], summary: dict) -> None:
-    """Refuse to write a file whose ratings are mostly failures: a run where every call
-    failed would otherwise look like a result."""
-    if summary["invalid_rate"] <= settings.max_invalid:
-        return
-    raise FfsiteError(f"{summary['invalid_rate']:.1%} of the ratings are invalid, more than "
-                      f"--max-invalid {settings.max_invalid:.0%} (most common reason: "
-                      f"{_common_reason(ratings)[:200]}); nothing was written; fix the "
-                      "cause and rerun (answered calls are cached)")
-
-
-def _common_reason(ratings: list[Rated]) -> str:
-    notes = Counter(r.note for r in ratings if r.note is not None)
-    # Ties go to the reason met first, so the message is the same on every run.
-    return notes.most_common(1)[0][0] if notes else "no reason recorded"
-
-
 def _rater_description() -> str:
     return (f"AI rater of LMLPA's open-ended BFI answers ({TOOL}, prompt {RATER_VERSION}, "
             f"temperature {RATER_TEMPERATURE:g})")
-
-
-def _headline(settings: LmlpaSettings) -> str:
-    items = len(bfi.instrument().used(settings.include_dropped))
-    return (f"lmlpa run: {settings.model} answers {items} items x {settings.seeds} "
-            f"run{'s' if settings.seeds != 1 else ''}, rated by {settings.rater}"
-            + (" in both option orders" if settings.order_reversal else ""))
-
-
-def _report(settings: LmlpaSettings, summary: dict, answered: Phase, rated: Phase | None,
-            budget: Budget, n_answers: int, elapsed: float, damaged: int) -> list[str]:
-    new = answered.new + (rated.new if rated else 0)
-    lines = [_headline(settings),
-             *report_lines(summary, new=new, elapsed=elapsed, damaged=damaged,
-                           max_cost=settings.api.max_cost, spent=budget.spent,
-                           counted="ratings")]
-    lines.append(f"wrote {settings.out}: {summary['ratings']} ratings")
-    lines.append(f"wrote {settings.answers_out}: {n_answers} answers")
-    return lines

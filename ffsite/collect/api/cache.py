@@ -17,12 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from ffsite._cache import cache_root
-from ffsite.errors import FfsiteError
+from ffsite.collect.api.client import LOGGER
+from ffsite.errors import ParameterError
 
-log = logging.getLogger("ffsite.annotate")
+log = logging.getLogger(LOGGER)
 
 
 def default_cache_dir() -> Path:
+    # "annotate": the folder's name from before the other methods came, kept so that no
+    # answered call in a user's cache is paid for again.
     return cache_root() / "annotate"
 
 
@@ -89,5 +92,6 @@ class Cache:
             os.replace(tmp, path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
-            raise FfsiteError(f"{path}: cannot write the cache entry ({exc.strerror}); free "
-                              "some space or pick another --cache-dir") from None
+            raise ParameterError(f"{path}: cannot write the cache entry ({exc.strerror}); "
+                                 "free some space or pick another {cache_dir}",
+                                 "cache_dir") from None

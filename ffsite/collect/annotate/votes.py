@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from ffsite.datasets.prompt_set import PromptSet
-from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.judges.judge import Votes
 from ffsite.sides import assign_sides, swapped
@@ -62,17 +61,3 @@ def vote_rows(table: pd.DataFrame, votes: Votes, traits: Sequence[Trait], judge:
         vote=np.asarray(votes.votes, object).reshape(-1),
         note=np.asarray(votes.notes, object).reshape(-1))
     return frame
-
-
-def check_invalid(frame: pd.DataFrame, max_invalid: float) -> None:
-    """Refuse to write a file whose votes are mostly failures (every call failing gave a
-    file of 100% invalid votes, which looked like a result)."""
-    invalid = frame["vote"] == "invalid"
-    rate = round(float(invalid.mean()), 6)
-    if rate <= max_invalid:
-        return
-    notes = frame.loc[invalid, "note"].dropna()
-    common = notes.value_counts().index[0] if len(notes) else "no reason recorded"
-    raise FfsiteError(f"{rate:.1%} of the votes are invalid, more than --max-invalid "
-                      f"{max_invalid:.0%} (most common reason: {common[:200]}); nothing was "
-                      "written; fix the cause and rerun (answered calls are cached)")

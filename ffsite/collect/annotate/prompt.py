@@ -2,8 +2,8 @@
 
 One call asks about many traits at once.  The judge sees the user's message and the two
 responses as Sample A and Sample B in an order drawn from the vote's seed, so the order
-is random per comparison yet recomputable; `parse` reads the answer in the order shown
-and the caller turns it back to the file's sides.
+is random per comparison yet recomputable; `parse_answer` (collect/shared.py) reads the
+answer in the order shown and the caller turns it back to the file's sides.
 """
 
 from __future__ import annotations
@@ -51,13 +51,6 @@ def judge_messages(prompt: str, first: str, second: str,
     numbered = "\n".join(f"{number}. {rule}" for number, rule in enumerate(rules, start=1))
     user = _USER.format(prompt=prompt, first=first, second=second, rules=numbered)
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
-
-
-def generation_body(model: str, prompt: str, temperature: float, max_tokens: int) -> dict:
-    """A model's answer to a prompt: one user turn, no system prompt (how AlpacaEval and
-    AA-PersonalityBench ask)."""
-    return {"model": model, "messages": [{"role": "user", "content": prompt}],
-            "temperature": temperature, "max_tokens": max_tokens}
 
 
 def shown_swapped(comparison_id: str, seed: int) -> bool:

@@ -1,10 +1,10 @@
-"""Tokens and money: prices, per-call cost, the run's tally, estimates and the budget.
+"""Tokens and money: prices, per-call cost, the run's tally and token estimates.
 
 A call's cost is the provider's own figure when the answer carries one (OpenRouter puts
 it in `usage.cost`), else its token usage times the model's price from the table below
-or a `--prices` file, else unknown (and said so).  Token estimates for `--dry-run` use
-about four characters per token; the budget reserves a pessimistic three characters per
-token plus the full output allowance, so a run never starts a call it could not pay.
+or a price file, else unknown (and said so).  Token estimates for a dry run use about
+four characters per token; the budget (`budget.py`) holds a pessimistic three characters
+per token plus the full output allowance for every call in flight.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Price:
 
 
 # Published list prices (USD per million tokens, mid-2025).  Providers change them:
-# check yours and pass --prices FILE with {"model": {"input": x, "output": y}}.
+# check yours and give a price file with {"model": {"input": x, "output": y}}.
 BUILT_IN_PRICES: dict[str, Price] = {
     "google/gemini-2.5-flash": Price(0.30, 2.50),
     "google/gemini-2.5-flash-lite": Price(0.10, 0.40),
@@ -88,11 +88,17 @@ def reserved_tokens(text: str) -> int:
     return len(text) // 3 + 1
 
 
+def table_cost(entry: dict, price: Price | None) -> float | None:
+    """The price table's figure for the tokens an answered call used (None: no price)."""
+    return None if price is None else price.cost(entry["prompt_tokens"],
+                                                 entry["completion_tokens"])
+
+
 def budget_cost(entry: dict, price: Price | None) -> float | None:
-    """What a call counts against --max-cost: the higher of the provider's figure and the
+    """What a call counts against the budget: the higher of the provider's figure and the
     price table's for the tokens used (either alone may be wrong or missing)."""
-    known = [cost for cost in (entry.get("provider_cost"), price and price.cost(
-        entry["prompt_tokens"], entry["completion_tokens"])) if cost is not None]
+    known = [cost for cost in (entry.get("provider_cost"), table_cost(entry, price))
+             if cost is not None]
     return max(known) if known else None
 
 
@@ -101,7 +107,7 @@ def entry_cost(entry: dict, price: Price | None) -> tuple[float | None, str]:
     if entry.get("provider_cost") is not None:
         return float(entry["provider_cost"]), "provider"
     if price is not None:
-        return price.cost(entry["prompt_tokens"], entry["completion_tokens"]), "price table"
+        return table_cost(entry, price), "price table"
     return None, "unknown"
 
 
@@ -160,44 +166,3 @@ class Tally:
         if "unknown" in self.cost_sources:
             return "incomplete (no price for some calls)"
         return " + ".join(known)
-
-
-class Budget:
-    """Admit calls while what is spent plus what is reserved stays within the limit.
-
-    Once a call is refused, every later call is refused too, so a run stops at one
-    clear point instead of trickling on with small calls.
-    """
-
-    def __init__(self, limit: float | None):
-        self.limit = limit
-        self.spent = 0.0
-        self.reserved = 0.0
-        self.stopped = False
-        # How much more than its reservation a call has cost at most: a provider charging
-        # above the price table makes later reservations grow alike, so the run stops
-        # before the limit rather than after it.
-        self.markup = 1.0
-
-    def reserve(self, worst_case: float) -> float | None:
-        """Hold what a call could cost (its worst case, times the markup seen so far);
-        None when that would pass the limit."""
-        if self.limit is None:
-            return 0.0
-        need = worst_case * self.markup
-        if self.stopped or self.spent + self.reserved + need > self.limit:
-            self.stopped = True
-            return None
-        self.reserved += need
-        return need
-
-    def settle(self, reserved: float, worst_case: float, actual: float | None) -> None:
-        """A call ended: release what `reserve` held, count what it really cost (`actual`:
-        `budget_cost`, None when unknown: then the reservation counts)."""
-        if self.limit is None:
-            return
-        self.reserved -= reserved
-        cost = reserved if actual is None else actual
-        self.spent += cost
-        if worst_case > 0 and cost > worst_case:
-            self.markup = max(self.markup, cost / worst_case)

@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ffsite.annotate.plan import MAX_INVALID
-from ffsite.errors import FfsiteError
+from ffsite.collect.annotate.run import TOOL
+from ffsite.collect.run import MAX_INVALID
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import (
     find_annotation_files,
     read_annotations,
@@ -40,7 +41,7 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     votes, metadata = read_votes_file(path)
     summary = metadata.get("extra") or {}
     model = summary.get("model")
-    if not model or summary.get("tool") != "ffsite annotate":
+    if not model or summary.get("tool") != TOOL:
         raise FfsiteError(f"{path}: no run summary naming the model; create contributed files "
                           "with ffsite annotate")
     annotators = pd.DataFrame(votes.annotators)
@@ -57,15 +58,17 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     site_files = _site_files(site, path, model, replace)
     on_site = _site_comparisons(site_files)
     if not replace and ((on_site["model_a"] == model) | (on_site["model_b"] == model)).any():
-        raise FfsiteError(f"{path}: model '{model}' is already on the site; pick a new --model "
-                          "name, or pass --replace to replace its earlier contribution")
+        raise ParameterError(f"{path}: model '{model}' is already on the site; pick a new "
+                             "{model} name, or pass {replace} to replace its earlier "
+                             "contribution", "replace", "model")
     comparisons = pd.DataFrame(votes.comparisons)
     coverage = []
     for dataset, rows in comparisons.groupby("dataset", sort=True):
         site_prompts = set(on_site.loc[on_site["dataset"] == dataset, "prompt_id"].dropna())
         if not site_prompts:
-            raise FfsiteError(f"{path}: the site has no comparisons of dataset '{dataset}'; "
-                              "annotate one of its prompt sets (--prompts)")
+            raise ParameterError(f"{path}: the site has no comparisons of dataset "
+                                 f"'{dataset}'; annotate one of its prompt sets ({{prompts}})",
+                                 "prompts")
         outside = ~rows["prompt_id"].isin(site_prompts)
         if outside.any():
             raise FfsiteError(f"{path}: column 'prompt_id', comparison "
@@ -85,7 +88,7 @@ def _check_communication(path: Path, site: str | os.PathLike, replace: bool) -> 
     summary = read_file_metadata(path).get("extra") or {}
     rows = read_response_metrics_file(path)
     models = sorted(set(rows["model"].dropna()))
-    if summary.get("tool") != "ffsite annotate" or models != [summary.get("model")]:
+    if summary.get("tool") != TOOL or models != [summary.get("model")]:
         raise FfsiteError(f"{path}: not the communication traits of one model written by "
                           "ffsite annotate; contribute the files ffsite annotate wrote")
     site_files = _site_files(site, path, models[0], replace)
@@ -137,4 +140,4 @@ def _site_files(site: str | os.PathLike, path: Path, model: str, replace: bool) 
 
 def _contributes(path: Path, model: str) -> bool:
     summary = read_file_metadata(path).get("extra") or {}
-    return summary.get("tool") == "ffsite annotate" and summary.get("model") == model
+    return summary.get("tool") == TOOL and summary.get("model") == model

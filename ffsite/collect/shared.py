@@ -1,8 +1,10 @@
-"""Read a judge's answer tolerantly: rule number -> "A" | "B" | "Both" | "None".
+"""What more than one method asks and reads: a model's answer to a prompt, and a judge's
+verdict on each rule (a trait, a criterion) of its prompt.
 
-Judges wrap JSON in code fences, add prose before or after it, write integer or quoted
-keys, single quotes or a trailing comma.  All of that is accepted.  What cannot be read
-becomes an "invalid" vote whose note says why, rule by rule.
+Verdicts are read tolerantly: rule number -> "A" | "B" | "Both" | "None".  Judges wrap
+JSON in code fences, add prose before or after it, write integer or quoted keys, single
+quotes or a trailing comma.  All of that is accepted.  What cannot be read becomes an
+"invalid" vote whose note says why, rule by rule.
 """
 
 from __future__ import annotations
@@ -10,6 +12,15 @@ from __future__ import annotations
 import ast
 import json
 import re
+
+
+def generation_body(model: str, prompt: str, temperature: float, max_tokens: int) -> dict:
+    """A model's answer to a prompt: one user turn, no system prompt (how AlpacaEval and
+    AA-PersonalityBench ask).  Annotate and EigenBench ask alike, so they share answers
+    (and cache entries)."""
+    return {"model": model, "messages": [{"role": "user", "content": prompt}],
+            "temperature": temperature, "max_tokens": max_tokens}
+
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -85,3 +96,16 @@ def _load(text: str) -> object:
         return json.loads(quoted)
     except (ValueError, RecursionError):
         return None
+
+
+# Written into the notes of a votes file, so it stays as files have always had it, flag
+# and all (tests/test_collect_layout.py allows this one literal).
+CUT_OFF = " (answer cut off at --judge-max-tokens)"
+
+
+def cut_off(notes: list[str | None], finish_reason: str | None) -> list[str | None]:
+    """The notes of a verdict, each saying so when the answer hit its length limit (the
+    reason it could not be read, most likely)."""
+    if finish_reason != "length":
+        return notes
+    return [note and note + CUT_OFF for note in notes]

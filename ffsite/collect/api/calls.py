@@ -7,12 +7,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ffsite.annotate.cache import Cache
-from ffsite.annotate.client import CallFailed, ChatClient, NotAdmitted
-from ffsite.annotate.cost import Budget, Price, budget_cost, reserved_tokens
+from ffsite.collect.api.budget import Budget
+from ffsite.collect.api.cache import Cache
+from ffsite.collect.api.client import LOGGER, Answer, CallFailed, ChatClient, NotAdmitted
+from ffsite.collect.api.cost import Price, budget_cost, reserved_tokens, table_cost
 from ffsite.progress import Task
 
-log = logging.getLogger("ffsite.annotate")
+log = logging.getLogger(LOGGER)
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Outcome:
     new: bool = False
 
 
-def cache_entry(answer) -> dict:
+def cache_entry(answer: Answer) -> dict:
     return {"content": answer.content, "finish_reason": answer.finish_reason,
             "prompt_tokens": answer.prompt_tokens,
             "completion_tokens": answer.completion_tokens,
@@ -62,15 +63,14 @@ async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
             progress.advance()
             return Outcome(entry=entry)
         worst = call.worst_case_cost()
-        held: list[float] = []
+        admitted = False
 
-        def admit() -> bool:
-            reserved = budget.reserve(worst)
-            if reserved is not None:
-                held.append(reserved)
-            return reserved is not None
+        async def admit() -> bool:
+            nonlocal admitted
+            admitted = await budget.admit(worst)
+            return admitted
 
-        async def keep(answer) -> dict:
+        async def keep(answer: Answer) -> dict:
             entry = cache_entry(answer)
             # File writes release the GIL: in a thread they overlap the event loop's work.
             await asyncio.to_thread(cache.put, call.key, entry)
@@ -81,11 +81,15 @@ async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
         except NotAdmitted:
             return Outcome()
         except CallFailed as failed:
-            budget.settle(held[0] if held else 0.0, worst, 0.0)
+            budget.release(worst)
             log.warning("call to %s failed: %s", call.body["model"], failed.reason)
             progress.advance(failed=1)
             return Outcome(failure=Failure(failed.reason, failed.attempts))
-        budget.settle(held[0], worst, budget_cost(entry, call.price))
+        except BaseException:  # the run is ending (a fatal answer, a full disk, Ctrl-C)
+            if admitted:
+                budget.release(worst)
+            raise
+        budget.settle(worst, budget_cost(entry, call.price), table_cost(entry, call.price))
         progress.advance()
         return Outcome(entry=entry, new=True)
 

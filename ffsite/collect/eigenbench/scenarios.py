@@ -17,14 +17,13 @@ from typing import Any
 
 import pandas as pd
 
-from ffsite.annotate import inputs
-from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.collect.annotate.inputs import load_prompt_set, prompt_set_names
 from ffsite.datasets.prompt_set import PromptSet
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import text_problem
 
 MAX_SCENARIOS = 100_000
-# What --dry-run assumes an answer to be, with no reference answer to measure: about
+# What a dry run assumes an answer to be, with no reference answer to measure: about
 # 300 tokens, a middling chat answer.
 TYPICAL_ANSWER = "x" * 1200
 
@@ -46,14 +45,15 @@ def _answer_record(model: str, prompt: Mapping[str, Any], output: str) -> dict:
             "output": output, "generator": model}
 
 
-def load_scenarios(option: str, base_dir: Path | None) -> PromptSet:
-    """--prompts: a prompt set by name (from the base data), or a file of prompts."""
-    if option in inputs.PROMPT_SETS:
-        return inputs.load_prompt_set(option, base_dir, alpaca_eval.REFERENCE_MODEL)
-    if not Path(option).is_file():
-        raise FfsiteError(f"--prompts {option}: not a prompt set ("
-                          + ", ".join(inputs.PROMPT_SETS) + ") nor a file of prompts")
-    return read_scenarios(option)
+def load_scenarios(prompts: str, base_dir: Path | None) -> PromptSet:
+    """A prompt set by name (from the base data), or a file of prompts."""
+    if prompts in prompt_set_names():
+        return load_prompt_set(prompts, base_dir)
+    if not Path(prompts).is_file():
+        raise ParameterError(f"{{prompts}} {prompts}: not a prompt set ("
+                             + ", ".join(prompt_set_names()) + ") nor a file of prompts",
+                             "prompts")
+    return read_scenarios(prompts)
 
 
 def read_scenarios(path: str | Path) -> PromptSet:
@@ -72,8 +72,9 @@ def read_scenarios(path: str | Path) -> PromptSet:
     if not prompts:
         raise FfsiteError(f"{path}: no scenarios; write one prompt per line")
     if len(prompts) > MAX_SCENARIOS:
-        raise FfsiteError(f"{path}: {len(prompts):,} scenarios; at most {MAX_SCENARIOS:,} "
-                          "(use --scenarios to take the first N)")
+        raise ParameterError(f"{path}: {len(prompts):,} scenarios; at most "
+                             f"{MAX_SCENARIOS:,} (use {{scenarios}} to take the first N)",
+                             "prompts", "scenarios")
     table = pd.DataFrame({"prompt_id": [prompt_id(p) for p in prompts],
                           "instruction": prompts, "reference_output": TYPICAL_ANSWER})
     table = (table.drop_duplicates("prompt_id").sort_values("prompt_id", kind="stable")

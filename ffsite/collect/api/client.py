@@ -42,7 +42,8 @@ FATAL_STATUSES = (401, 403, 404)
 MAX_RETRY_AFTER = 300.0  # seconds; a server asking for longer is treated as this
 REDACTED = "[redacted]"
 
-log = logging.getLogger("ffsite.annotate")
+LOGGER = "ffsite.collect"  # retries and failures; the run's log file (commands/_api.py)
+log = logging.getLogger(LOGGER)
 
 
 @dataclass(frozen=True)
@@ -188,9 +189,9 @@ class ChatClient:
         for lane in self._all_lanes:
             await lane.aclose()
 
-    async def complete(self, body: dict, admit: Callable[[], bool] | None = None,
+    async def complete(self, body: dict, admit: Callable[[], Awaitable[bool]] | None = None,
                        keep: Callable[[Answer], Awaitable[Any]] | None = None) -> Any:
-        """One chat completion; `admit` is asked once a lane is free (False: NotAdmitted).
+        """One chat completion; `admit` is awaited once a lane is free (False: NotAdmitted).
         With `keep`, returns what `keep(answer)` returns, awaited while the lane is still
         held: a caller that stores the answer there (the cache) has at most `concurrency`
         calls sent or answered-but-not-stored at any moment, so a kill loses no more.
@@ -200,7 +201,7 @@ class ChatClient:
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         lane = await self._lanes.get()
         try:
-            if admit is not None and not admit():
+            if admit is not None and not await admit():
                 raise NotAdmitted()
             for attempt in range(1, self.policy.max_attempts + 1):
                 try:
@@ -296,7 +297,7 @@ def _count(value) -> int:
 
 def _money(value) -> float | None:
     """A provider's cost; a negative, NaN or infinite figure is no figure (the price table
-    is used instead, so a bogus cost cannot defeat --max-cost)."""
+    is used instead, so a bogus cost cannot defeat the budget)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) and value >= 0 else None

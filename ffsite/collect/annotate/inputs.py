@@ -1,41 +1,44 @@
-"""What a run works on: the prompt set with reference answers, given responses, traits."""
+"""What an annotate run reads: the prompt set with reference answers, given responses,
+traits."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.datasets import PROMPT_SETS, find
 from ffsite.datasets.prompt_set import PromptSet
-from ffsite.errors import FfsiteError
+from ffsite.errors import FfsiteError, ParameterError
 from ffsite.traits import AA30, FF_V1, PREFIX, Trait, trait_id
 
-# The prompt sets --prompts can name, each built by its base dataset's module from that
-# dataset's folder and the reference model.
-PROMPT_SETS: dict[str, Callable[[Path, str], PromptSet]] = {
-    alpaca_eval.NAME: alpaca_eval.prompt_set}
 TRAIT_CHOICES = {"v1": FF_V1, "aa30": AA30}
 PROMPT_ID_FIELDS = ("prompt_id",)
 PROMPT_TEXT_FIELDS = ("instruction", "prompt")
 RESPONSE_FIELDS = ("response", "output")
 
 
-def load_prompt_set(dataset: str, base_dir: Path | None, reference: str) -> PromptSet:
-    """The prompt set named `dataset`, with `reference`'s answers, from the base data."""
-    build = PROMPT_SETS.get(dataset)
-    if build is None:
-        raise FfsiteError(f"--prompts {dataset}: not a prompt set; use one of "
-                          + ", ".join(PROMPT_SETS))
+def prompt_set_names() -> tuple[str, ...]:
+    """The prompt sets `load_prompt_set` knows: the datasets that have one."""
+    return tuple(dataset.id for dataset in PROMPT_SETS)
+
+
+def load_prompt_set(prompts: str, base_dir: Path | None, reference: str | None = None
+                    ) -> PromptSet:
+    """The prompt set of dataset `prompts`, with `reference`'s answers (default: the
+    dataset's reference model), from the base data."""
+    record = find(prompts)
+    if record is None or record.prompt_set is None:
+        raise ParameterError(f"{{prompts}} {prompts}: not a prompt set; use one of "
+                             + ", ".join(prompt_set_names()), "prompts")
     if base_dir is None:
-        raise FfsiteError("no base data: give --base-data DIR or set FFSITE_BASE_DATA to the "
-                          "folder that holds alpaca_eval/model_outputs/")
-    return build(base_dir / dataset, reference)
+        raise ParameterError(f"no base data: give {{base_dir}} DIR or set FFSITE_BASE_DATA to "
+                             f"the folder that holds {prompts}/", "base_dir")
+    return record.hook("prompt_set")(base_dir / prompts, reference or record.reference_model)
 
 
 def read_responses(path: str | os.PathLike, prompt_set: PromptSet) -> pd.Series:
@@ -57,8 +60,9 @@ def read_responses(path: str | os.PathLike, prompt_set: PromptSet) -> pd.Series:
     if not known.all():
         row = int((~known).to_numpy().argmax())
         shown = records[id_field or text_field].iloc[row]
-        raise FfsiteError(f"{path}: row {row}: prompt {str(shown)[:60]!r} is not in the "
-                          "prompt set; answer the set's prompts exactly (see --prompts)")
+        raise ParameterError(f"{path}: row {row}: prompt {str(shown)[:60]!r} is not in "
+                             "the prompt set; answer the set's prompts exactly (see "
+                             "{prompts})", "responses", "prompts")
     repeated = ids.duplicated()
     if repeated.any():
         row = int(repeated.to_numpy().argmax())
@@ -103,8 +107,8 @@ def resolve_traits(option: str) -> tuple[Trait, ...]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise FfsiteError(f"--traits {option}: not v1, aa30 or a readable file "
-                          f"({exc.strerror})") from None
+        raise ParameterError(f"{{traits}} {option}: not v1, aa30 or a readable file "
+                             f"({exc.strerror})", "traits") from None
     if path.suffix == ".json":
         try:
             wordings = json.loads(text)
