@@ -173,3 +173,24 @@ def test_a_contribution_brings_its_communication_traits_to_the_site(site, tmp_pa
     assert not list(base.rglob("*new-model*"))
     page = (tmp_path / "out" / "models" / "new-model.html").read_text("utf-8")
     assert "Mine, " in page and "Is it <em>good</em>?" in page
+
+
+def test_a_contribution_judged_by_another_judge_is_said_to_stand_apart(tmp_path):
+    from ffsite.collect.annotate.contrib import _judged_apart
+    from ffsite.format.read import read_annotations
+
+    verbose, polite = trait("is more verbose"), trait("is more polite")
+    site = write_test_votes(tmp_path / "site.parquet",
+                            [{"comparison_id": "c0", "model_a": "m1", "model_b": "ref"}],
+                            [{"comparison_id": "c0", **verbose, "judge": "rules-1",
+                              "vote": "A"}])
+    mine = write_test_votes(tmp_path / "mine.parquet",
+                            [{"comparison_id": "c1", "model_a": "m2", "model_b": "ref"}],
+                            [{"comparison_id": "c1", **t, "judge": "llm", "vote": "A"}
+                             for t in (verbose, polite)])
+    note = _judged_apart(read_annotations([site, mine]), "llm",
+                         {verbose["trait_id"], polite["trait_id"]})
+    assert note == ("note: the site judges 1 of these traits with rules-1, not 'llm': the "
+                    "site shows this model's numbers on them apart, labelled '[judged by "
+                    "llm]', not ranked against the other models")
+    assert _judged_apart(read_annotations([mine]), "llm", {verbose["trait_id"]}) is None

@@ -8,6 +8,7 @@ from ffsite.commands._output import emit
 from ffsite.commands.options import annotation_paths, format_option
 from ffsite.format.read import read_annotations
 from ffsite.metrics.combine import RULES
+from ffsite.metrics.judges import separate_judges
 from ffsite.metrics.results import metrics_table
 
 
@@ -31,6 +32,8 @@ def metrics(paths: tuple[str, ...], against: str, reference_models: str, dataset
     if split_by:
         needed += [split_by, "meta." + split_by]
     annotations = read_annotations(paths, columns=needed)
+    if not judges:  # naming judges pools them on purpose; otherwise each stays apart
+        annotations = separate_judges(annotations)
     references = [m.strip() for m in reference_models.split(",") if m.strip()]
     table = metrics_table(annotations, against=against, reference_models=references,
                           dataset=dataset, split_by=split_by, rule=rule, judges=judges)

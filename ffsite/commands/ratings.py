@@ -15,6 +15,7 @@ from ffsite.commands.options import (
 from ffsite.datasets import DEFAULT_PROMPT_SET
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
+from ffsite.metrics.judges import separate_judges
 from ffsite.metrics.results import indices_table, ratings_table
 from ffsite.models import apply_registry, load_registry, source_names
 
@@ -38,7 +39,7 @@ def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
     dataset's own spelling."""
     registry = load_registry(content)
     original = read_annotations(paths)
-    annotations = apply_registry(original, registry)
+    annotations = separate_judges(apply_registry(original, registry))
     table = ratings_table(annotations, anchor=registry.resolve(anchor),
                           n_bootstrap=n_bootstrap, seed=seed)
     if table.empty:

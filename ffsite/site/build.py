@@ -18,6 +18,7 @@ from pathlib import Path
 from ffsite.datasets.folder import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import find_annotation_files, read_annotations, read_scores
+from ffsite.metrics.judges import separate_judges
 from ffsite.models import apply_registry, load_registry
 from ffsite.progress import Progress
 from ffsite.site import swap
@@ -61,7 +62,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              "or pass {annotations} DIR", "annotations")
     progress.step(f"reading {len(files)} annotation files")
     registry = load_registry(config.content_dir)
-    annotation_data = apply_registry(read_annotations(files), registry)
+    annotation_data = separate_judges(apply_registry(read_annotations(files), registry))
     scores = read_scores(files)
     assets = collect_assets(Path(templates))
 

@@ -77,9 +77,27 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
                               f"prompt set of {dataset}; annotate the site's prompts")
         coverage.append(f"{rows['prompt_id'].nunique()} of {len(site_prompts)} prompts of "
                         f"{dataset}")
-    read_annotations([*site_files, path])  # the cross-file rules: no clashing comparisons
-    return (f"ok {path}: model '{model}', judge '{summary['judge']}', "
+    together = read_annotations([*site_files, path])  # the cross-file rules
+    line = (f"ok {path}: model '{model}', judge '{summary['judge']}', "
             f"{len(traits)} traits ({summary['trait_set']}), " + ", ".join(coverage))
+    apart = _judged_apart(together, summary["judge"], set(traits["trait_id"]))
+    return line if apart is None else f"{line}\n{apart}"
+
+
+def _judged_apart(annotations, judge: str, trait_ids: set[str]) -> str | None:
+    """A note when the site's own files vote on some of the contribution's traits with
+    another judge: the site shows those numbers apart (ffsite.metrics.judges), labelled
+    with the contribution's judge and not ranked against the site's."""
+    annotators = annotations.annotators
+    others = annotators[(annotators["role"] == schema.ROLE_TRAIT).to_numpy()
+                        & annotators["trait_id"].isin(trait_ids).to_numpy()
+                        & (annotators["judge"] != judge).to_numpy()]
+    if others.empty:
+        return None
+    judges = ", ".join(sorted(set(others["judge"].astype(str))))
+    return (f"note: the site judges {others['trait_id'].nunique()} of these traits with "
+            f"{judges}, not '{judge}': the site shows this model's numbers on them apart, "
+            f"labelled '[judged by {judge}]', not ranked against the other models")
 
 
 def _check_communication(path: Path, site: str | os.PathLike, replace: bool) -> str:
