@@ -60,7 +60,7 @@ def build(ctx: SiteContext) -> None:
     output.page(index, "datasets.html", section=index, table=table,
                 all_download=all_download)
 
-    details = ctx.dataset_details()
+    details = ctx.dataset_details
     for row in ctx.progress.items("dataset pages", list(summary.itertuples(index=False))):
         dataset_page(ctx, row, details[row.dataset])
 
@@ -144,7 +144,7 @@ def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
 
 def eigenbench_links(ctx: SiteContext, dataset: str, page: str) -> list[tuple[str, str]]:
     """(constitution, link) of the EigenBench judgments among the dataset's votes."""
-    found = ctx.eigenbench()
+    found = ctx.constitutions
     return [(row.constitution, link(page, constitution_path(row.constitution)))
             for row in found.itertuples(index=False) if dataset in row.datasets]
 

@@ -4,7 +4,7 @@ judgments there is no page and no navigation entry."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,7 @@ from ffsite.site import charts
 from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import number, signed
+from ffsite.site.sections import Section, model_page
 from ffsite.site.urls import EIGENBENCH, constitution_path, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -35,12 +36,12 @@ ELO_MEANING = ("the judges, each weighted by the trust the others give it, prefe
 
 
 def build(ctx: SiteContext) -> None:
-    found = ctx.eigenbench()
+    found = ctx.constitutions
     if found.empty:
         return
     ctx.progress.step(f"EigenBench: fitting {len(found)} constitution(s)")
     summaries = []
-    for name, result in ctx.eigenbench_results().items():
+    for name, result in ctx.eigenbench_results.items():
         page = constitution_path(name)
         constitution_page(ctx, name, page, result)
         top = result.ratings.iloc[0]
@@ -160,15 +161,18 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
 
 # ------------------------------------------------------------------- model pages
 
+@dataclass(frozen=True, kw_only=True)
+class EigenBenchSection(Section):
+    bootstrap: int  # refits behind the intervals
 
 
-def model_section(ctx: SiteContext, model: str, slug: str, page: str
-                  ) -> dict[str, Any] | None:
+def eigenbench_sections(ctx: SiteContext, model: str) -> list[Section]:
     """The EigenBench section of a model's page: per constitution whose population it
     belongs to, its rating, rank and trust share, and how it rates itself as a judge;
-    None when it is in none."""
+    none when it is in none."""
+    slug, page = model_page(ctx, model)
     rows = []
-    for name, result in ctx.eigenbench_results().items():
+    for name, result in ctx.eigenbench_results.items():
         if model not in result.models:
             continue
         ratings = result.ratings.reset_index(drop=True)
@@ -181,7 +185,7 @@ def model_section(ctx: SiteContext, model: str, slug: str, page: str
             "self_preference": judge["self_preference"],
             "judgments": int(judge["judgments"])})
     if not rows:
-        return None
+        return []
     frame = pd.DataFrame(rows)
     name = ctx.registry.display_name(model)
     download = ctx.output.data(f"models/{slug}/eigenbench", frame,
@@ -204,12 +208,14 @@ def model_section(ctx: SiteContext, model: str, slug: str, page: str
           Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
           count_cell(r.judgments)]
          for r in frame.itertuples(index=False)], download)
-    found = ctx.eigenbench()
+    found = ctx.constitutions
     datasets = sorted({d for name, names in zip(found["constitution"], found["datasets"],
                                                 strict=True)
                        if name in set(frame["constitution"]) for d in names})
-    return {"id": "eigenbench", "heading": "EigenBench", "table": table,
-            "datasets": datasets,
-            "bootstrap": EIGENBENCH_BOOTSTRAP,
-            "summary": f"rated by the models it judged with, under {len(rows)} "
-                       f"constitution{'s' if len(rows) > 1 else ''}"}
+    return [EigenBenchSection(
+        id="eigenbench", heading="EigenBench",
+        summary=f"rated by the models it judged with, under {len(rows)} "
+                f"constitution{'s' if len(rows) > 1 else ''}",
+        judged_by="the models of each constitution's population",
+        partial="sections/eigenbench.html", datasets=tuple(datasets), tables=(table,),
+        bootstrap=EIGENBENCH_BOOTSTRAP)]

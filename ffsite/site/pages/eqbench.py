@@ -22,7 +22,6 @@ import pandas as pd
 from markupsafe import Markup
 
 from ffsite.base import eqbench3 as base
-from ffsite.format.read import read_file_metadata, vote_rows
 from ffsite.importers.eqbench3 import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts, views
@@ -55,7 +54,7 @@ TYPE_ORDER = {BOTH: 0, ROLE_PLAY: 1, ANALYSIS: 2}
 
 
 def build(ctx: SiteContext) -> None:
-    found = ctx.pairwise().get(DATASET)
+    found = ctx.pairwise.get(DATASET)
     criteria = criteria_table(ctx)
     if found is None or criteria.empty:
         ctx.output.page(PAGE, "eqbench.html", section=PAGE, present=False, charts=[])
@@ -63,7 +62,7 @@ def build(ctx: SiteContext) -> None:
     output = ctx.output
     ratings = rating_rows(ctx, found, criteria)
     strengths = strength_rows(ctx, found, criteria)
-    verdicts = verdict_votes(ctx)
+    verdicts = ctx.seeded_votes(DATASET)
     criteria_download = output.data("eqbench3-criteria", criteria, "EQ-Bench 3 criteria",
                                     PAGE)
     rating_download = output.data(
@@ -254,34 +253,14 @@ def model_cell(ctx: SiteContext, page: str, model: str) -> Cell:
 
 # ------------------------------------------------------------------------ the votes
 
-def eq_files(ctx: SiteContext) -> list[str]:
-    """The annotation files that hold EQ-Bench 3 criteria votes."""
-    return [path for path in ctx.annotations.sources
-            if any(str(c.get("trait_id", "")).startswith("eq-") for c in
-                   read_file_metadata(path).get("vote_columns") or [])]
-
-
 def left_out(ctx: SiteContext) -> int | None:
     """How many judge verdicts the import left out (an error instead of a judgement),
     as the votes files record it; None when no file says."""
-    files = set(eq_files(ctx))
+    files = set(ctx.trait_vote_files(DATASET))
     counts = [sum((extra.get("left_out") or {}).values())
               for path, extra in ctx.annotations.run_summaries.items()
               if path in files and "left_out" in extra]
     return sum(counts) if counts else None
-
-
-def verdict_votes(ctx: SiteContext) -> pd.DataFrame:
-    """Every EQ-Bench 3 vote as the judge gave it (one per verdict and criterion, before
-    the two orders are combined): comparison_id, trait_id, seed, vote, margin."""
-    frames = []
-    for path in eq_files(ctx):
-        rows = vote_rows(path).select(["dataset", "comparison_id", "trait_id", "seed",
-                                       "vote", "margin"]).to_pandas()
-        frames.append(rows[(rows["dataset"] == DATASET).to_numpy()])
-    if not frames:
-        return pd.DataFrame(columns=["comparison_id", "trait_id", "seed", "vote", "margin"])
-    return pd.concat(frames, ignore_index=True).drop(columns="dataset")
 
 
 # ------------------------------------------------------------------------- examples
@@ -437,7 +416,7 @@ def combined(first: tuple[str, int] | None, second: tuple[str, int] | None,
 def criterion_page(ctx: SiteContext, trait, page: str) -> None:
     """The trait page of an EQ-Bench 3 criterion: its wording and scenario type, the
     judge, every model's Elo (chart and table) and strength against the other models."""
-    found = ctx.pairwise().get(DATASET)
+    found = ctx.pairwise.get(DATASET)
     criteria = criteria_table(ctx)
     facts = criteria[criteria["trait_id"] == trait.trait_id]
     kind = facts["scenario_type"].iloc[0] if len(facts) else BOTH

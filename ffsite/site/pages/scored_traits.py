@@ -71,7 +71,7 @@ class ScoredBlock:
 
 def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
     """The page of scored trait `trait` (a row of ctx.traits) at `page`."""
-    results = ctx.score_results()
+    results = ctx.score_results
     means = named(ctx, results.means[results.means["trait_id"] == trait.trait_id])
     strengths = named(ctx, results.strengths[results.strengths["trait_id"]
                                              == trait.trait_id])

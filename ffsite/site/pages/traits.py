@@ -50,7 +50,7 @@ def build(ctx: SiteContext) -> None:
     board = leaderboard_traits(ctx)
     models_of = dict(tuple(by_model.groupby("trait_id", sort=False)))
     datasets_of = dict(tuple(ctx.dataset_traits.groupby("trait_id", sort=False)))
-    ratings_of = dict(tuple(ctx.ratings().groupby("trait_id", sort=False)))
+    ratings_of = dict(tuple(ctx.ratings.groupby("trait_id", sort=False)))
     for trait in ctx.progress.items("trait pages", list(traits.itertuples(index=False))):
         slug = ctx.slugs.traits[trait.trait_id]
         page = page_path(TRAITS, slug)

@@ -1,0 +1,77 @@
+"""Sections: a model page is a list of them, one per kind of data the model has.
+
+A section provider is a function `(ctx, model) -> list[Section]`: the sections it has
+for that model (none when the model has no such data).  The model page asks every
+provider of `pages.models.MODEL_SECTIONS`, in order, and draws each section with its
+template partial (`Section.partial`, under templates/, drawing the section `s`).  To add
+a section, write a provider and add it to that list: one line.  A section with no
+partial of its own is drawn by sections/tables.html from its fields alone.
+
+Work a provider shares between every model's page (ranking all the models, say) goes
+in a function of the context that `ctx.prepared(...)` runs once per build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ffsite.site.context import SiteContext
+from ffsite.site.output import Download
+from ffsite.site.sources import SOURCES
+from ffsite.site.urls import MODELS, page_path
+from ffsite.site.views import Chart, Table
+
+
+@dataclass(frozen=True, kw_only=True)
+class Section:
+    """One section of a model page.  A kind of section whose partial needs more than
+    these fields is a subclass that adds them."""
+
+    id: str  # its HTML id: the page's list of sections links to it
+    heading: str
+    summary: str  # what was measured and by whom, in one line (the page's list)
+    judged_by: str  # the judge, panel or rater(s) by name, as the section's text names them
+    partial: str = "sections/tables.html"  # the template that draws it
+    datasets: tuple[str, ...] = ()  # the datasets its numbers come from (ids)
+    tables: tuple[Table, ...] = ()  # in the order drawn
+    charts: tuple[Chart, ...] = ()
+    notes: tuple[str, ...] = ()  # what a reader should know that no table says
+
+    @property
+    def downloads(self) -> list[Download]:
+        """The tables it publishes (data/<name>.csv and .json)."""
+        return [t.download for t in self.tables if t.download is not None]
+
+    def table(self, table_id: str) -> Table | None:
+        """Its table with this id, or None: partials place their tables by id."""
+        return next((t for t in self.tables if t.id == table_id), None)
+
+
+SectionProvider = Callable[[SiteContext, str], list[Section]]
+
+
+@dataclass(frozen=True)
+class Credit:
+    """Where a dataset comes from, as a section credits it."""
+
+    name: str
+    url: str
+    licence: str
+
+
+def source_credit(dataset: str) -> Credit | None:
+    found = SOURCES.get(dataset)
+    return None if found is None else Credit(*found)
+
+
+def model_page(ctx: SiteContext, model: str) -> tuple[str, str]:
+    """(slug, page path) of a model's page: its own tables go under models/<slug>/."""
+    slug = ctx.slugs.models[model]
+    return slug, page_path(MODELS, slug)
+
+
+def judge_name(ctx: SiteContext, judge: str) -> str:
+    """A judge as pages name it: the registry's name when the judge is a registered model
+    (EQ-Bench 3's claude-3.7-sonnet), else its id."""
+    return ctx.registry.display_name(judge)
