@@ -14,6 +14,7 @@ from ffsite.metrics import eigenbench as eb
 from ffsite.metrics.ranking import interval_ranks
 from ffsite.site import charts
 from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
+from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import number, signed
 from ffsite.site.sections import Section, model_page
@@ -111,8 +112,34 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
          for r, rank in zip(result.ratings.itertuples(index=False), ranks, strict=True)],
         rating_download)
 
-    judge_table = Table("eigenbench-judges", "Each judge: how it rates itself, and how it "
-                        "judges", [
+    judge_table = judges_table(ctx, page, result, judge_download)
+
+    held_out_table = Table("eigenbench-held-out", "Held-out log-likelihood per judgment, "
+                           "by dimension d", [
+        Column("dims", "d"), Column("ll", "Held-out log-likelihood", cue="higher = "
+                                    "predicts unseen judgments better"),
+        Column("chosen", "Chosen", numeric=False)],
+        [[count_cell(r.dims), Cell(number(r.held_out_log_likelihood, 4),
+                                   sort_value(r.held_out_log_likelihood)),
+          Cell("yes" if r.chosen else "")]
+         for r in result.held_out.itertuples(index=False)], held_out_download)
+
+    order = list(result.ratings["model"])
+    heatmap = chart("trust-chart", charts.trust_heatmap(
+        trust, order, f"Trust matrix of {len(order)} models: row = judge, column = the "
+        "model it judges, both in rating order; blue: the judge trusts the model more "
+        "than an even share, red: less. The trust download has every number."))
+    output.page(page, "eigenbench.html", section=OVERVIEW, constitution=name,
+                result=result, ratings=rating_table, judges=judge_table,
+                held_out=held_out_table, heatmap=heatmap, charts=[heatmap],
+                vector_download=vector_download, trust_download=trust_download,
+                overview=link(page, OVERVIEW), bootstrap=EIGENBENCH_BOOTSTRAP)
+
+
+def judges_table(ctx: SiteContext, page: str, result: eb.EigenBenchResult,
+                 download: Download) -> Table:
+    """Each judge: how it rates itself against how the others rate it, and how it judges."""
+    return Table("eigenbench-judges", "Each judge: how it rates itself, and how it judges", [
         Column("judge", "Judge", numeric=False),
         Column("self", "Rates itself", title="Elo of the judge from its own trust row"),
         Column("others", "Others rate it", title="Elo of the judge from the mean of the "
@@ -135,28 +162,7 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
           Cell(number(r.trust_distance, 2), sort_value(r.trust_distance)),
           Cell(number(r.tie_propensity, 2), sort_value(r.tie_propensity)),
           count_cell(r.judgments)]
-         for r in result.judges.itertuples(index=False)], judge_download)
-
-    held_out_table = Table("eigenbench-held-out", "Held-out log-likelihood per judgment, "
-                           "by dimension d", [
-        Column("dims", "d"), Column("ll", "Held-out log-likelihood", cue="higher = "
-                                    "predicts unseen judgments better"),
-        Column("chosen", "Chosen", numeric=False)],
-        [[count_cell(r.dims), Cell(number(r.held_out_log_likelihood, 4),
-                                   sort_value(r.held_out_log_likelihood)),
-          Cell("yes" if r.chosen else "")]
-         for r in result.held_out.itertuples(index=False)], held_out_download)
-
-    order = list(result.ratings["model"])
-    heatmap = chart("trust-chart", charts.trust_heatmap(
-        trust, order, f"Trust matrix of {len(order)} models: row = judge, column = the "
-        "model it judges, both in rating order; blue: the judge trusts the model more "
-        "than an even share, red: less. The trust download has every number."))
-    output.page(page, "eigenbench.html", section=OVERVIEW, constitution=name,
-                result=result, ratings=rating_table, judges=judge_table,
-                held_out=held_out_table, heatmap=heatmap, charts=[heatmap],
-                vector_download=vector_download, trust_download=trust_download,
-                overview=link(page, OVERVIEW), bootstrap=EIGENBENCH_BOOTSTRAP)
+         for r in result.judges.itertuples(index=False)], download)
 
 
 # ------------------------------------------------------------------- model pages
