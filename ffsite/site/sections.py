@@ -1,13 +1,15 @@
-"""Sections: a model page is a list of them, one per kind of data the model has.
+"""Sections: a model page, and a dataset page after its header, is a list of them, one
+per kind of numbers the page's subject has.
 
-A section provider is a function `(ctx, model) -> list[Section]`: the sections it has
-for that model (none when the model has no such data).  The model page asks every
-provider of `pages.models.MODEL_SECTIONS`, in order, and draws each section with its
+A section provider is a function `(ctx, subject) -> list[Section]`, the subject being the
+page's model id or dataset id: the sections of that kind it has (none when it has no
+such numbers).  A page asks every provider of its list, in order (`pages.models.
+MODEL_SECTIONS`, `pages.datasets.DATASET_SECTIONS`), and draws each section with its
 template partial (`Section.partial`, under templates/, drawing the section `s`).  To add
-a section, write a provider and add it to that list: one line.  A section with no
-partial of its own is drawn by sections/tables.html from its fields alone.
+a section, write a provider and add it to the list: one line.  A section with no partial
+of its own is drawn by sections/tables.html from its fields alone.
 
-Work a provider shares between every model's page (ranking all the models, say) goes
+Work a provider shares between every page of its list (ranking all the models, say) goes
 in a function of the context that `ctx.prepared(...)` runs once per build.
 """
 
@@ -25,12 +27,12 @@ from ffsite.site.views import Chart, Table
 
 @dataclass(frozen=True, kw_only=True)
 class Section:
-    """One section of a model page.  A kind of section whose partial needs more than
-    these fields is a subclass that adds them."""
+    """One section of a page.  A kind of section whose partial needs more than these
+    fields is a subclass that adds them."""
 
     id: str  # its HTML id: the page's list of sections links to it
     heading: str
-    summary: str  # what was measured and by whom, in one line (the page's list)
+    summary: str  # what was measured and by whom, in one line (a model page lists them)
     judged_by: str  # the judge, panel or rater(s) by name, as the section's text names them
     partial: str = "sections/tables.html"  # the template that draws it
     datasets: tuple[str, ...] = ()  # the datasets its numbers come from (ids)
