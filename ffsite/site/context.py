@@ -214,9 +214,10 @@ class SiteContext:
         if anchor is None or anchor not in self.annotations.models:
             table = pd.DataFrame(columns=list(results.RATING_COLUMNS))
         else:
-            table = self._kept(self.cache.ratings, "rating models", lambda: results.ratings_table(
-                self.annotations, anchor=anchor, seed=0,
-                n_bootstrap=self.config.rating_resamples), anchor).copy()
+            table = self._kept(self.cache.ratings, "rating models",
+                               lambda: results.ratings_table(
+                                   self.annotations, anchor=anchor, seed=0,
+                                   n_bootstrap=self.config.rating_resamples), anchor)
         return labelled(table, self.labels).drop(columns="description")
 
     @cached_property
