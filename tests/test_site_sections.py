@@ -18,7 +18,7 @@ from ffsite.site.views import Cell, Column, Table
 
 
 def test_a_registered_provider_is_all_a_new_section_needs(tmp_path, monkeypatch):
-    prepared = []
+    prepared, made = [], []
 
     def poem_scores(ctx: SiteContext) -> dict[str, float]:  # shared by every model page
         prepared.append(len(ctx.slugs.models))
@@ -34,9 +34,10 @@ def test_a_registered_provider_is_all_a_new_section_needs(tmp_path, monkeypatch)
         table = Table("model-poems", "Poem score & rank", [
             Column("judge", "Judge", numeric=False), Column("score", "Score")],
             [[Cell("panel <b>", header=True), Cell("7.50", score)]], download)
-        return [Section(id="poems", heading="Poem evaluation", summary="1 poem judged by "
-                        "a panel", judged_by="a <panel>", datasets=("poems",),
-                        tables=(table,), notes=("Scores are out of 10.",))]
+        made.append(Section(id="poems", heading="Poem evaluation", summary="1 poem judged "
+                            "by a panel", judged_by="a <panel>", datasets=("poems",),
+                            tables=(table,), notes=("Scores are out of 10.",)))
+        return made[-1:]
 
     monkeypatch.setattr(models, "MODEL_SECTIONS", [*models.MODEL_SECTIONS, poem_sections])
     write_tiny(tmp_path / "annotations")
@@ -44,6 +45,7 @@ def test_a_registered_provider_is_all_a_new_section_needs(tmp_path, monkeypatch)
                content=write_content(tmp_path / "content"), templates=REPO / "templates")
 
     assert prepared == [3]  # m1, m2 and R: prepared once, for all three pages
+    assert [d.csv for s in made for d in s.downloads] == ["data/models/m1/poems.csv"]
     page = (tmp_path / "site" / "models" / "m1.html").read_text("utf-8")
     contents = page[page.index('<nav class="in-datasets"'):]
     contents = contents[:contents.index("</nav>")]

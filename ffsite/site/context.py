@@ -187,7 +187,8 @@ class SiteContext:
     def prepared(self, prepare: Callable[[SiteContext], T]) -> T:
         """`prepare(self)`, computed on the first call and kept for the build: the work a
         page kind shares between its pages (each model page's section providers rank
-        every model once, not once per page)."""
+        every model once, not once per page).  Kept by the function itself, so pass a
+        module-level function (a new lambda would be a new key each time)."""
         if prepare not in self._prepared:
             self._prepared[prepare] = prepare(self)
         return self._prepared[prepare]
