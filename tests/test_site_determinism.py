@@ -67,10 +67,12 @@ def test_page_builders_run_in_any_order(tmp_path, monkeypatch):
     assert [name for name in in_order if in_order[name] != reversed_[name]] == []
 
 
-def test_a_rebuild_in_one_process_reuses_the_ratings(tmp_path, monkeypatch):
-    """`ffsite serve` rebuilds in one process: unchanged files are not rated again."""
+def test_a_rebuild_through_one_cache_reuses_the_ratings(tmp_path, monkeypatch):
+    """`ffsite serve` hands one ResultsCache to every rebuild: while the files stay the
+    same the models are not rated again and the site is byte-identical; a changed file is
+    rated again.  A build without one (`ffsite build`) always rates afresh."""
     from ffsite.metrics import results
-    from ffsite.site import context
+    from ffsite.site.context import ResultsCache
 
     calls = []
     rate = results.ratings_table
@@ -80,14 +82,25 @@ def test_a_rebuild_in_one_process_reuses_the_ratings(tmp_path, monkeypatch):
         return rate(*args, **kwargs)
 
     monkeypatch.setattr(results, "ratings_table", counting)
-    monkeypatch.setattr(context, "_LAST_RATINGS", {})
-    first = tree(build_tiny(tmp_path / "one"))
-    root = tmp_path / "one"
-    build_site(root / "annotations", tmp_path / "two", content=root / "content",
-               templates=REPO / "templates", base_data=root / "base")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    root = tmp_path / "inputs"
+    fresh = tree(build_tiny(root))
     assert calls == ["R"]
-    assert tree(tmp_path / "two")["data/ratings.csv"] == first["data/ratings.csv"]
-    os.utime(root / "annotations" / "tiny.parquet", ns=(1, 1))  # changed: rated again
-    build_site(root / "annotations", tmp_path / "three", content=root / "content",
-               templates=REPO / "templates", base_data=root / "base")
+
+    def build(out: str, cache: ResultsCache | None) -> dict[str, bytes]:
+        build_site(root / "annotations", tmp_path / out, content=root / "content",
+                   templates=REPO / "templates", base_data=root / "base", cache=cache)
+        return tree(tmp_path / out)
+
+    cache = ResultsCache()
+    assert build("one", cache) == fresh
     assert calls == ["R", "R"]
+    assert build("two", cache) == fresh  # the kept ratings: same bytes, no refit
+    assert calls == ["R", "R"]
+    build("three", None)
+    assert calls == ["R", "R", "R"]
+    os.utime(root / "annotations" / "tiny.parquet", ns=(1, 1))  # changed: rated again
+    build("four", cache)
+    assert calls == ["R", "R", "R", "R"]
+    build("five", cache)
+    assert calls == ["R", "R", "R", "R"]

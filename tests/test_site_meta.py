@@ -19,7 +19,7 @@ from ffsite.format import schema
 from ffsite.site.archive import write_archive
 from ffsite.site.build import build_site
 from ffsite.site.examples import preference_wording
-from ffsite.site.pages.models import flatten
+from ffsite.site.pages.model_runs import flatten
 from ffsite.site.urls import trait_slugs, wording_slug
 
 META = re.compile(r'<meta (?:name|property)="([^"]+)" content="([^"]*)">')

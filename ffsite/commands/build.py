@@ -16,6 +16,7 @@ from ffsite.commands.options import (
 )
 from ffsite.progress import Progress
 from ffsite.site.build import build_site
+from ffsite.site.context import ResultsCache
 
 site_out_option = out_option("Where the site goes.", default="site", folder=True)
 examples_base_data_option = base_data_option("Base-data folder for example texts.")
@@ -35,9 +36,9 @@ def build(annotations: str, base_data: Path | None, content: str, templates: str
 
 
 def run_build(annotations: str, base_data: Path | None, content: str, templates: str,
-              out: str, quiet: bool) -> None:
+              out: str, quiet: bool, cache: ResultsCache | None = None) -> None:
     result = build_site(annotations, out, content=content, templates=templates,
-                        base_data=base_data, progress=Progress(quiet))
+                        base_data=base_data, progress=Progress(quiet), cache=cache)
     for note in result.notes:
         click.echo(note, err=True)
     if not quiet:

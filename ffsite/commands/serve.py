@@ -18,6 +18,7 @@ from ffsite.commands.options import (
 from ffsite.errors import FfsiteError
 from ffsite.site import serve as preview
 from ffsite.site.config import load_config
+from ffsite.site.context import ResultsCache
 
 
 def _report(exc: Exception) -> None:
@@ -45,17 +46,19 @@ def serve(port: int, prefix: str | None, watch: bool, annotations: str,
         base_url = load_config(content).base_url
         prefix = urlsplit(base_url).path if base_url else "/"
     server = preview.make_server(out, port, prefix)  # first, so a busy port fails before the build
+    cache = ResultsCache()  # rebuilds reuse the ratings while the files stay the same
 
     def rebuild() -> None:
         try:
-            run_build(annotations, base_data, content, templates, out, quiet=True)
+            run_build(annotations, base_data, content, templates, out, quiet=True,
+                      cache=cache)
             click.echo("rebuilt", err=True)
         except FfsiteError as exc:
             click.echo(f"error: {error_line(exc)} (still serving the previous site)", err=True)
 
     stop = threading.Event()
     try:
-        run_build(annotations, base_data, content, templates, out, quiet=False)
+        run_build(annotations, base_data, content, templates, out, quiet=False, cache=cache)
         if watch:
             preview.watch([Path(annotations), Path(content), Path(templates)], rebuild, stop,
                           on_error=_report)

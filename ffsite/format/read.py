@@ -29,8 +29,8 @@ from ffsite.format._checks import check_votes
 from ffsite.format._columns import ColumnReader, first_line, unreadable
 from ffsite.format.coded import CodedVotes
 
-__all__ = ["Annotations", "find_annotation_files", "read_annotations", "read_file_metadata",
-           "read_votes_file", "vote_rows"]
+__all__ = ["Annotations", "compared_models", "find_annotation_files", "read_annotations",
+           "read_file_metadata", "read_votes_file", "vote_rows"]
 
 
 @dataclass(frozen=True)
@@ -268,6 +268,13 @@ def vote_rows(path: str | os.PathLike) -> pa.Table:
     if str(metadata.get("format_version")) == "1":
         return _wide.plain_long(table)
     return _wide.long_rows(table, metadata.get("vote_columns") or [])
+
+
+def compared_models(path: str | os.PathLike) -> set[str]:
+    """The models a votes file compares: every value of its model_a and model_b columns,
+    read as stored (`read_annotations` checks them)."""
+    sides = pq.read_table(path, columns=["model_a", "model_b"])
+    return {m for column in sides.columns for m in column.unique().to_pylist() if m}
 
 
 ALWAYS_READ = ("dataset", "comparison_id", "role", "judge", "trait_id", "trait", "trait_set",

@@ -24,7 +24,7 @@ from ffsite.progress import Progress
 from ffsite.site import swap
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
-from ffsite.site.context import SiteContext
+from ffsite.site.context import ResultsCache, SiteContext
 from ffsite.site.drawings import draw_charts, in_background
 from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
@@ -46,8 +46,11 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                content: str | os.PathLike = "content",
                templates: str | os.PathLike = "templates",
                base_data: str | os.PathLike | None = None,
-               progress: Progress | None = None) -> BuildResult:
-    """Build the site from every annotation file under `annotations` into `out`."""
+               progress: Progress | None = None,
+               cache: ResultsCache | None = None) -> BuildResult:
+    """Build the site from every annotation file under `annotations` into `out`.
+    `cache`: the slowest results of earlier builds made with it, reused while their inputs
+    stay the same (`ffsite serve` passes one to every rebuild); None: a fresh one."""
     progress = progress or Progress(quiet=True)
     out = Path(out)
     if out.is_symlink():  # build into the folder the link names; the link stays
@@ -74,7 +77,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     output = SiteOutput()
     with in_background() as drawing:  # charts are drawn while pages compute
         ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
-                                 registry=registry, scores=scores)
+                                 registry=registry, scores=scores, cache=cache)
         for builder in PAGE_BUILDERS:
             builder(ctx)
         progress.step("drawing the charts")

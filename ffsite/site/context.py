@@ -3,14 +3,18 @@ names for things: each trait's label and each page's slug.
 
 The numbers come from ffsite.metrics.results; here its tables get the trait labels
 pages show (a `trait` column after `trait_id`).  Tables that several pages show are
-computed once, when the context is created; the others when a page asks for them.
+computed when the context is created; the others are properties computed when a page
+first asks for them, once.  Pages never read annotation files: what they need from the
+files beyond `annotations` (votes per seed, run summaries) is read here, once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -18,7 +22,9 @@ import pandas as pd
 from ffsite.datasets.alpaca_eval import reader as alpaca_eval
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
-from ffsite.format import Annotations, Scores
+from ffsite.format import Annotations, Scores, schema
+from ffsite.format.read import compared_models, read_file_metadata, vote_rows
+from ffsite.format.response_metrics import read_response_metrics
 from ffsite.format.scores import empty_scores
 from ffsite.metrics import eigenbench, results
 from ffsite.metrics.big_five import big_five, split_lmlpa
@@ -38,10 +44,36 @@ from ffsite.site.urls import Slugs
 from ffsite.traits import trait_label
 
 EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
+SEEDED_VOTE_COLUMNS = ["dataset", "comparison_id", "trait_id", "seed", "vote", "margin"]
 
-# The slowest results of a build (ratings: bootstrap refits), kept from the last build
-# for as long as the annotation files stay the same: `ffsite serve` rebuilds in one process.
-_LAST_RATINGS: dict[tuple, object] = {}
+T = TypeVar("T")
+
+
+@dataclass
+class Kept(Generic[T]):
+    """One result of a build and the inputs it was computed from."""
+
+    inputs: tuple | None = None
+    value: T | None = None
+
+    def get(self, inputs: tuple, compute: Callable[[], T]) -> T:
+        """The kept value if it was computed from `inputs` (compared with ==), else
+        `compute()`, kept in its place."""
+        if self.inputs is None or self.inputs != inputs:
+            self.value, self.inputs = compute(), inputs
+        return self.value  # type: ignore[return-value]
+
+
+@dataclass
+class ResultsCache:
+    """The slowest results of a build (bootstrap refits), kept for the next build made
+    with the same cache while the annotation files (path, size, modification time), the
+    model registry and the settings each depends on stay the same.  `ffsite serve` keeps
+    one for all its rebuilds; a plain build starts from an empty one."""
+
+    ratings: Kept[pd.DataFrame] = field(default_factory=Kept)
+    score_results: Kept[ScoreResults] = field(default_factory=Kept)
+    pairwise: Kept[dict[str, PairwiseResults]] = field(default_factory=Kept)
 
 
 def trait_table(votes: TraitVotes, scores: Scores | None = None) -> pd.DataFrame:
@@ -83,6 +115,9 @@ class SiteContext:
     models: ModelResults  # its `traits` labelled
     datasets: pd.DataFrame  # results.dataset_summary
     dataset_traits: pd.DataFrame  # results.dataset_results, labelled
+    # The constitutions with EigenBench judgments (`eigenbench.constitutions`: name,
+    # criteria, models, judgments, datasets): their models get pages.
+    constitutions: pd.DataFrame
     output: SiteOutput
     progress: Progress
     registry: Registry = field(default_factory=Registry)
@@ -91,17 +126,20 @@ class SiteContext:
     base_dir: Path | None = None
     files: list[Path] = field(default_factory=list)  # every annotation file read
     notes: list[str] = field(default_factory=list)  # what the build left out, said once
+    cache: ResultsCache = field(default_factory=ResultsCache)
     _texts: dict[str, Texts | None] = field(default_factory=dict)
     _preferences: dict[str, np.ndarray] = field(default_factory=dict)
     _judges: dict[str, str | None] = field(default_factory=dict)
-    _computed: dict[str, pd.DataFrame] = field(default_factory=dict)
+    _seeded: dict[str, pd.DataFrame] = field(default_factory=dict)
+    _prepared: dict[Callable[[SiteContext], Any], Any] = field(default_factory=dict)
 
     @classmethod
     def create(cls, config: SiteConfig, annotations: Annotations, output: SiteOutput,
                progress: Progress, base_dir: Path | None, files: list[Path], *,
-               registry: Registry | None = None, scores: Scores | None = None
-               ) -> SiteContext:
-        """`annotations` name models by registry id (ffsite.models.apply_registry)."""
+               registry: Registry | None = None, scores: Scores | None = None,
+               cache: ResultsCache | None = None) -> SiteContext:
+        """`annotations` name models by registry id (ffsite.models.apply_registry);
+        `cache`: results kept from an earlier build (`ffsite serve`), else a fresh one."""
         progress.step("computing tables")
         reference, models = config.reference_model, annotations.models
         if reference is not None and models and reference not in models:
@@ -120,9 +158,8 @@ class SiteContext:
         model_ids = set(by_model.models["model"]) | set(registry.ids(
             scored["dataset"], scored["model"])) | ({reference} & set(models))  # its own page
         constitutions = eigenbench.constitutions(annotations, registry)
-        judged_each_other = sorted({d for found in constitutions["datasets"] for d in found})
-        for dataset in [*pairwise_datasets(annotations, reference, judged_each_other),
-                        *judged_each_other]:
+        for dataset in [*pairwise_datasets(annotations, reference, judged_each_other(
+                constitutions)), *judged_each_other(constitutions)]:
             own = annotations.comparisons[annotations.comparisons["dataset"] == dataset]
             model_ids |= set(own["model_a"].dropna()) | set(own["model_b"].dropna())
         return cls(config=config, annotations=annotations, votes=votes, traits=traits,
@@ -134,9 +171,9 @@ class SiteContext:
                    datasets=datasets,
                    dataset_traits=labelled(results.dataset_results(
                        annotations, votes, config.min_valid_votes), labels),
-                   output=output, progress=progress, registry=registry, scores=scores,
-                   lmlpa=lmlpa, base_dir=base_dir, files=files,
-                   _computed={"eigenbench": constitutions})
+                   constitutions=constitutions, output=output, progress=progress,
+                   registry=registry, scores=scores, lmlpa=lmlpa, base_dir=base_dir,
+                   files=files, cache=cache or ResultsCache())
 
     @property
     def min_valid(self) -> int:
@@ -147,6 +184,18 @@ class SiteContext:
         """Each trait's label, by trait id."""
         return self.traits.set_index("trait_id")["label"]
 
+    def prepared(self, prepare: Callable[[SiteContext], T]) -> T:
+        """`prepare(self)`, computed on the first call and kept for the build: the work a
+        page kind shares between its pages (each model page's section providers rank
+        every model once, not once per page).  Kept by the function itself, so pass a
+        module-level function (a new lambda would be a new key each time)."""
+        if prepare not in self._prepared:
+            self._prepared[prepare] = prepare(self)
+        return self._prepared[prepare]
+
+    # ------------------------------------------------------------------ the tables
+
+    @cached_property
     def dataset_details(self) -> dict[str, DatasetDetails]:
         """Per dataset: Result A by metadata and by annotator (labelled), win rates."""
         found = results.dataset_details(self.annotations, self.votes,
@@ -158,95 +207,137 @@ class SiteContext:
                                                                         labels))
             for dataset, details in found.items()}
 
+    @cached_property
     def ratings(self) -> pd.DataFrame:
         """Per-trait Elo ratings anchored on the reference model (empty without one),
-        with the trait's label; computed once, on first use."""
-        if "ratings" not in self._computed:
-            anchor = self.config.reference_model
-            if anchor is None or anchor not in self.annotations.models:
-                table = pd.DataFrame(columns=list(results.RATING_COLUMNS))
-            else:
-                table = self._rate(anchor)
-            self._computed["ratings"] = labelled(table, self.labels).drop(
-                columns="description")
-        return self._computed["ratings"]
+        with the trait's label."""
+        anchor = self.config.reference_model
+        if anchor is None or anchor not in self.annotations.models:
+            table = pd.DataFrame(columns=list(results.RATING_COLUMNS))
+        else:
+            table = self._kept(self.cache.ratings, "rating models",
+                               lambda: results.ratings_table(
+                                   self.annotations, anchor=anchor, seed=0,
+                                   n_bootstrap=self.config.rating_resamples), anchor)
+        return labelled(table, self.labels).drop(columns="description")
 
-    def _rate(self, anchor: str) -> pd.DataFrame:
-        return self._kept("rating models", lambda: results.ratings_table(
-            self.annotations, anchor=anchor, seed=0,
-            n_bootstrap=self.config.rating_resamples), anchor).copy()
-
-    def _kept(self, what: str, compute, *key: object):
-        """`compute()`, or the last build's result for the same files and settings."""
-        files = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in self.files)
-        full_key = (what, *key, self.config.rating_resamples, self.config.anchor_model,
-                    files)
-        if full_key not in _LAST_RATINGS:
-            self.progress.step(f"{what} ({self.config.rating_resamples} bootstrap resamples)")
-            for old in [k for k in _LAST_RATINGS if k[0] == what]:
-                del _LAST_RATINGS[old]
-            _LAST_RATINGS[full_key] = compute()
-        return _LAST_RATINGS[full_key]
-
+    @cached_property
     def score_results(self) -> ScoreResults:
         """What the judge scores say (means, strengths, pressure, ratings), by registry
-        id; computed once."""
-        return self._kept("scoring models", lambda: results.score_results(
-            self.scores, self.registry, preferred_anchor=self.config.anchor_model,
-            n_bootstrap=self.config.rating_resamples))
+        id."""
+        return self._kept(self.cache.score_results, "scoring models",
+                          lambda: results.score_results(
+                              self.scores, self.registry,
+                              preferred_anchor=self.config.anchor_model,
+                              n_bootstrap=self.config.rating_resamples),
+                          self.config.anchor_model)
 
+    @cached_property
     def pairwise(self) -> dict[str, PairwiseResults]:
         """Per dataset of judged pairs without the reference model (EQ-Bench 3): each
-        model against the others, and ratings; computed once."""
+        model against the others, and ratings."""
         def compute() -> dict[str, PairwiseResults]:
-            found = {}
-            judged_each_other = {d for found in self.eigenbench()["datasets"] for d in found}
-            for dataset in pairwise_datasets(self.annotations, self.config.reference_model,
-                                             judged_each_other):
-                found[dataset] = results.pairwise_results(
-                    self.annotations, dataset, min_valid_votes=self.min_valid,
-                    preferred_anchor=self.config.anchor_model,
-                    n_bootstrap=self.config.rating_resamples)
-            return found
-        return self._kept("rating judged pairs", compute)
+            return {dataset: results.pairwise_results(
+                        self.annotations, dataset, min_valid_votes=self.min_valid,
+                        preferred_anchor=self.config.anchor_model,
+                        n_bootstrap=self.config.rating_resamples)
+                    for dataset in pairwise_datasets(
+                        self.annotations, self.config.reference_model,
+                        judged_each_other(self.constitutions))}
+        return self._kept(self.cache.pairwise, "rating judged pairs", compute,
+                          self.config.reference_model, self.min_valid,
+                          self.config.anchor_model)
 
+    def _kept(self, kept: Kept[T], what: str, compute: Callable[[], T],
+              *settings: object) -> T:
+        """`compute()`, or the cache's result from the same files, registry and
+        `settings` (and bootstrap resamples)."""
+        files = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in self.files)
+
+        def announced() -> T:
+            self.progress.step(f"{what} ({self.config.rating_resamples} bootstrap resamples)")
+            return compute()
+        return kept.get((files, self.registry, self.config.rating_resamples, *settings),
+                        announced)
+
+    @cached_property
     def indices(self) -> pd.DataFrame:
         """Index scores (1-100) per model, from the ratings."""
-        if "indices" not in self._computed:
-            self._computed["indices"] = results.indices_table(self.ratings())
-        return self._computed["indices"]
+        return results.indices_table(self.ratings)
 
+    @cached_property
     def communication(self) -> pd.DataFrame:
         """Per model, the average of every measure in the response-metrics files (the
         communication traits): columns model, then one per measure."""
-        if "communication" not in self._computed:
-            self._computed["communication"] = results.communication_averages(self.files)
-        return self._computed["communication"]
+        return results.communication_averages(self.files)
 
+    @cached_property
+    def response_metrics(self) -> pd.DataFrame:
+        """Every response's measures from the response-metrics files (dataset,
+        response_id, one column per measure)."""
+        return read_response_metrics(self.files)
+
+    @cached_property
     def big_five(self) -> pd.DataFrame:
         """LMLPA's Big Five per model, rater and trait (`ffsite big-five`'s table, dropped
-        items left out); empty without ratings; computed once."""
-        if "big_five" not in self._computed:
-            self._computed["big_five"] = big_five(self.lmlpa, self.registry,
-                                                  n_bootstrap=self.config.rating_resamples)
-        return self._computed["big_five"]
+        items left out); empty without ratings."""
+        return big_five(self.lmlpa, self.registry, n_bootstrap=self.config.rating_resamples)
 
-    def eigenbench(self) -> pd.DataFrame:
-        """The constitutions with EigenBench judgments (`eigenbench.constitutions`: name,
-        criteria, models, judgments, datasets), found when the context was made."""
-        return self._computed["eigenbench"]
-
+    @cached_property
     def eigenbench_results(self) -> dict[str, eigenbench.EigenBenchResult]:
         """Each constitution's fit: ratings with bootstrap intervals (EIGENBENCH_BOOTSTRAP
-        refits, seed 0: the same judgments always give the same pages); computed once."""
-        def compute() -> dict[str, eigenbench.EigenBenchResult]:
-            return {name: eigenbench.eigenbench(
-                eigenbench.judgments_from_annotations(self.annotations, name, self.registry),
-                n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=0)
-                for name in self.eigenbench()["constitution"]}
-        if "eigenbench_results" not in self._computed:
-            self._computed["eigenbench_results"] = compute()
-        return self._computed["eigenbench_results"]
+        refits, seed 0: the same judgments always give the same pages)."""
+        return {name: eigenbench.eigenbench(
+            eigenbench.judgments_from_annotations(self.annotations, name, self.registry),
+            n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=0)
+            for name in self.constitutions["constitution"]}
+
+    # ------------------------------------------------------- what the files say more
+
+    def trait_vote_files(self, dataset: str) -> list[str]:
+        """The votes files that may hold trait votes on `dataset`: those whose vote
+        columns (their metadata) name a trait voted on in its comparisons."""
+        voted = self._voted_traits(dataset)
+        return [path for path in self.annotations.sources
+                if any(str(column.get("trait_id")) in voted for column in
+                       read_file_metadata(path).get("vote_columns") or [])]
+
+    def seeded_votes(self, dataset: str) -> pd.DataFrame:
+        """Every trait vote on `dataset` as its judge gave it, one row per seed (before
+        the seeds, such as a pair's two orders, are combined): comparison_id, trait_id,
+        seed, vote, margin; read from `trait_vote_files(dataset)` on the first call."""
+        if dataset not in self._seeded:
+            voted = self._voted_traits(dataset)
+            frames = []
+            for path in self.trait_vote_files(dataset):
+                rows = vote_rows(path).select(SEEDED_VOTE_COLUMNS).to_pandas()
+                frames.append(rows[((rows["dataset"] == dataset)
+                                    & rows["trait_id"].isin(voted)).to_numpy()])
+            self._seeded[dataset] = (
+                pd.concat(frames, ignore_index=True) if frames
+                else pd.DataFrame(columns=SEEDED_VOTE_COLUMNS)).drop(columns="dataset")
+        return self._seeded[dataset]
+
+    def _voted_traits(self, dataset: str) -> set[str]:
+        """The trait ids with votes on `dataset`'s comparisons."""
+        annotations = self.annotations
+        on_dataset = (annotations.comparisons["dataset"] == dataset).to_numpy()[
+            annotations.votes["comparison"].to_numpy()]
+        voters = annotations.annotators.iloc[np.unique(
+            annotations.votes["annotator"].to_numpy()[on_dataset])]
+        return set(voters.loc[(voters["role"] == schema.ROLE_TRAIT).to_numpy(), "trait_id"])
+
+    @cached_property
+    def model_runs(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+        """Per model, the run summaries (file metadata `extra`) of the files about it
+        alone (it against the reference model): (file name, summary), by file path."""
+        found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        reference = self.models.reference_model
+        for path, summary in sorted(self.annotations.run_summaries.items()):
+            others = sorted(compared_models(path) - {reference})
+            if len(others) == 1:  # a file about many models is not one model's run
+                found.setdefault(others[0], []).append((Path(path).name, summary))
+        return found
 
     def texts(self, dataset: str) -> Texts | None:
         """Prompts and responses of a base dataset, or None (noted once) when missing."""
@@ -274,6 +365,11 @@ class SiteContext:
             self._preferences[judge] = results.preference_codes(self.annotations, judge)
         code = int(self._preferences[judge][row])
         return (judge_label(self.annotations, judge), code) if code else None
+
+
+def judged_each_other(constitutions: pd.DataFrame) -> list[str]:
+    """The datasets of models judging each other (EigenBench's judgments)."""
+    return sorted({d for found in constitutions["datasets"] for d in found})
 
 
 def judge_label(annotations: Annotations, judge: str) -> str:

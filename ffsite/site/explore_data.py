@@ -25,7 +25,6 @@ import pandas as pd
 
 from ffsite.datasets.eqbench3 import reader as eqbench3
 from ffsite.format import Annotations, schema
-from ffsite.format.response_metrics import read_response_metrics
 from ffsite.metrics.bias import longer_side, side_bias
 from ffsite.metrics.pairs import pair_counts, side_counts
 from ffsite.metrics.results import split_columns
@@ -376,7 +375,7 @@ def bias_table(ctx: SiteContext) -> pd.DataFrame:
     first = np.ones(len(vote), np.int8)
     lengths = response_lengths(ctx)
     longer = longer_side(lengths[0], lengths[1])[comparison]
-    verdicts = eq_verdicts(ctx)
+    verdicts = ctx.seeded_votes(eqbench3.NAME)
     if len(verdicts):
         # EQ-Bench 3 votes as the judge gave them, one per order (no lengths: transcripts
         # are not public)
@@ -400,7 +399,7 @@ def bias_table(ctx: SiteContext) -> pd.DataFrame:
 def response_lengths(ctx: SiteContext) -> tuple[np.ndarray, np.ndarray]:
     """Per comparison, the characters of response A and of response B (NaN: unknown)."""
     comparisons = ctx.annotations.comparisons
-    metrics = read_response_metrics(ctx.files)
+    metrics = ctx.response_metrics
     if "characters" not in metrics:
         nothing = np.full(len(comparisons), np.nan)
         return nothing, nothing.copy()
@@ -410,10 +409,3 @@ def response_lengths(ctx: SiteContext) -> tuple[np.ndarray, np.ndarray]:
     dataset = comparisons["dataset"].astype(str) + "\x1f"
     return tuple(pd.Series(dataset + comparisons[side].astype(str)).map(by_id).to_numpy(
         float) for side in ("response_a_id", "response_b_id"))
-
-
-def eq_verdicts(ctx: SiteContext) -> pd.DataFrame:
-    """EQ-Bench 3's votes with their seeds (the eqbench page reads them the same way)."""
-    from ffsite.site.pages.eqbench import verdict_votes
-
-    return verdict_votes(ctx)

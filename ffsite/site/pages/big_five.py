@@ -1,12 +1,13 @@
-"""The Big Five page (LMLPA) and the Big Five panel of a model page.
+"""The Big Five page (LMLPA) and the Big Five section of a model page.
 
 Both exist only when the annotations hold LMLPA ratings (scores in the trait sets of
-ffsite.bfi); without them there is no page, no navigation entry and no panel.  The
+ffsite.bfi); without them there is no page, no navigation entry and no section.  The
 numbers are ffsite.metrics.big_five's, the same as `ffsite big-five` prints.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -17,6 +18,7 @@ from ffsite.metrics.big_five import ALPHA_BELOW, ALPHA_READINGS, alpha_reading
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import count, number
+from ffsite.site.sections import Section
 from ffsite.site.urls import page_path
 from ffsite.site.views import Cell, Column, Table, estimate_cell, sort_value
 
@@ -37,7 +39,7 @@ def thresholds() -> str:
 
 
 def build(ctx: SiteContext) -> None:
-    table = ctx.big_five()
+    table = ctx.big_five
     if table.empty:
         return
     download = ctx.output.data("big-five", table, "Big Five (LMLPA): score, 95% interval, "
@@ -125,41 +127,61 @@ def _name(ctx: SiteContext, rater: str) -> str:
     return ctx.registry.display_name(rater)
 
 
-def model_panel(ctx: SiteContext, model: str, page: str) -> dict[str, Any] | None:
-    """The Big Five section of a model's page, or None when no rater rated it."""
+@dataclass(frozen=True)
+class RaterScores:
+    """One rater's Big Five of a model, as its section shows them."""
+
+    rater: str  # by name
+    kappa: str | None  # the order-reversal kappa, when answers were rated both ways
+    pairs: int  # answers rated with the options in both orders
+    table: Table
+
+
+@dataclass(frozen=True, kw_only=True)
+class BigFiveSection(Section):
+    raters: tuple[RaterScores, ...]
+    thresholds: str  # the alpha readings in words
+    page: str = PAGE
+
+
+def big_five_sections(ctx: SiteContext, model: str) -> list[Section]:
+    """The Big Five section of a model's page; none when no rater rated it."""
     if not len(ctx.lmlpa):
-        return None
-    table = ctx.big_five()
+        return []
+    table = ctx.big_five
     own = table[table["model"] == model]
     if own.empty:
-        return None
-    raters = []
-    for rater, part in own.groupby("rater", sort=True):
-        by_trait = part.set_index("trait")
-        rows = []
-        for name in trait_names():
-            if name not in by_trait.index:
-                continue
-            r = by_trait.loc[name]
-            reading = alpha_reading(r["alpha"])
-            rows.append([Cell(name, header=True),
-                         estimate_cell(r["score"], r["ci_low"], r["ci_high"], what=name),
-                         Cell(f"{number(r['alpha'])} {reading}" if reading else "–",
-                              sort_value(r["alpha"]))])
-        kappa = part["order_kappa"].iat[0] if part["order_pairs"].iat[0] > 0 else None
-        raters.append({
-            "rater": _name(ctx, rater),
-            "kappa": None if kappa is None else number(kappa),
-            "pairs": int(part["order_pairs"].iat[0]),
-            "table": Table(f"model-big-five-{safe_name(rater).lower()}",
-                           f"Big Five rated by {_name(ctx, rater)}",
-                           [Column("trait", "Trait", numeric=False),
-                            Column("score", "Score", cue=CUE),
-                            Column("alpha", "Alpha",
-                                   title="Cronbach's alpha of the trait's items across "
-                                   "the rated models, and its reading")], rows)})
-    names = ", ".join(f"{r['rater']}" for r in raters)
-    return {"id": PANEL_ID, "heading": "Big Five (LMLPA)", "page": PAGE, "raters": raters,
-            "thresholds": thresholds(),
-            "summary": f"Big Five scores from open-ended questionnaire answers, rated by "
-                       f"{names}"}
+        return []
+    raters = tuple(_rater_scores(ctx, rater, part)
+                   for rater, part in own.groupby("rater", sort=True))
+    names = ", ".join(r.rater for r in raters)
+    return [BigFiveSection(
+        id=PANEL_ID, heading="Big Five (LMLPA)",
+        summary="Big Five scores from open-ended questionnaire answers, rated by " + names,
+        judged_by=names, partial="sections/big_five.html",
+        tables=tuple(r.table for r in raters), raters=raters, thresholds=thresholds())]
+
+
+def _rater_scores(ctx: SiteContext, rater: str, part: pd.DataFrame) -> RaterScores:
+    by_trait = part.set_index("trait")
+    rows = []
+    for name in trait_names():
+        if name not in by_trait.index:
+            continue
+        r = by_trait.loc[name]
+        reading = alpha_reading(r["alpha"])
+        rows.append([Cell(name, header=True),
+                     estimate_cell(r["score"], r["ci_low"], r["ci_high"], what=name),
+                     Cell(f"{number(r['alpha'])} {reading}" if reading else "–",
+                          sort_value(r["alpha"]))])
+    kappa = part["order_kappa"].iat[0] if part["order_pairs"].iat[0] > 0 else None
+    return RaterScores(
+        rater=_name(ctx, rater), kappa=None if kappa is None else number(kappa),
+        pairs=int(part["order_pairs"].iat[0]),
+        table=Table(f"model-big-five-{safe_name(rater).lower()}",
+                    f"Big Five rated by {_name(ctx, rater)}",
+                    [Column("trait", "Trait", numeric=False),
+                     Column("score", "Score", cue=CUE),
+                     Column("alpha", "Alpha",
+                            title="Cronbach's alpha of the trait's items across "
+                            "the rated models, and its reading")], rows))

@@ -30,7 +30,7 @@ def value_cell(measure: str, value: float) -> Cell:
 
 
 def build(ctx: SiteContext) -> None:
-    averages = ctx.communication()
+    averages = ctx.communication
     names = measures(averages)
     page = page_path("communication")
     download = ctx.output.data("communication", averages[["model", *names]],
@@ -56,7 +56,7 @@ def build(ctx: SiteContext) -> None:
 
 def model_table(ctx: SiteContext, model: str) -> Table | None:
     """A model's averages beside the reference model's, for its page."""
-    averages = ctx.communication().set_index("model")
+    averages = ctx.communication.set_index("model")
     if model not in averages.index:
         return None
     reference = ctx.config.reference_model

@@ -1,18 +1,21 @@
 """Datasets (FF Result A): what each dataset's preference annotations encourage.
 
-Per dataset: every trait against the default preference annotator; the same split by
-each useful metadata column and by preference annotator, traits sorted by max diff;
-each model's win rate against the reference.
+Per dataset, in sections (ffsite/site/sections.py) from the providers of DATASET_SECTIONS:
+every trait against the default preference annotator; the same split by each useful
+metadata column and by preference annotator, traits sorted by max diff; each model's win
+rate against the reference.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
-from ffsite.metrics.results import DatasetDetails
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import NOT_ZERO, number, percent
+from ffsite.site.sections import Section, SectionProvider
 from ffsite.site.urls import (
     DATASETS,
     MODELS,
@@ -60,91 +63,170 @@ def build(ctx: SiteContext) -> None:
     output.page(index, "datasets.html", section=index, table=table,
                 all_download=all_download)
 
-    details = ctx.dataset_details()
     for row in ctx.progress.items("dataset pages", list(summary.itertuples(index=False))):
-        dataset_page(ctx, row, details[row.dataset])
+        dataset_page(ctx, row)
 
 
-def dataset_page(ctx: SiteContext, row, details: DatasetDetails) -> None:
-    dataset, slug = row.dataset, ctx.slugs.datasets[row.dataset]
-    page = page_path(DATASETS, slug)
-    output = ctx.output
+def dataset_page(ctx: SiteContext, row) -> None:
+    dataset = row.dataset
+    page = page_path(DATASETS, ctx.slugs.datasets[dataset])
+    # Each provider's sections, kept apart: the page leaves a blank line after each
+    # provider's (an empty one too), as it did when each kind had its own slot.
+    by_provider = [provider(ctx, dataset) for provider in DATASET_SECTIONS]
+    descriptions = ctx.annotations.preference_descriptions
+    annotator_names = [a for a in row.preference_annotators.split(", ") if a]
+    ctx.output.page(page, "dataset.html", section=page_path(DATASETS), dataset=dataset,
+                    row=row, annotators=[(a, descriptions.get(a, "")) for a in annotator_names],
+                    by_provider=by_provider,
+                    charts=[c for found in by_provider for s in found for c in s.charts],
+                    trait_pages=ctx.slugs.pages(TRAITS),
+                    eigenbench=eigenbench_links(ctx, dataset, page))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreferenceSection(Section):
+    encouraged: pd.DataFrame  # findings encouraged most, strongest first
+    discouraged: pd.DataFrame
+
+
+def preference_sections(ctx: SiteContext, dataset: str) -> list[Section]:
+    """Every trait against the dataset's default preference annotator (FF Result A)."""
     own = ctx.dataset_traits[ctx.dataset_traits["dataset"] == dataset].sort_values(
         ["strength", "trait_id"], ascending=[False, True], kind="stable")
-    result, profile = None, None
-    if len(own):
-        download = output.data(f"datasets/{slug}/traits", own,
+    if not len(own):
+        return []
+    slug, page = dataset_page_path(ctx, dataset)
+    download = ctx.output.data(f"datasets/{slug}/traits", own,
                                f"{dataset}: traits vs the preference annotator", page)
-        result = Table("result", "Strength of each trait against the preference annotations",
-                       [Column("trait", "Trait", numeric=False),
-                        *metric_columns(CUE_ENCOURAGED)],
-                       [[Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),
-                              header=True), *metric_cells(r, ctx.min_valid)]
-                        for r in own.itertuples(index=False)], download)
-        profile = chart("result-chart", charts.strength_bars(
-            own.assign(name=own["trait"]), "trait",
-            f"Strength of each trait against the preference annotations of {dataset}: "
-            "right of zero the annotators prefer the response that shows the trait more "
-            "(encouraged), left less (discouraged). The table below lists the numbers."))
+    result = Table("result", "Strength of each trait against the preference annotations",
+                   [Column("trait", "Trait", numeric=False), *metric_columns(CUE_ENCOURAGED)],
+                   [[Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),
+                          header=True), *metric_cells(r, ctx.min_valid)]
+                    for r in own.itertuples(index=False)], download)
+    profile = chart("result-chart", charts.strength_bars(
+        own.assign(name=own["trait"]), "trait",
+        f"Strength of each trait against the preference annotations of {dataset}: "
+        "right of zero the annotators prefer the response that shows the trait more "
+        "(encouraged), left less (discouraged). The table below lists the numbers."))
+    findings = own[own["finding"]]
+    judge = default_annotator(ctx, dataset)
+    return [PreferenceSection(
+        id="result", heading="What the preference annotations encourage",
+        summary=f"{len(own)} traits against the preferences of {judge}",
+        judged_by=str(judge or ""),
+        partial="sections/preference.html", datasets=(dataset,), tables=(result,),
+        charts=(profile,),
+        encouraged=findings[findings["strength"] >= NOT_ZERO].head(TOP),
+        discouraged=findings[findings["strength"] <= -NOT_ZERO].sort_values(
+            "strength").head(TOP))]
 
+
+def split_sections(ctx: SiteContext, dataset: str) -> list[Section]:
+    """The same strengths within each value of each useful metadata column, and the
+    columns not split on (why, in a note)."""
+    details = ctx.dataset_details[dataset]
+    slug, page = dataset_page_path(ctx, dataset)
     splits = []
     split_names = file_names([c.removeprefix("meta.") for c in details.splits])
     for position, (column, long) in enumerate(details.splits.items(), start=1):
         name = column.removeprefix("meta.")
         if long.empty:
             continue
-        download = output.data(f"datasets/{slug}/by-{split_names[name]}", long,
-                               f"{dataset}: traits by {name}", page)
+        download = ctx.output.data(f"datasets/{slug}/by-{split_names[name]}", long,
+                                   f"{dataset}: traits by {name}", page)
         splits.append(wide_table(ctx, page, f"split-{position}", f"Strength by {name}, "
                                  "traits sorted by max diff", long, "value", download))
-    annotators = details.annotators
-    annotator_table = None
-    if annotators is not None and len(annotators):
-        download = output.data(f"datasets/{slug}/annotators", annotators,
-                               f"{dataset}: traits by preference annotator", page)
-        annotator_table = wide_table(ctx, page, "annotators", "Strength by preference "
-                                     "annotator, traits sorted by max diff", annotators,
-                                     "annotator", download)
-    wins = details.win_rates
-    win_table, absent = None, []
-    if wins is not None:
-        download = output.data(f"datasets/{slug}/win-rates", wins,
-                               f"{dataset}: win rates against the reference", page)
-        win_table = Table("win-rates", f"Win rate against {ctx.models.reference_model} "
-                          f"(judged by {row.default_annotator}; a tie counts as half a win)",
-                          [Column("model", "Model", numeric=False),
-                           Column("win_rate", "Win rate", cue=CUE_BETTER),
-                           Column("wins", "Wins"),
-                           Column("ties", "Ties"),
-                           Column("losses", "Losses", cue="lower is better")],
-                          [[model_cell(ctx, page, w.model),
-                            win_rate_cell(w.win_rate, w.win_rate_low, w.win_rate_high),
-                            count_cell(w.wins), count_cell(w.ties), count_cell(w.losses)]
-                           for w in wins.itertuples(index=False)], download,
-                          note="Under each win rate, its 95% interval: Wilson's score "
-                               "interval for wins + ties / 2 out of the comparisons the "
-                               "annotator decided.")
-        absent = absent_models(ctx, dataset, set(wins["model"]))
+    skipped = [f"{column.removeprefix('meta.')} ({why})"
+               for column, why in sorted(details.skipped.items())]
+    if not splits and not skipped:
+        return []
+    return [Section(id="splits", heading="Split by metadata",
+                    summary=f"the strengths by {len(splits)} metadata columns",
+                    judged_by=str(default_annotator(ctx, dataset) or ""),
+                    partial="sections/splits.html",
+                    datasets=(dataset,), tables=tuple(splits),
+                    notes=("Not split by: " + ", ".join(skipped) + ".",) if skipped else ())]
 
-    findings = own[own["finding"]] if len(own) else own
-    descriptions = ctx.annotations.preference_descriptions
-    annotator_names = [a for a in row.preference_annotators.split(", ") if a]
-    output.page(page, "dataset.html", section=page_path(DATASETS), dataset=dataset, row=row,
-                annotators=[(a, descriptions.get(a, "")) for a in annotator_names],
-                result=result, profile=profile, charts=[profile] if profile else [],
-                encouraged=findings[findings["strength"] >= NOT_ZERO].head(TOP),
-                discouraged=findings[findings["strength"] <= -NOT_ZERO].sort_values(
-                    "strength").head(TOP),
-                splits=splits, skipped=[(c.removeprefix("meta."), why)
-                                        for c, why in sorted(details.skipped.items())],
-                annotator_table=annotator_table, win_table=win_table, absent=absent,
-                trait_pages=ctx.slugs.pages(TRAITS),
-                eigenbench=eigenbench_links(ctx, dataset, page))
+
+def annotator_sections(ctx: SiteContext, dataset: str) -> list[Section]:
+    """The strengths by preference annotator, when the dataset has several."""
+    annotators = ctx.dataset_details[dataset].annotators
+    if annotators is None or not len(annotators):
+        return []
+    slug, page = dataset_page_path(ctx, dataset)
+    download = ctx.output.data(f"datasets/{slug}/annotators", annotators,
+                               f"{dataset}: traits by preference annotator", page)
+    table = wide_table(ctx, page, "annotators", "Strength by preference annotator, traits "
+                       "sorted by max diff", annotators, "annotator", download)
+    names = sorted(set(annotators["annotator"]))
+    return [Section(id="annotators", heading="Annotator groups",
+                    summary=f"the strengths by each of {len(names)} preference annotators",
+                    judged_by=", ".join(names), partial="sections/annotator_groups.html",
+                    datasets=(dataset,), tables=(table,))]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WinRateSection(Section):
+    absent: list[str]  # models compared with the reference that have no win rate
+
+
+def win_rate_sections(ctx: SiteContext, dataset: str) -> list[Section]:
+    """Each model's win rate against the reference, by the default preference annotator."""
+    wins = ctx.dataset_details[dataset].win_rates
+    if wins is None:
+        return []
+    slug, page = dataset_page_path(ctx, dataset)
+    judge = default_annotator(ctx, dataset)
+    download = ctx.output.data(f"datasets/{slug}/win-rates", wins,
+                               f"{dataset}: win rates against the reference", page)
+    table = Table("win-rates", f"Win rate against {ctx.models.reference_model} "
+                  f"(judged by {judge}; a tie counts as half a win)",
+                  [Column("model", "Model", numeric=False),
+                   Column("win_rate", "Win rate", cue=CUE_BETTER),
+                   Column("wins", "Wins"),
+                   Column("ties", "Ties"),
+                   Column("losses", "Losses", cue="lower is better")],
+                  [[model_cell(ctx, page, w.model),
+                    win_rate_cell(w.win_rate, w.win_rate_low, w.win_rate_high),
+                    count_cell(w.wins), count_cell(w.ties), count_cell(w.losses)]
+                   for w in wins.itertuples(index=False)], download,
+                  note="Under each win rate, its 95% interval: Wilson's score "
+                       "interval for wins + ties / 2 out of the comparisons the "
+                       "annotator decided.")
+    return [WinRateSection(id="win-rates", heading="Win rates",
+                           summary=f"{len(wins)} models' win rates against "
+                                   f"{ctx.models.reference_model}",
+                           judged_by=str(judge or ""), partial="sections/win_rates.html",
+                           datasets=(dataset,), tables=(table,),
+                           absent=absent_models(ctx, dataset, set(wins["model"])))]
+
+
+# What a dataset's page shows after its annotators, in order: each provider gives the
+# dataset's sections of one kind (none when it has no such numbers).  A dataset's own
+# kind of numbers adds its provider here.
+DATASET_SECTIONS: list[SectionProvider] = [
+    preference_sections,
+    split_sections,
+    annotator_sections,
+    win_rate_sections,
+]
+
+
+def dataset_page_path(ctx: SiteContext, dataset: str) -> tuple[str, str]:
+    """(slug, page path) of a dataset's page: its own tables go under datasets/<slug>/."""
+    slug = ctx.slugs.datasets[dataset]
+    return slug, page_path(DATASETS, slug)
+
+
+def default_annotator(ctx: SiteContext, dataset: str) -> str | None:
+    """The preference annotator whose votes the dataset's page counts."""
+    found = ctx.datasets.loc[ctx.datasets["dataset"] == dataset, "default_annotator"]
+    return found.iloc[0] if len(found) else None
 
 
 def eigenbench_links(ctx: SiteContext, dataset: str, page: str) -> list[tuple[str, str]]:
     """(constitution, link) of the EigenBench judgments among the dataset's votes."""
-    found = ctx.eigenbench()
+    found = ctx.constitutions
     return [(row.constitution, link(page, constitution_path(row.constitution)))
             for row in found.itertuples(index=False) if dataset in row.datasets]
 

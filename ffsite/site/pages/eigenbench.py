@@ -4,7 +4,7 @@ judgments there is no page and no navigation entry."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -14,8 +14,10 @@ from ffsite.metrics import eigenbench as eb
 from ffsite.metrics.ranking import interval_ranks
 from ffsite.site import charts
 from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
+from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.render import number, signed
+from ffsite.site.sections import Section, model_page
 from ffsite.site.urls import EIGENBENCH, constitution_path, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -35,12 +37,12 @@ ELO_MEANING = ("the judges, each weighted by the trust the others give it, prefe
 
 
 def build(ctx: SiteContext) -> None:
-    found = ctx.eigenbench()
+    found = ctx.constitutions
     if found.empty:
         return
     ctx.progress.step(f"EigenBench: fitting {len(found)} constitution(s)")
     summaries = []
-    for name, result in ctx.eigenbench_results().items():
+    for name, result in ctx.eigenbench_results.items():
         page = constitution_path(name)
         constitution_page(ctx, name, page, result)
         top = result.ratings.iloc[0]
@@ -110,31 +112,7 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
          for r, rank in zip(result.ratings.itertuples(index=False), ranks, strict=True)],
         rating_download)
 
-    judge_table = Table("eigenbench-judges", "Each judge: how it rates itself, and how it "
-                        "judges", [
-        Column("judge", "Judge", numeric=False),
-        Column("self", "Rates itself", title="Elo of the judge from its own trust row"),
-        Column("others", "Others rate it", title="Elo of the judge from the mean of the "
-               "other judges' trust rows"),
-        Column("gap", "Self-preference", cue="higher = rates itself above what others do"),
-        Column("agreement", "Agrees with consensus", title="share of its decisive "
-               "judgments that pick the model rated higher"),
-        Column("lens", "Lens distance", title="cosine distance of its lens from the mean "
-               "lens (0: the common view; 1: at right angles)"),
-        Column("distance", "Trust distance", title="L1 distance of its trust row from "
-               "the consensus t (0: judges exactly like the consensus; at most 2)"),
-        Column("ties", "Tie propensity", title="lambda_i"),
-        Column("judgments", "Judgments")],
-        [[model_cell(ctx, page, r.judge), Cell(number(r.self_elo, 0), sort_value(r.self_elo)),
-          Cell(number(r.others_elo, 0), sort_value(r.others_elo)),
-          Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
-          Cell(number(r.agreement * 100, 0) + "%" if pd.notna(r.agreement) else "–",
-               sort_value(r.agreement)),
-          Cell(number(r.lens_distance, 2), sort_value(r.lens_distance)),
-          Cell(number(r.trust_distance, 2), sort_value(r.trust_distance)),
-          Cell(number(r.tie_propensity, 2), sort_value(r.tie_propensity)),
-          count_cell(r.judgments)]
-         for r in result.judges.itertuples(index=False)], judge_download)
+    judge_table = judges_table(ctx, page, result, judge_download)
 
     held_out_table = Table("eigenbench-held-out", "Held-out log-likelihood per judgment, "
                            "by dimension d", [
@@ -158,17 +136,49 @@ def constitution_page(ctx: SiteContext, name: str, page: str,
                 overview=link(page, OVERVIEW), bootstrap=EIGENBENCH_BOOTSTRAP)
 
 
+def judges_table(ctx: SiteContext, page: str, result: eb.EigenBenchResult,
+                 download: Download) -> Table:
+    """Each judge: how it rates itself against how the others rate it, and how it judges."""
+    return Table("eigenbench-judges", "Each judge: how it rates itself, and how it judges", [
+        Column("judge", "Judge", numeric=False),
+        Column("self", "Rates itself", title="Elo of the judge from its own trust row"),
+        Column("others", "Others rate it", title="Elo of the judge from the mean of the "
+               "other judges' trust rows"),
+        Column("gap", "Self-preference", cue="higher = rates itself above what others do"),
+        Column("agreement", "Agrees with consensus", title="share of its decisive "
+               "judgments that pick the model rated higher"),
+        Column("lens", "Lens distance", title="cosine distance of its lens from the mean "
+               "lens (0: the common view; 1: at right angles)"),
+        Column("distance", "Trust distance", title="L1 distance of its trust row from "
+               "the consensus t (0: judges exactly like the consensus; at most 2)"),
+        Column("ties", "Tie propensity", title="lambda_i"),
+        Column("judgments", "Judgments")],
+        [[model_cell(ctx, page, r.judge), Cell(number(r.self_elo, 0), sort_value(r.self_elo)),
+          Cell(number(r.others_elo, 0), sort_value(r.others_elo)),
+          Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
+          Cell(number(r.agreement * 100, 0) + "%" if pd.notna(r.agreement) else "–",
+               sort_value(r.agreement)),
+          Cell(number(r.lens_distance, 2), sort_value(r.lens_distance)),
+          Cell(number(r.trust_distance, 2), sort_value(r.trust_distance)),
+          Cell(number(r.tie_propensity, 2), sort_value(r.tie_propensity)),
+          count_cell(r.judgments)]
+         for r in result.judges.itertuples(index=False)], download)
+
+
 # ------------------------------------------------------------------- model pages
 
+@dataclass(frozen=True, kw_only=True)
+class EigenBenchSection(Section):
+    bootstrap: int  # refits behind the intervals
 
 
-def model_section(ctx: SiteContext, model: str, slug: str, page: str
-                  ) -> dict[str, Any] | None:
+def eigenbench_sections(ctx: SiteContext, model: str) -> list[Section]:
     """The EigenBench section of a model's page: per constitution whose population it
     belongs to, its rating, rank and trust share, and how it rates itself as a judge;
-    None when it is in none."""
+    none when it is in none."""
+    slug, page = model_page(ctx, model)
     rows = []
-    for name, result in ctx.eigenbench_results().items():
+    for name, result in ctx.eigenbench_results.items():
         if model not in result.models:
             continue
         ratings = result.ratings.reset_index(drop=True)
@@ -181,7 +191,7 @@ def model_section(ctx: SiteContext, model: str, slug: str, page: str
             "self_preference": judge["self_preference"],
             "judgments": int(judge["judgments"])})
     if not rows:
-        return None
+        return []
     frame = pd.DataFrame(rows)
     name = ctx.registry.display_name(model)
     download = ctx.output.data(f"models/{slug}/eigenbench", frame,
@@ -204,12 +214,14 @@ def model_section(ctx: SiteContext, model: str, slug: str, page: str
           Cell(signed(r.self_preference, 0), sort_value(r.self_preference)),
           count_cell(r.judgments)]
          for r in frame.itertuples(index=False)], download)
-    found = ctx.eigenbench()
+    found = ctx.constitutions
     datasets = sorted({d for name, names in zip(found["constitution"], found["datasets"],
                                                 strict=True)
                        if name in set(frame["constitution"]) for d in names})
-    return {"id": "eigenbench", "heading": "EigenBench", "table": table,
-            "datasets": datasets,
-            "bootstrap": EIGENBENCH_BOOTSTRAP,
-            "summary": f"rated by the models it judged with, under {len(rows)} "
-                       f"constitution{'s' if len(rows) > 1 else ''}"}
+    return [EigenBenchSection(
+        id="eigenbench", heading="EigenBench",
+        summary=f"rated by the models it judged with, under {len(rows)} "
+                f"constitution{'s' if len(rows) > 1 else ''}",
+        judged_by="the models of each constitution's population",
+        partial="sections/eigenbench.html", datasets=tuple(datasets), tables=(table,),
+        bootstrap=EIGENBENCH_BOOTSTRAP)]

@@ -8,8 +8,7 @@ scenarios that ask the criterion).  With the
 base data, a few clear verdicts are shown with the scenario prompt and the judge's own
 reasoning (base data, joined at build time; never published as a table).
 
-The trait page of each criterion is built here too (`criterion_page`), called from the
-traits builder.
+The trait page of each criterion is eqbench_criterion.py's.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from markupsafe import Markup
 
 from ffsite.datasets.eqbench3 import reader as base
 from ffsite.datasets.eqbench3.rules import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
-from ffsite.format.read import read_file_metadata, vote_rows
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts, views
 from ffsite.site.context import SiteContext
@@ -55,7 +53,7 @@ TYPE_ORDER = {BOTH: 0, ROLE_PLAY: 1, ANALYSIS: 2}
 
 
 def build(ctx: SiteContext) -> None:
-    found = ctx.pairwise().get(DATASET)
+    found = ctx.pairwise.get(DATASET)
     criteria = criteria_table(ctx)
     if found is None or criteria.empty:
         ctx.output.page(PAGE, "eqbench.html", section=PAGE, present=False, charts=[])
@@ -63,7 +61,7 @@ def build(ctx: SiteContext) -> None:
     output = ctx.output
     ratings = rating_rows(ctx, found, criteria)
     strengths = strength_rows(ctx, found, criteria)
-    verdicts = verdict_votes(ctx)
+    verdicts = ctx.seeded_votes(DATASET)
     criteria_download = output.data("eqbench3-criteria", criteria, "EQ-Bench 3 criteria",
                                     PAGE)
     rating_download = output.data(
@@ -254,34 +252,14 @@ def model_cell(ctx: SiteContext, page: str, model: str) -> Cell:
 
 # ------------------------------------------------------------------------ the votes
 
-def eq_files(ctx: SiteContext) -> list[str]:
-    """The annotation files that hold EQ-Bench 3 criteria votes."""
-    return [path for path in ctx.annotations.sources
-            if any(str(c.get("trait_id", "")).startswith("eq-") for c in
-                   read_file_metadata(path).get("vote_columns") or [])]
-
-
 def left_out(ctx: SiteContext) -> int | None:
     """How many judge verdicts the import left out (an error instead of a judgement),
     as the votes files record it; None when no file says."""
-    files = set(eq_files(ctx))
+    files = set(ctx.trait_vote_files(DATASET))
     counts = [sum((extra.get("left_out") or {}).values())
               for path, extra in ctx.annotations.run_summaries.items()
               if path in files and "left_out" in extra]
     return sum(counts) if counts else None
-
-
-def verdict_votes(ctx: SiteContext) -> pd.DataFrame:
-    """Every EQ-Bench 3 vote as the judge gave it (one per verdict and criterion, before
-    the two orders are combined): comparison_id, trait_id, seed, vote, margin."""
-    frames = []
-    for path in eq_files(ctx):
-        rows = vote_rows(path).select(["dataset", "comparison_id", "trait_id", "seed",
-                                       "vote", "margin"]).to_pandas()
-        frames.append(rows[(rows["dataset"] == DATASET).to_numpy()])
-    if not frames:
-        return pd.DataFrame(columns=["comparison_id", "trait_id", "seed", "vote", "margin"])
-    return pd.concat(frames, ignore_index=True).drop(columns="dataset")
 
 
 # ------------------------------------------------------------------------- examples
@@ -430,70 +408,3 @@ def combined(first: tuple[str, int] | None, second: tuple[str, int] | None,
     if len(sides) == 1:
         return names.get(next(iter(sides)), "tie")
     return "tie (the orders disagree)"
-
-
-# ---------------------------------------------------------- a criterion's trait page
-
-def criterion_page(ctx: SiteContext, trait, page: str) -> None:
-    """The trait page of an EQ-Bench 3 criterion: its wording and scenario type, the
-    judge, every model's Elo (chart and table) and strength against the other models."""
-    found = ctx.pairwise().get(DATASET)
-    criteria = criteria_table(ctx)
-    facts = criteria[criteria["trait_id"] == trait.trait_id]
-    kind = facts["scenario_type"].iloc[0] if len(facts) else BOTH
-    slug = ctx.slugs.traits[trait.trait_id]
-    output = ctx.output
-    elo_table = elo_chart = strength_table = strength_chart = None
-    anchor = None
-    if found is not None and len(facts):
-        anchor = display(ctx, found.anchor)
-        ratings = rating_rows(ctx, found, criteria)
-        own = ratings[ratings["trait_id"] == trait.trait_id]
-        if len(own):
-            download = output.data(f"traits/{slug}/ratings", own, f"{trait.label}: Elo per "
-                                   f"model (EQ-Bench 3, judge {JUDGE_NAME})", page)
-            elo_table = Table("eq-trait-elo", f"Elo of each model (judge {JUDGE_NAME}; 95% "
-                              "interval under each value)", rank_columns(),
-                              [rank_row(ctx, page, r) for r in own.itertuples(index=False)],
-                              download)
-            ranked = own.sort_values(["elo", "model"], ascending=[False, True],
-                                     kind="stable")
-            elo_chart = chart("eq-trait-elo-chart", charts.interval_dots(
-                ranked.assign(name=ranked["model_name"], value=ranked["elo"],
-                              low=ranked["ci_low"], high=ranked["ci_high"]), "Elo",
-                f"Elo of every model on '{trait.label}' (judge {JUDGE_NAME}), highest "
-                f"first, with its 95% interval; {anchor} is fixed at 1000.",
-                value_format=",.0f"))
-        strengths = strength_rows(ctx, found, criteria)
-        mine = strengths[strengths["trait_id"] == trait.trait_id].sort_values(
-            ["strength", "model"], ascending=[False, True], kind="stable")
-        if len(mine):
-            download = output.data(f"traits/{slug}/strength", mine, f"{trait.label}: each "
-                                   f"model against the others (EQ-Bench 3, judge "
-                                   f"{JUDGE_NAME})", page)
-            strength_table = Table(
-                "eq-trait-strength", "Strength against the other models (95% interval "
-                "under each value)", [
-                    Column("model", "Model", numeric=False),
-                    Column("strength", "Strength", cue=CUE_STRENGTH,
-                           title="(shown more − shown less) / comparisons"),
-                    Column("relevance", "Relevance", title="share of comparisons where "
-                           "both orders picked the same side"),
-                    Column("valid", "Valid votes", title="comparisons with an A/B vote"),
-                    Column("n", "Comparisons")],
-                [[model_cell(ctx, page, r.model), strength_estimate(r, ctx.min_valid),
-                  estimate_cell(r.relevance, r.relevance_low, r.relevance_high,
-                                what="relevance"),
-                  count_cell(r.valid_votes), count_cell(r.num_votes)]
-                 for r in mine.itertuples(index=False)], download)
-            strength_chart = chart("eq-trait-strength-chart", charts.strength_bars(
-                mine.assign(name=mine["model_name"]), "model",
-                f"Strength of '{trait.label}' for each model against the other models "
-                f"(judge {JUDGE_NAME}), highest first, with 95% intervals."))
-    shown = [c for c in (elo_chart, strength_chart) if c]
-    output.page(page, "trait_eqbench.html", section=page_path(TRAITS), trait=trait,
-                summary=trait.trait.split(": ", 1)[-1], asked_in=type_text(kind),
-                judge=JUDGE_NAME, source_url=SOURCE_URL, eq_page=link(page, PAGE),
-                anchor=anchor, elo_table=elo_table, elo_chart=elo_chart,
-                strength_table=strength_table, strength_chart=strength_chart, charts=shown,
-                min_valid=ctx.min_valid)

@@ -56,7 +56,7 @@ def judged_overview(ctx: SiteContext, page: str) -> Judged | None:
     """The judged-personality section, or None when no scores were read."""
     if not len(ctx.scores):
         return None
-    scored = ctx.score_results()
+    scored = ctx.score_results
     means = scored.means[scored.means["condition"] == BASELINE]
     if means.empty:
         return None
@@ -151,7 +151,7 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
 def _eq_overall(ctx: SiteContext, page: str
                 ) -> tuple[Table | None, str | None, Download | None]:
     """EQ-Bench 3's overall emotional intelligence: the top models by Elo."""
-    found = ctx.pairwise().get("eqbench3")
+    found = ctx.pairwise.get("eqbench3")
     if found is None or found.ratings.empty:
         return None, None, None
     overall = found.ratings[found.ratings["trait_id"] == EQ_OVERALL]

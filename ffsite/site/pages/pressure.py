@@ -128,7 +128,7 @@ class Study:
 
 
 def build(ctx: SiteContext) -> None:
-    results = ctx.score_results()
+    results = ctx.score_results
     shifts, bend = named(ctx, results.shifts), named(ctx, results.bend)
     shift_download = ctx.output.data(
         "pressure-shifts", shifts, "Under pressure: each model's shift from baseline per "

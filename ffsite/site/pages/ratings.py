@@ -28,7 +28,7 @@ CUE_ELO = "higher = shows the trait more"
 
 
 def build(ctx: SiteContext) -> None:
-    ratings, indices = ctx.ratings(), ctx.indices()
+    ratings, indices = ctx.ratings, ctx.indices
     output = ctx.output
     page = page_path("ratings")
     rating_download = output.data("ratings", ratings, "Elo rating per trait and model", page)

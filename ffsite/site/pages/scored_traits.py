@@ -8,6 +8,7 @@ Called from traits.build for each scored trait; the numbers are `ScoreResults`'.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -71,7 +72,7 @@ class ScoredBlock:
 
 def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
     """The page of scored trait `trait` (a row of ctx.traits) at `page`."""
-    results = ctx.score_results()
+    results = ctx.score_results
     means = named(ctx, results.means[results.means["trait_id"] == trait.trait_id])
     strengths = named(ctx, results.strengths[results.strengths["trait_id"]
                                              == trait.trait_id])
@@ -106,123 +107,161 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
           judge: str, condition: str, judge_description: str, means: pd.DataFrame,
           strengths: pd.DataFrame, shifts: pd.DataFrame, ratings: pd.DataFrame
           ) -> ScoredBlock:
-    output = ctx.output
     everyone = pd.concat([frame[["model", "model_name"]] for frame in (means, strengths,
                                                                         shifts)])
     cells = {model: model_cell(ctx, page, model, name)
              for model, name in everyone.drop_duplicates("model").itertuples(index=False)}
-
-    # Rank: 1 + the models surely higher (their whole interval above this one's); none
-    # when every interval overlaps every other (no signal: rank 0 in the download).
-    low, high = means["ci_low"].to_numpy(), means["ci_high"].to_numpy()
-    signal = has_signal(low, high)
-    ranked = means.assign(rank=interval_ranks(low, high) if signal else 0)
-    download = output.data(f"traits/{slug}/means{suffix}", ranked,
-                           f"{trait.label}: every model's mean score ({judge})", page)
-    means_table = Table(f"means{suffix}", f"Mean score of each model{at(condition)}, "
-                        "highest first", [
-                            Column("model", "Model", numeric=False),
-                            Column("mean", "Mean score", cue="higher = shows it more",
-                                   title="the plain average of the panel's scores"),
-                            Column("rank", "Rank", cue="lower = shows it more",
-                                   title="1 + the number of models surely higher (their "
-                                   "interval lies above this one)"),
-                            Column("prompts", "Prompts", title="prompts the model answered")],
-                        [[cells[r.model], estimate_cell(r.mean, r.ci_low, r.ci_high,
-                                                        what="mean score"),
-                          count_cell(r.rank) if r.rank else Cell("–"),
-                          count_cell(r.n_prompts)]
-                         for r in ranked.itertuples(index=False)], download,
-                        note="" if signal else "No rank: every model's interval overlaps "
-                                               "every other's (no signal).")
-    dots = chart(f"means-chart{suffix}", charts.interval_dots(
-        means.assign(name=means["model_name"], value=means["mean"], low=means["ci_low"],
-                     high=means["ci_high"]), "mean score",
-        f"Each model's mean {trait.label} score{at(condition)}, highest first, with its 95% "
-        "interval. The table below lists the same numbers."))
-
-    strength_table = None
-    if len(strengths):
-        strengths = strengths.sort_values(["strength", "model_name"], ascending=[False, True],
-                                          kind="stable")
-        download = output.data(
-            f"traits/{slug}/strengths{suffix}", strengths.assign(votes=DERIVED),
-            f"{trait.label}: strength against all other models ({DERIVED}, {judge})", page)
-        strength_table = Table(
-            f"strengths{suffix}", f"Strength against all other models ({DERIVED})", [
-                Column("model", "Model", numeric=False),
-                Column("strength", "Strength", cue="higher = shown more than the others",
-                       title="(wins − losses) / comparisons, votes derived from scores"),
-                Column("relevance", "Relevance", title="share of comparisons that are not "
-                       "ties"),
-                Column("wins", "Wins", title="prompts where the other model scored lower"),
-                Column("ties", "Ties", title="prompts where both scored the same"),
-                Column("losses", "Losses", title="prompts where the other model scored "
-                       "higher"),
-                Column("comparisons", "Comparisons")],
-            [[cells[r.model], estimate_cell(r.strength, r.ci_low, r.ci_high, signs=True,
-                                            css=heat_class(r.strength),
-                                            what=f"strength ({DERIVED})"),
-              Cell(number(r.relevance), sort_value(r.relevance)), count_cell(r.wins),
-              count_cell(r.ties), count_cell(r.losses), count_cell(r.comparisons)]
-             for r in strengths.itertuples(index=False)], download)
-
-    rating_table, anchor = None, None
-    if len(ratings):
-        ratings = named(ctx, ratings.sort_values(["elo", "model"], ascending=[False, True],
-                                                 kind="stable"))
-        # The anchor is the model held at exactly 1000 (its interval has no width).
-        anchor = next((name for name, elo, low, high in ratings[
-            ["model_name", "elo", "ci_low", "ci_high"]].itertuples(index=False)
-            if elo == 1000 and low == high), None)
-        download = output.data(
-            f"traits/{slug}/ratings{suffix}",
-            ratings.drop(columns="description").assign(votes=DERIVED),
-            f"{trait.label}: Bradley-Terry Elo ({DERIVED}, {judge})", page)
-        rating_table = Table(
-            f"ratings{suffix}", f"Bradley–Terry rating ({DERIVED}), Elo scale", [
-                Column("model", "Model", numeric=False),
-                Column("elo", "Elo", cue="higher = shows it more",
-                       title="400 points = 10:1 odds of showing it more on a prompt"),
-                Column("rank", "Rank", cue="lower = shows it more",
-                       title="1 + the number of models rated surely higher"),
-                Column("n", "Comparisons")],
-            [[cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
-              elo_cell(r.elo, r.ci_low, r.ci_high),
-              count_cell(r.rank), count_cell(r.n)]
-             for r in ratings.itertuples(index=False)], download)
-
-    shift_table = None
+    where = BlockPlace(ctx, trait, page, slug, suffix, judge, condition, cells)
+    rating_table, anchor = ratings_table(where, ratings)
     conditions = condition_order(shifts["condition"])
-    if len(shifts):
-        download = output.data(f"traits/{slug}/shifts{suffix}", shifts,
-                               f"{trait.label}: shift from baseline under each condition "
-                               f"({judge})", page)
-        of = {(r.model, r.condition): r for r in shifts.itertuples(index=False)}
-        order = [m for m in means["model"] if m in set(shifts["model"])]
-        order += sorted(set(shifts["model"]) - set(order))
-        baseline = means.set_index("model")
-        shift_table = Table(
-            f"shifts{suffix}", "Shift from baseline under each condition (scale points)",
-            [Column("model", "Model", numeric=False),
-             Column("baseline", "Baseline", cue="higher = shows it more",
-                    title=f"mean score{at(condition)}"),
-             *[Column(f"c-{c}", condition_label(c), cue=CUE_SHIFT,
-                      title=CONDITIONS.get(c, (c, c))[1]) for c in conditions]],
-            [[cells[m],
-              estimate_cell(baseline.at[m, "mean"], baseline.at[m, "ci_low"],
-                            baseline.at[m, "ci_high"], what="mean score")
-              if m in baseline.index else Cell("–"),
-              *[shift_cell(of[(m, c)]) if (m, c) in of else Cell("–") for c in conditions]]
-             for m in order], download)
-
     rubric = RUBRICS.get(dataset)
     below, scored = scores_below(ctx, trait.trait_id, dataset, judge,
                                  rubric[0] if rubric else -np.inf)
     return ScoredBlock(dataset, judge, judge_description, SOURCES.get(dataset), condition,
                        rubric, below, scored,
-                       [CONDITIONS.get(c, (c, "")) for c in conditions], means_table, dots,
-                       strength_table, rating_table, anchor, shift_table, suffix)
+                       [CONDITIONS.get(c, (c, "")) for c in conditions], means_table(where, means),
+                       means_chart(where, means), strengths_table(where, strengths),
+                       rating_table, anchor, shifts_table(where, means, shifts, conditions),
+                       suffix)
+
+
+@dataclass(frozen=True)
+class BlockPlace:
+    """Where a block's tables go and what they name: its trait, page, judge and the
+    model cells (linked to the models' pages)."""
+
+    ctx: SiteContext
+    trait: Any  # a row of ctx.traits
+    page: str
+    slug: str
+    suffix: str  # keeps ids and file names unique when several judges scored the trait
+    judge: str
+    condition: str
+    cells: dict[str, Cell]
+
+
+def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
+    """Every model's mean score, highest first, ranked by the interval rule: 1 + the
+    models surely higher (their whole interval above this one's); no rank when every
+    interval overlaps every other (no signal: rank 0 in the download)."""
+    low, high = means["ci_low"].to_numpy(), means["ci_high"].to_numpy()
+    signal = has_signal(low, high)
+    ranked = means.assign(rank=interval_ranks(low, high) if signal else 0)
+    download = where.ctx.output.data(
+        f"traits/{where.slug}/means{where.suffix}", ranked,
+        f"{where.trait.label}: every model's mean score ({where.judge})", where.page)
+    return Table(f"means{where.suffix}", f"Mean score of each model{at(where.condition)}, "
+                 "highest first", [
+                     Column("model", "Model", numeric=False),
+                     Column("mean", "Mean score", cue="higher = shows it more",
+                            title="the plain average of the panel's scores"),
+                     Column("rank", "Rank", cue="lower = shows it more",
+                            title="1 + the number of models surely higher (their "
+                            "interval lies above this one)"),
+                     Column("prompts", "Prompts", title="prompts the model answered")],
+                 [[where.cells[r.model], estimate_cell(r.mean, r.ci_low, r.ci_high,
+                                                       what="mean score"),
+                   count_cell(r.rank) if r.rank else Cell("–"),
+                   count_cell(r.n_prompts)]
+                  for r in ranked.itertuples(index=False)], download,
+                 note="" if signal else "No rank: every model's interval overlaps "
+                                        "every other's (no signal).")
+
+
+def means_chart(where: BlockPlace, means: pd.DataFrame) -> Chart:
+    return chart(f"means-chart{where.suffix}", charts.interval_dots(
+        means.assign(name=means["model_name"], value=means["mean"], low=means["ci_low"],
+                     high=means["ci_high"]), "mean score",
+        f"Each model's mean {where.trait.label} score{at(where.condition)}, highest first, "
+        "with its 95% interval. The table below lists the same numbers."))
+
+
+def strengths_table(where: BlockPlace, strengths: pd.DataFrame) -> Table | None:
+    """Each model against all the others, from votes derived from the scores."""
+    if not len(strengths):
+        return None
+    strengths = strengths.sort_values(["strength", "model_name"], ascending=[False, True],
+                                      kind="stable")
+    label = where.trait.label
+    download = where.ctx.output.data(
+        f"traits/{where.slug}/strengths{where.suffix}", strengths.assign(votes=DERIVED),
+        f"{label}: strength against all other models ({DERIVED}, {where.judge})",
+        where.page)
+    return Table(
+        f"strengths{where.suffix}", f"Strength against all other models ({DERIVED})", [
+            Column("model", "Model", numeric=False),
+            Column("strength", "Strength", cue="higher = shown more than the others",
+                   title="(wins − losses) / comparisons, votes derived from scores"),
+            Column("relevance", "Relevance", title="share of comparisons that are not "
+                   "ties"),
+            Column("wins", "Wins", title="prompts where the other model scored lower"),
+            Column("ties", "Ties", title="prompts where both scored the same"),
+            Column("losses", "Losses", title="prompts where the other model scored "
+                   "higher"),
+            Column("comparisons", "Comparisons")],
+        [[where.cells[r.model], estimate_cell(r.strength, r.ci_low, r.ci_high, signs=True,
+                                              css=heat_class(r.strength),
+                                              what=f"strength ({DERIVED})"),
+          Cell(number(r.relevance), sort_value(r.relevance)), count_cell(r.wins),
+          count_cell(r.ties), count_cell(r.losses), count_cell(r.comparisons)]
+         for r in strengths.itertuples(index=False)], download)
+
+
+def ratings_table(where: BlockPlace, ratings: pd.DataFrame) -> tuple[Table | None, str | None]:
+    """Bradley-Terry Elo from the derived votes, and the anchor's name (None: no ratings)."""
+    if not len(ratings):
+        return None, None
+    ctx, page = where.ctx, where.page
+    ratings = named(ctx, ratings.sort_values(["elo", "model"], ascending=[False, True],
+                                             kind="stable"))
+    # The anchor is the model held at exactly 1000 (its interval has no width).
+    anchor = next((name for name, elo, low, high in ratings[
+        ["model_name", "elo", "ci_low", "ci_high"]].itertuples(index=False)
+        if elo == 1000 and low == high), None)
+    download = ctx.output.data(
+        f"traits/{where.slug}/ratings{where.suffix}",
+        ratings.drop(columns="description").assign(votes=DERIVED),
+        f"{where.trait.label}: Bradley-Terry Elo ({DERIVED}, {where.judge})", page)
+    return Table(
+        f"ratings{where.suffix}", f"Bradley–Terry rating ({DERIVED}), Elo scale", [
+            Column("model", "Model", numeric=False),
+            Column("elo", "Elo", cue="higher = shows it more",
+                   title="400 points = 10:1 odds of showing it more on a prompt"),
+            Column("rank", "Rank", cue="lower = shows it more",
+                   title="1 + the number of models rated surely higher"),
+            Column("n", "Comparisons")],
+        [[where.cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
+          elo_cell(r.elo, r.ci_low, r.ci_high),
+          count_cell(r.rank), count_cell(r.n)]
+         for r in ratings.itertuples(index=False)], download), anchor
+
+
+def shifts_table(where: BlockPlace, means: pd.DataFrame, shifts: pd.DataFrame,
+                 conditions: list[str]) -> Table | None:
+    """Each model's shift from baseline under each condition, models in the means' order."""
+    if not len(shifts):
+        return None
+    download = where.ctx.output.data(
+        f"traits/{where.slug}/shifts{where.suffix}", shifts,
+        f"{where.trait.label}: shift from baseline under each condition ({where.judge})",
+        where.page)
+    of = {(r.model, r.condition): r for r in shifts.itertuples(index=False)}
+    order = [m for m in means["model"] if m in set(shifts["model"])]
+    order += sorted(set(shifts["model"]) - set(order))
+    baseline = means.set_index("model")
+    return Table(
+        f"shifts{where.suffix}", "Shift from baseline under each condition (scale points)",
+        [Column("model", "Model", numeric=False),
+         Column("baseline", "Baseline", cue="higher = shows it more",
+                title=f"mean score{at(where.condition)}"),
+         *[Column(f"c-{c}", condition_label(c), cue=CUE_SHIFT,
+                  title=CONDITIONS.get(c, (c, c))[1]) for c in conditions]],
+        [[where.cells[m],
+          estimate_cell(baseline.at[m, "mean"], baseline.at[m, "ci_low"],
+                        baseline.at[m, "ci_high"], what="mean score")
+          if m in baseline.index else Cell("–"),
+          *[shift_cell(of[(m, c)]) if (m, c) in of else Cell("–") for c in conditions]]
+         for m in order], download)
 
 
 def at(condition: str) -> str:

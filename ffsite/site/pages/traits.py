@@ -5,8 +5,8 @@ from __future__ import annotations
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
-from ffsite.site.pages import eqbench
 from ffsite.site.pages.datasets import model_cell
+from ffsite.site.pages.eqbench_criterion import criterion_page
 from ffsite.site.pages.home import NO_SIGNAL_TRAIT, leaderboard_traits
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.pages.scored_traits import scored_trait_page
@@ -50,7 +50,7 @@ def build(ctx: SiteContext) -> None:
     board = leaderboard_traits(ctx)
     models_of = dict(tuple(by_model.groupby("trait_id", sort=False)))
     datasets_of = dict(tuple(ctx.dataset_traits.groupby("trait_id", sort=False)))
-    ratings_of = dict(tuple(ctx.ratings().groupby("trait_id", sort=False)))
+    ratings_of = dict(tuple(ctx.ratings.groupby("trait_id", sort=False)))
     for trait in ctx.progress.items("trait pages", list(traits.itertuples(index=False))):
         slug = ctx.slugs.traits[trait.trait_id]
         page = page_path(TRAITS, slug)
@@ -109,5 +109,5 @@ def eqbench_trait_page(ctx: SiteContext, trait, page: str) -> bool:
     model: Elo and strength among themselves); True when `trait` is one."""
     if not trait.trait_id.startswith("eq-") or trait.scored:
         return False
-    eqbench.criterion_page(ctx, trait, page)
+    criterion_page(ctx, trait, page)
     return True
