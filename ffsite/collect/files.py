@@ -3,8 +3,7 @@
 By default a method writes its annotation file to `annotations/<folder>/` (`contrib` for
 annotate, `eigenbench`, `lmlpa`) and its texts beside it or, for LMLPA, outside the
 annotations folder (the site reads every file there, and texts are base data).  The site
-finds `<name>.responses.json` beside `<name>.parquet` (ffsite/site/context.py spells
-that name too).
+finds `<name>.responses.json` beside `<name>.parquet` through `responses_file`.
 """
 
 from __future__ import annotations

@@ -63,6 +63,17 @@ class Dataset:
     command: str | None = None  # the click command `ffsite import <command_name>` runs
     defaults: str | None = None  # (folder, target, settings) -> None: default annotations
     files: str | None = None  # the download list, a TOML file in the dataset's folder
+    # Its place on the site, when it has pages of its own.
+    page: str | None = None  # its own page's name, in the main navigation under `name`
+    builder: str | None = None  # (ctx) -> None: builds its pages (a site page builder)
+    trait_page: str | None = None  # (ctx, trait, page) -> bool: draws its traits' pages
+    home: str | None = None  # (ctx, page) -> (table, anchor, download): its home table
+    # Its judges' reasoning, base data: (folder) -> {(comparison id, seed): reasoning}.
+    reasoning: str | None = None
+    viewer_note: str | None = None  # what the explorer's pair viewer can and cannot show
+    # Whether a vote's seed says which side the judge saw first (seed 0: A, seed 1: B), as
+    # when a judge saw every pair in both orders.
+    seed_is_order: bool = False
 
     @property
     def command_name(self) -> str:

@@ -19,7 +19,8 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import pandas as pd
 
-from ffsite.datasets.alpaca_eval import reader as alpaca_eval
+from ffsite.collect.files import responses_file
+from ffsite.datasets import find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores, schema
@@ -346,8 +347,9 @@ class SiteContext:
             if found is None and self.config.examples:
                 self.notes.append(f"examples omitted: base dataset {dataset} not available; "
                                   "run ffsite fetch or pass --base-data DIR")
-            if found is not None and dataset == alpaca_eval.NAME:
-                found = _with_contributed_answers(found, self.files)
+            record = find(dataset)
+            if found is not None and record is not None and record.answers:
+                found = _with_contributed_answers(found, self.files, record.hook("answers"))
             self._texts[dataset] = found
         return self._texts[dataset]
 
@@ -382,13 +384,13 @@ def judge_label(annotations: Annotations, judge: str) -> str:
 MAX_ANSWERS_BYTES = 50 * 2**20
 
 
-def _with_contributed_answers(texts: Texts, files: list[Path]) -> Texts:
+def _with_contributed_answers(texts: Texts, files: list[Path],
+                              read: Callable[[list[Path]], pd.DataFrame]) -> Texts:
     """`texts` plus the answers contributors' runs wrote beside their votes
-    (`<name>.responses.json` next to `<name>.parquet`): a contributed model's pages show
-    its own example answers without anyone copying files into the base data."""
-    answers = sorted(p for p in {f.with_name(f.name.removesuffix(".parquet")
-                                             + ".responses.json") for f in files}
-                     if p.is_file())
+    (`<name>.responses.json` next to `<name>.parquet`), read by the dataset's `read`: a
+    contributed model's pages show its own example answers without anyone copying files
+    into the base data."""
+    answers = sorted(p for p in {responses_file(f) for f in files} if p.is_file())
     if not answers:
         return texts
     for path in answers:  # 805 long answers are a few MB; far more is not an answer file
@@ -396,7 +398,7 @@ def _with_contributed_answers(texts: Texts, files: list[Path]) -> Texts:
             raise FfsiteError(f"{path}: {path.stat().st_size:,} bytes, more than the "
                               f"{MAX_ANSWERS_BYTES:,} an answers file may have; remove it or "
                               "re-create it with ffsite annotate")
-    outputs = alpaca_eval.read_output_files(answers)
+    outputs = read(answers)
     prompts, responses = dict(texts[0]), dict(texts[1])
     prompts.update(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
     responses.update(zip(outputs["response_id"], outputs["output"], strict=True))

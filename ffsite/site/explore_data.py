@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ffsite.datasets.eqbench3 import reader as eqbench3
+from ffsite.datasets import DATASETS, find
 from ffsite.format import Annotations, schema
 from ffsite.metrics.bias import longer_side, side_bias
 from ffsite.metrics.pairs import pair_counts, side_counts
@@ -225,13 +225,10 @@ def datapoint_files(ctx: SiteContext, dataset: str, mask: np.ndarray, model_a: n
     if texts is None:
         note = ("Texts left out: the base dataset is not part of this build (build with "
                 "FFSITE_BASE_DATA or --base-data to show prompts and responses).")
-    elif dataset == eqbench3.NAME:
-        path = Path(ctx.base_dir) / dataset / eqbench3.COMPARISONS_FILE if ctx.base_dir \
-            else None
-        if path is not None and path.is_file():
-            reasoning = eqbench3.read_reasoning(path)
-        note = ("EQ-Bench 3 transcripts are not public: the viewer shows the scenario "
-                "prompt and the judge's reasoning in each order.")
+    elif (record := find(dataset)) is not None and record.reasoning:
+        if ctx.base_dir is not None and (Path(ctx.base_dir) / dataset).is_dir():
+            reasoning = record.hook("reasoning")(Path(ctx.base_dir) / dataset)
+        note = record.viewer_note
     prompts, responses = texts if texts is not None else ({}, {})
     columns = {name: comparisons[name].astype(object).to_numpy()
                for name in ("comparison_id", "prompt_id", "response_a_id", "response_b_id")}
@@ -355,8 +352,9 @@ def bias_table(ctx: SiteContext) -> pd.DataFrame:
     """Per judge and role (preference, traits): how often its A/B votes pick the side
     shown first and the longer response (metrics/bias.py), with `role` after `judge`.
 
-    The side shown first is A, except in EQ-Bench 3 where each pair was judged in both
-    orders: there the seed says which (seed 1: B first).  Lengths are the responses'
+    The side shown first is A, except in datasets whose judge saw each pair in both
+    orders (EQ-Bench 3, `Dataset.seed_is_order`): there the seed says which (seed 1: B
+    first).  Lengths are the responses'
     characters from the response-metrics files; unknown lengths count for no side.
     """
     annotations = ctx.annotations
@@ -367,18 +365,19 @@ def bias_table(ctx: SiteContext) -> pd.DataFrame:
     judge_code, judge_names = pd.factorize(names, sort=True)
     frame = annotations.votes
     comparison = frame["comparison"].to_numpy()
-    is_eq = (comparisons["dataset"] == eqbench3.NAME).to_numpy()
-    keep = ~is_eq[comparison]
+    ordered = [d.id for d in DATASETS if d.seed_is_order]
+    keep = ~comparisons["dataset"].isin(ordered).to_numpy()[comparison]
     judge = judge_code[frame["annotator"].to_numpy()[keep]]
     vote = frame["vote"].to_numpy()[keep]
     comparison = comparison[keep]
     first = np.ones(len(vote), np.int8)
     lengths = response_lengths(ctx)
     longer = longer_side(lengths[0], lengths[1])[comparison]
-    verdicts = ctx.seeded_votes(eqbench3.NAME)
-    if len(verdicts):
-        # EQ-Bench 3 votes as the judge gave them, one per order (no lengths: transcripts
-        # are not public)
+    for verdicts in (ctx.seeded_votes(dataset) for dataset in ordered):
+        if not len(verdicts):
+            continue
+        # The votes as the judge gave them, one per order (no lengths: EQ-Bench 3's
+        # transcripts are not public)
         trait_judge = dict(zip(annotators["trait_id"], names, strict=True))
         codes = verdicts["trait_id"].map(trait_judge).map(
             {n: i for i, n in enumerate(judge_names)})

@@ -17,4 +17,12 @@ DATASET = Dataset(
     command="command:import_command",
     defaults="defaults:write_defaults",
     files="files.toml",
+    page="eqbench",
+    builder="page:build",
+    trait_page="criterion:trait_page",
+    home="page:home_table",
+    reasoning="reader:reasoning_in",
+    viewer_note=("EQ-Bench 3 transcripts are not public: the viewer shows the scenario "
+                 "prompt and the judge's reasoning in each order."),
+    seed_is_order=True,
 )

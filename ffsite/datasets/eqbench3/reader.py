@@ -100,6 +100,12 @@ class Reasoning(NamedTuple):
     second: str
 
 
+def reasoning_in(root: Path) -> dict[tuple[str, int], Reasoning]:
+    """`read_reasoning` of the verdicts file in the eqbench3 folder `root` ({} without it)."""
+    path = root / COMPARISONS_FILE
+    return read_reasoning(path) if path.is_file() else {}
+
+
 def read_reasoning(path: str | os.PathLike) -> dict[tuple[str, int], Reasoning]:
     """{(comparison id, seed): the judge's reasoning} for every judged entry of a
     pairwise_comparisons file, with the importer's rules: the comparison id of

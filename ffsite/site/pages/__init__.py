@@ -5,12 +5,15 @@ and hands it to `ctx.output`: tables to publish (`ctx.output.data(...)`, which r
 the download links) and pages to render (`ctx.output.page(...)`).  Nothing is written
 until every builder has run, so they may run in any order.  To add a page kind, write a
 module here, add its builder to PAGE_BUILDERS and, for a top-level page, an entry to NAV.
+A dataset's own pages live in its folder: its record names their builder and its page,
+which join both lists here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ffsite.datasets import DATASETS as ALL_DATASETS
 from ffsite.site.context import SiteContext
 from ffsite.site.output import SiteOutput
 from ffsite.site.pages import (
@@ -22,7 +25,6 @@ from ffsite.site.pages import (
     datasets,
     downloads,
     eigenbench,
-    eqbench,
     explore,
     home,
     models,
@@ -42,7 +44,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     pressure.build,
     communication.build,
     big_five.build,
-    eqbench.build,
+    *(d.hook("builder") for d in ALL_DATASETS if d.builder),  # datasets' own pages
     eigenbench.build,
     datasets.build,
     traits.build,
@@ -61,7 +63,7 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("pressure", "Under pressure"),
     ("communication", "Communication"),
     ("big-five", "Big Five"),
-    ("eqbench", "EQ-Bench 3"),
+    *((d.page, d.name) for d in ALL_DATASETS if d.page),
     ("eigenbench", "EigenBench"),
     ("datasets", "Datasets"),
     ("traits", "Traits"),

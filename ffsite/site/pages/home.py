@@ -22,6 +22,7 @@ from ffsite.site.views import (
     CUE_STRENGTH,
     HEAT,
     Cell,
+    Chart,
     Column,
     Glance,
     Ranked,
@@ -94,7 +95,6 @@ def build(ctx: SiteContext) -> None:
     page = page_path("index")
     board = leaderboard_traits(ctx)
     shown = board.shown
-    labels = ctx.traits.set_index("trait_id")
     long = results.traits
     output.data("models", with_meta(results.models, ctx.registry), "Models", page)
     long_download = output.data("model-traits", long, "Every model's traits vs the reference "
@@ -107,72 +107,9 @@ def build(ctx: SiteContext) -> None:
         wide[trait_id] = wide["model"].map(pivot[trait_id]).to_numpy()
     download = output.data("leaderboard", wide, "Leaderboard: strength per model and trait "
                            "(columns named by trait_id)", page)
-
-    def href(model: str) -> str | None:
-        return link(page, ctx.slugs.page(MODELS, model))
-
-    glances, no_signal = [], []
-    for trait_id in shown:
-        ranked = board.ranked.get(trait_id)
-        trait_link = link(page, ctx.slugs.page(TRAITS, trait_id))
-        if ranked is None or not ranked.signal:  # one card lists them all
-            no_signal.append((labels.at[trait_id, "label"], trait_link))
-            continue
-        most, least = standings(ranked, GLANCE, str, href, signs=True)
-        glances.append(Glance(labels.at[trait_id, "label"], trait_link, most, least, True))
-    ranks = {(trait_id, row.model): int(row.most_rank)
-             for trait_id, ranked in board.ranked.items()
-             for row in ranked.frame.itertuples() if row.most_rank}
-
-    # The registry's facts come last: on a phone the numbers are what a reader scrolls
-    # sideways for first.
-    columns = [Column("model", "Model", numeric=False),
-               Column("comparisons", "Comparisons",
-                      title="comparisons with the reference model")]
-    columns += [Column(t, labels.at[t, "label"],
-                       cue=CUE_STRENGTH if t in board.ranked and board.ranked[t].signal
-                       else "no signal: about zero for every model",
-                       title=labels.at[t, "trait"], vertical=True) for t in shown]
-    columns += meta_columns()
-    cells = {(row[0], row[1]): row[2:]
-             for row in long[["model", "trait_id", *HEAT]].itertuples(index=False)}
-    rows = []
-    for model, n in results.models[["model", "comparisons"]].itertuples(index=False):
-        row = [Cell(model, href=href(model), header=True), count_cell(n)]
-        for trait_id in shown:
-            if (model, trait_id) in cells:
-                value, finding, valid, low, high = cells[(model, trait_id)]
-                row.append(ranked_strength_cell(value, finding, valid, ctx.min_valid, low,
-                                                high, ranks.get((trait_id, model))))
-            else:
-                row.append(Cell("–"))
-        rows.append(row + meta_cells(ctx.registry, model))
-    mirrored = "; ".join(f"“{labels.at[m, 'label']}” is the mirror image of "
-                         f"“{labels.at[k, 'label']}” (its strength is exactly minus the "
-                         "other’s for every model), so only the latter is shown"
-                         for m, k in board.mirrors.items())
-    table = Table("leaderboard", "Strength of each trait, model vs the reference, with "
-                  "its 95% interval and rank", columns, rows, download,
-                  note=(mirrored + ". " if mirrored else "") + RANK_NOTE)
-
-    headline = None
-    # The traits with a signal (the quiet ones would add a fifth to the page's weight to
-    # show dots at zero); every trait when none has one.
-    top = [t for t in shown if t in board.ranked and board.ranked[t].signal] or [
-        t for t in shown if t in board.ranked]
-    if top:
-        dots = long[long["trait_id"].isin(top) & long["finding"].astype(bool)]
-        dots = pd.DataFrame({"key": dots["trait_id"], "name": dots["model"],
-                             "value": dots["strength"].round(3),
-                             "low": dots["strength_low"].round(3),
-                             "high": dots["strength_high"].round(3)})
-        headline = chart("headline", charts.chosen_interval_dots(
-            dots, [("key", "Trait", top, [labels.at[t, "label"] for t in top])],
-            "strength vs reference",
-            "Each model's strength on the chosen trait against the reference, highest "
-            "first, with its 95% interval as a line: right of zero, the model shows the "
-            "trait more than the reference; left, less. Every number is in the table "
-            "below.", signed=True))
+    glances, no_signal = _glances(ctx, page, board)
+    table = _leaderboard_table(ctx, page, board, download)
+    headline = _headline(ctx, board)
     judged = judged_overview(ctx, page)
     charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
     judges = sorted(set(ctx.traits.set_index("trait_id").loc[shown, "judge"].dropna())) \
@@ -186,3 +123,84 @@ def build(ctx: SiteContext) -> None:
                 reference_page=ctx.slugs.page(MODELS, results.reference_model)
                 if results.reference_model else None, n_models=len(results.models),
                 n_traits=len(shown))
+
+
+def _glances(ctx: SiteContext, page: str, board) -> tuple[list[Glance], list]:
+    """A card per trait with a signal (its most and least); the others in one list."""
+    labels = ctx.traits.set_index("trait_id")
+    glances, no_signal = [], []
+    for trait_id in board.shown:
+        ranked = board.ranked.get(trait_id)
+        trait_link = link(page, ctx.slugs.page(TRAITS, trait_id))
+        if ranked is None or not ranked.signal:  # one card lists them all
+            no_signal.append((labels.at[trait_id, "label"], trait_link))
+            continue
+        most, least = standings(ranked, GLANCE, str,
+                                lambda model: link(page, ctx.slugs.page(MODELS, model)),
+                                signs=True)
+        glances.append(Glance(labels.at[trait_id, "label"], trait_link, most, least, True))
+    return glances, no_signal
+
+
+def _leaderboard_table(ctx: SiteContext, page: str, board, download) -> Table:
+    """Every model's strength per trait, with its interval and rank."""
+    results, shown = ctx.models, board.shown
+    labels = ctx.traits.set_index("trait_id")
+    ranks = {(trait_id, row.model): int(row.most_rank)
+             for trait_id, ranked in board.ranked.items()
+             for row in ranked.frame.itertuples() if row.most_rank}
+    # The registry's facts come last: on a phone the numbers are what a reader scrolls
+    # sideways for first.
+    columns = [Column("model", "Model", numeric=False),
+               Column("comparisons", "Comparisons",
+                      title="comparisons with the reference model")]
+    columns += [Column(t, labels.at[t, "label"],
+                       cue=CUE_STRENGTH if t in board.ranked and board.ranked[t].signal
+                       else "no signal: about zero for every model",
+                       title=labels.at[t, "trait"], vertical=True) for t in shown]
+    columns += meta_columns()
+    cells = {(row[0], row[1]): row[2:]
+             for row in results.traits[["model", "trait_id", *HEAT]].itertuples(index=False)}
+    rows = []
+    for model, n in results.models[["model", "comparisons"]].itertuples(index=False):
+        row = [Cell(model, href=link(page, ctx.slugs.page(MODELS, model)), header=True),
+               count_cell(n)]
+        for trait_id in shown:
+            if (model, trait_id) in cells:
+                value, finding, valid, low, high = cells[(model, trait_id)]
+                row.append(ranked_strength_cell(value, finding, valid, ctx.min_valid, low,
+                                                high, ranks.get((trait_id, model))))
+            else:
+                row.append(Cell("–"))
+        rows.append(row + meta_cells(ctx.registry, model))
+    mirrored = "; ".join(f"“{labels.at[m, 'label']}” is the mirror image of "
+                         f"“{labels.at[k, 'label']}” (its strength is exactly minus the "
+                         "other’s for every model), so only the latter is shown"
+                         for m, k in board.mirrors.items())
+    return Table("leaderboard", "Strength of each trait, model vs the reference, with "
+                 "its 95% interval and rank", columns, rows, download,
+                 note=(mirrored + ". " if mirrored else "") + RANK_NOTE)
+
+
+def _headline(ctx: SiteContext, board) -> Chart | None:
+    """The chart of each model's strength on a chosen trait; None without traits."""
+    shown, long = board.shown, ctx.models.traits
+    labels = ctx.traits.set_index("trait_id")
+    # The traits with a signal (the quiet ones would add a fifth to the page's weight to
+    # show dots at zero); every trait when none has one.
+    top = [t for t in shown if t in board.ranked and board.ranked[t].signal] or [
+        t for t in shown if t in board.ranked]
+    if not top:
+        return None
+    dots = long[long["trait_id"].isin(top) & long["finding"].astype(bool)]
+    dots = pd.DataFrame({"key": dots["trait_id"], "name": dots["model"],
+                         "value": dots["strength"].round(3),
+                         "low": dots["strength_low"].round(3),
+                         "high": dots["strength_high"].round(3)})
+    return chart("headline", charts.chosen_interval_dots(
+        dots, [("key", "Trait", top, [labels.at[t, "label"] for t in top])],
+        "strength vs reference",
+        "Each model's strength on the chosen trait against the reference, highest "
+        "first, with its 95% interval as a line: right of zero, the model shows the "
+        "trait more than the reference; left, less. Every number is in the table "
+        "below.", signed=True))

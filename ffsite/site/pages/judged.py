@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ffsite.metrics.ranking import has_signal
+from ffsite.datasets import DATASETS
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.model_meta import meta_cells, meta_columns
@@ -23,8 +23,6 @@ from ffsite.site.views import (
     Glance,
     Table,
     chart,
-    count_cell,
-    elo_cell,
     estimate_cell,
     rank_rows,
     standings,
@@ -32,8 +30,6 @@ from ffsite.site.views import (
 
 BASELINE = "baseline"
 GLANCE = 3  # models listed at each end of a trait
-EQ_OVERALL = "eq-overall_eq"
-EQ_TOP = 5
 
 
 @dataclass(frozen=True)
@@ -84,7 +80,10 @@ def judged_overview(ctx: SiteContext, page: str) -> Judged | None:
         f"Each model's mean score on the chosen trait, highest first, with its 95% "
         f"interval (bootstrap over prompts). Judge: {judge}. The table below has every "
         "number.", interval=True, value_format=".2f"))
-    eq, eq_anchor, eq_download = _eq_overall(ctx, page)
+    # A dataset of judged pairs may add its headline table (EQ-Bench 3's overall EQ).
+    eq, eq_anchor, eq_download = next((table for table in (
+        d.hook("home")(ctx, page) for d in DATASETS if d.home) if table[0] is not None),
+        (None, None, None))
     return Judged(judge=judge, judge_description=scored.judges.get(judge, ""),
                   n_models=means["model"].nunique(), n_prompts=int(means["n_prompts"].max()),
                   glances=glances, table=table, chart=figure, eq=eq, eq_anchor=eq_anchor,
@@ -148,33 +147,4 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
                       "most come first. Sort by any column.")
 
 
-def _eq_overall(ctx: SiteContext, page: str
-                ) -> tuple[Table | None, str | None, Download | None]:
-    """EQ-Bench 3's overall emotional intelligence: the top models by Elo."""
-    found = ctx.pairwise.get("eqbench3")
-    if found is None or found.ratings.empty:
-        return None, None, None
-    overall = found.ratings[found.ratings["trait_id"] == EQ_OVERALL]
-    if overall.empty:
-        return None, None, None
-    ranked = overall.sort_values(["elo", "model"], ascending=[False, True], kind="stable")
-    names = ranked["model"].map(ctx.registry.display_name)
-    download = ctx.output.data("eqbench3-overall", ranked.assign(name=names.to_numpy())
-                               .drop(columns="description"),
-                               "EQ-Bench 3: overall emotional intelligence (Elo)", page)
-    # With every interval overlapping every other, a shared rank 1 would say nothing.
-    signal = has_signal(ranked["ci_low"], ranked["ci_high"])
-    rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
-             elo_cell(r.elo, r.ci_low, r.ci_high),
-             count_cell(r.rank) if signal else Cell("–"), count_cell(r.n),
-             *meta_cells(ctx.registry, r.model)]
-            for name, r in zip(names.head(EQ_TOP), ranked.head(EQ_TOP).itertuples(),
-                               strict=True)]
-    table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
-        Column("model", "Model", numeric=False),
-        Column("elo", "Elo", cue="higher = more emotionally intelligent",
-               title="Bradley-Terry rating; 400 points = 10:1 odds"),
-        Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
-        Column("n", "Comparisons"), *meta_columns()], rows, download)
-    return table, found.anchor, download
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite._names import safe_name
-from ffsite.datasets import dataset_name
+from ffsite.datasets import dataset_name, find
 from ffsite.metrics.ranking import grouped_interval_ranks
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site.context import SiteContext, labelled
@@ -18,7 +18,6 @@ from ffsite.site.sections import Credit, Section, judge_name, model_page, source
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import Cell, Column, Table, count_cell, estimate_cell, rank_cell, sort_value
 
-EQBENCH_PAGE = page_path("eqbench")  # the EQ-Bench 3 page: every model, every criterion
 CUE_MORE = "higher = shown more"
 
 
@@ -102,7 +101,7 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
         anchor=ctx.registry.display_name(anchor) if anchor else None,
         anchor_page=ctx.slugs.page(MODELS, anchor) if anchor else None,
         is_anchor=model == anchor, min_valid=ctx.min_valid, source=source_credit(dataset),
-        page=EQBENCH_PAGE if dataset == "eqbench3" else None)
+        page=own_page(dataset))
 
 
 def criterion_row(ctx: SiteContext, page: str, r, anchor: str | None) -> list[Cell]:
@@ -128,6 +127,13 @@ def criterion_row(ctx: SiteContext, page: str, r, anchor: str | None) -> list[Ce
             Cell("–") if pd.isna(r.num_votes) else count_cell(r.num_votes)]
 
 
+def own_page(dataset: str) -> str | None:
+    """The dataset's own page (EQ-Bench 3's), if its record names one."""
+    record = find(dataset)
+    return page_path(record.page) if record and record.page else None
+
+
 def section_id(dataset: str) -> str:
-    """An HTML id for a dataset's section."""
-    return {"eqbench3": "eqbench"}.get(dataset, f"pairs-{dataset}")
+    """An HTML id for a dataset's section: its page's name, else pairs-<dataset>."""
+    record = find(dataset)
+    return record.page if record and record.page else f"pairs-{dataset}"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ffsite.datasets import DATASETS as ALL_DATASETS
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
-from ffsite.site.pages.eqbench_criterion import criterion_page
 from ffsite.site.pages.home import NO_SIGNAL_TRAIT, leaderboard_traits
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.pages.scored_traits import scored_trait_page
@@ -22,6 +22,10 @@ from ffsite.site.views import (
     metric_columns,
     sort_value,
 )
+
+# Datasets that draw their own traits' pages (EQ-Bench 3's criteria: their models never
+# meet the reference model): each returns True for a trait it drew.
+TRAIT_PAGES = [d.hook("trait_page") for d in ALL_DATASETS if d.trait_page]
 
 
 def build(ctx: SiteContext) -> None:
@@ -57,7 +61,7 @@ def build(ctx: SiteContext) -> None:
         if trait.scored:  # judges scored it: a page of its own kind
             scored_trait_page(ctx, trait, page, slug)
             continue
-        if eqbench_trait_page(ctx, trait, page):
+        if any(draw(ctx, trait, page) for draw in TRAIT_PAGES):  # a dataset's own kind
             continue
         model_table, dataset_table, profile = None, None, None
         own = models_of.get(trait.trait_id)
@@ -104,10 +108,4 @@ def build(ctx: SiteContext) -> None:
                     charts=[profile] if profile else [], elo_table=elo_table)
 
 
-def eqbench_trait_page(ctx: SiteContext, trait, page: str) -> bool:
-    """An EQ-Bench 3 criterion gets its own page (its models never meet the reference
-    model: Elo and strength among themselves); True when `trait` is one."""
-    if not trait.trait_id.startswith("eq-") or trait.scored:
-        return False
-    criterion_page(ctx, trait, page)
-    return True
+

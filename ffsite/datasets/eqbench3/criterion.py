@@ -4,9 +4,7 @@ models, from the same tables as the EQ-Bench 3 page."""
 
 from __future__ import annotations
 
-from ffsite.site import charts
-from ffsite.site.context import SiteContext
-from ffsite.site.pages.eqbench import (
+from ffsite.datasets.eqbench3.page import (
     BOTH,
     CUE_STRENGTH,
     DATASET,
@@ -23,8 +21,19 @@ from ffsite.site.pages.eqbench import (
     strength_rows,
     type_text,
 )
+from ffsite.site import charts
+from ffsite.site.context import SiteContext
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import Column, Table, chart, count_cell, estimate_cell
+
+
+def trait_page(ctx: SiteContext, trait, page: str) -> bool:
+    """Draw the page of an EQ-Bench 3 criterion (the traits builder asks of every trait);
+    True when `trait` is one."""
+    if not trait.trait_id.startswith("eq-") or trait.scored:
+        return False
+    criterion_page(ctx, trait, page)
+    return True
 
 
 def criterion_page(ctx: SiteContext, trait, page: str) -> None:

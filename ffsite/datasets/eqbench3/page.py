@@ -8,7 +8,7 @@ scenarios that ask the criterion).  With the
 base data, a few clear verdicts are shown with the scenario prompt and the judge's own
 reasoning (base data, joined at build time; never published as a table).
 
-The trait page of each criterion is eqbench_criterion.py's.
+The trait page of each criterion is criterion.py's.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from markupsafe import Markup
 
 from ffsite.datasets.eqbench3 import reader as base
 from ffsite.datasets.eqbench3.rules import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
+from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts, views
 from ffsite.site.context import SiteContext
+from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.render import heat_class, response_html, signed
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
@@ -43,6 +45,7 @@ OVERALL = trait_id("overall_eq")
 BOTH = "both"  # a criterion asked in both scenario types
 JUDGE_NAME = "Claude 3.7 Sonnet"
 SOURCE_URL = "https://github.com/EQ-bench/eqbench3"
+HOME_TOP = 5  # models the home page lists
 CLEAR_MARGIN = 3  # an example's overall-EQ verdict has at least "+++" in each order
 REASONING_LIMIT = 3000  # characters of the judge's reasoning shown on an example
 CUE_ELO = "higher = shows it more"
@@ -408,3 +411,35 @@ def combined(first: tuple[str, int] | None, second: tuple[str, int] | None,
     if len(sides) == 1:
         return names.get(next(iter(sides)), "tie")
     return "tie (the orders disagree)"
+
+
+def home_table(ctx: SiteContext, page: str
+                ) -> tuple[Table | None, str | None, Download | None]:
+    """The home page's table of EQ-Bench 3: the top models by overall-EQ Elo; (table,
+    anchor, download), or Nones without ratings."""
+    found = ctx.pairwise.get(DATASET)
+    if found is None or found.ratings.empty:
+        return None, None, None
+    overall = found.ratings[found.ratings["trait_id"] == OVERALL]
+    if overall.empty:
+        return None, None, None
+    ranked = overall.sort_values(["elo", "model"], ascending=[False, True], kind="stable")
+    names = ranked["model"].map(ctx.registry.display_name)
+    download = ctx.output.data("eqbench3-overall", ranked.assign(name=names.to_numpy())
+                               .drop(columns="description"),
+                               "EQ-Bench 3: overall emotional intelligence (Elo)", page)
+    # With every interval overlapping every other, a shared rank 1 would say nothing.
+    signal = has_signal(ranked["ci_low"], ranked["ci_high"])
+    rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
+             views.elo_cell(r.elo, r.ci_low, r.ci_high),
+             count_cell(r.rank) if signal else Cell("–"), count_cell(r.n),
+             *meta_cells(ctx.registry, r.model)]
+            for name, r in zip(names.head(HOME_TOP), ranked.head(HOME_TOP).itertuples(),
+                               strict=True)]
+    table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
+        Column("model", "Model", numeric=False),
+        Column("elo", "Elo", cue="higher = more emotionally intelligent",
+               title="Bradley-Terry rating; 400 points = 10:1 odds"),
+        Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
+        Column("n", "Comparisons"), *meta_columns()], rows, download)
+    return table, found.anchor, download
