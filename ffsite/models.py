@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ffsite._read import read_toml
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
 
@@ -92,10 +92,7 @@ def load_registry(content_dir: str | Path) -> Registry:
     path = Path(content_dir) / REGISTRY_FILE
     if not path.is_file():
         return Registry()
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise FfsiteError(f"{path}: not valid TOML ({exc}); fix the file") from None
+    document = read_toml(path)
     entries = document.get("models", [])
     if set(document) - {"models"} or not isinstance(entries, list):
         raise FfsiteError(f"{path}: expected only [[models]] entries")

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import time
-import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -21,6 +20,7 @@ from pathlib import Path, PurePosixPath
 import httpx
 
 from ffsite._cache import cache_root
+from ffsite._read import loads_json, read_toml
 from ffsite.errors import FfsiteError
 
 UNVERIFIED = "unverified"
@@ -51,13 +51,10 @@ def default_cache_dir() -> Path:
 def read_declaration(path: str | os.PathLike) -> dict[str, list[SourceFile]]:
     """The declared files per dataset, checked for the keys every entry needs."""
     path = Path(path)
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         raise FfsiteError(f"{path}: not found; give the base-data declaration with "
-                          "--sources") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise FfsiteError(f"{path}: not valid TOML ({exc})") from None
+                          "--sources")
+    document = read_toml(path)
     declared = {}
     for dataset, section in sorted(document.items()):
         entries = section.get("files") if isinstance(section, dict) else None
@@ -94,8 +91,8 @@ def file_digest(path: Path, check: str) -> str:
     data = path.read_bytes()
     if check == "json_sha256":
         try:
-            content = json.loads(data)
-        except (ValueError, UnicodeDecodeError):
+            content = loads_json(data, source=str(path))
+        except FfsiteError:
             return "not valid JSON"
         data = json.dumps(content, ensure_ascii=False, sort_keys=True,
                           separators=(",", ":")).encode("utf-8")
