@@ -18,7 +18,7 @@ from pathlib import Path
 from ffsite.base.registry import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import find_annotation_files, read_annotations, read_scores
-from ffsite.models import apply_registry, load_registry
+from ffsite.models import apply_registry, load_registry, names_seen
 from ffsite.progress import Progress
 from ffsite.site import swap
 from ffsite.site.assets import collect_assets
@@ -29,7 +29,7 @@ from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
 from ffsite.site.render import environment
 
-MARKER = ".ffsite-site"  # marks a folder as a built site, so a rebuild may replace it
+MARKER = swap.SITE_MARKER  # marks a folder as a built site, so a rebuild may replace it
 
 
 @dataclass
@@ -60,9 +60,11 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         raise ParameterError(f"{annotations}: no annotation files (.parquet) found; add some "
                              "or pass {annotations} DIR", "annotations")
     progress.step(f"reading {len(files)} annotation files")
-    registry = load_registry(config.content_dir)
-    annotation_data = apply_registry(read_annotations(files), registry)
+    registry = load_registry(config.content_dir, reference=config.reference_model)
+    annotation_data = read_annotations(files)
     scores = read_scores(files)
+    registry.check_merges(names_seen(annotation_data, scores))
+    annotation_data = apply_registry(annotation_data, registry)
     assets = collect_assets(Path(templates))
 
     # Every builder computes first; then everything is written, under a lock.
@@ -87,7 +89,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              f"({exc.strerror}); pick another {{out}}", "out") from None
     try:
         with swap.locked(out.parent):
-            swap.remove_leftovers(out)
+            swap.recover(out)
             check_target(out)  # again: another build may have changed it meanwhile
             staging = swap.staging_folder(out)
             try:
