@@ -20,7 +20,9 @@ from pathlib import Path, PurePosixPath
 import httpx
 
 from ffsite._cache import cache_root
+from ffsite._names import safe_name
 from ffsite._read import loads_json, read_toml
+from ffsite._text import text_problem
 from ffsite.errors import FfsiteError
 
 UNVERIFIED = "unverified"
@@ -57,6 +59,9 @@ def read_declaration(path: str | os.PathLike) -> dict[str, list[SourceFile]]:
     document = read_toml(path)
     declared = {}
     for dataset, section in sorted(document.items()):
+        if safe_name(dataset) != dataset:  # it names a folder under --cache-dir
+            raise FfsiteError(f"{path}: [{dataset}]: a dataset name is a plain folder name "
+                              "(letters, digits, '.', '-', '_'; not '..'); rename it")
         entries = section.get("files") if isinstance(section, dict) else None
         if not isinstance(entries, list) or not entries:
             raise FfsiteError(f"{path}: [{dataset}] needs a non-empty list of [[{dataset}.files]]")
@@ -64,12 +69,18 @@ def read_declaration(path: str | os.PathLike) -> dict[str, list[SourceFile]]:
     return declared
 
 
-def _source_file(path: Path, dataset: str, index: int, entry: dict) -> SourceFile:
+def _source_file(path: Path, dataset: str, index: int, entry: object) -> SourceFile:
     where = f"{path}: [[{dataset}.files]] entry {index}"
+    if not isinstance(entry, dict):
+        raise FfsiteError(f"{where}: must be a table of 'path', 'url' and a checksum")
     checks = [name for name in CHECKS if name in entry]
     if not isinstance(entry.get("path"), str) or not isinstance(entry.get("url"), str) \
             or len(checks) != 1:
         raise FfsiteError(f"{where}: needs 'path', 'url' and one of 'sha256', 'json_sha256'")
+    for key in ("path", "url"):
+        problem = text_problem(entry[key], one_line=True)
+        if problem:
+            raise FfsiteError(f"{where}: '{key}': {problem}")
     relative = PurePosixPath(entry["path"])
     if relative.is_absolute() or ".." in relative.parts or not relative.parts:
         raise FfsiteError(f"{where}: path '{entry['path']}' must stay inside the dataset folder")

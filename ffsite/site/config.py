@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import get_args, get_type_hints
 
 from ffsite._read import read_toml
+from ffsite._text import text_problem
 from ffsite.errors import FfsiteError, ParameterError
 
 CONFIG_FILE = "site.toml"
@@ -90,6 +91,9 @@ def load_config(content: str | os.PathLike) -> SiteConfig:
         if type(value) is not expected:
             raise FfsiteError(f"{path}: key '{name}' must be a {expected.__name__}, "
                               f"not {type(value).__name__}")
+        problem = text_problem(value, one_line=True)  # it reaches every page
+        if problem:
+            raise FfsiteError(f"{path}: key '{name}': {problem}")
     for name, key in keys.items():
         if key.least is not None and raw.get(name, key.least) < key.least:
             raise FfsiteError(f"{path}: key '{name}' must be at least {key.least}")
