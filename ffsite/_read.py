@@ -63,7 +63,8 @@ def _text(data: bytes | str, source: str, suffix: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise FfsiteError(f"{source}: not UTF-8 text (byte {exc.start}){suffix}") from None
+        raise FfsiteError(f"{source}: not UTF-8 text (at byte offset {exc.start})"
+                          f"{suffix}") from None
 
 
 def loads_json(data: bytes | str, *, source: str, max_depth: int = MAX_DEPTH,
