@@ -118,9 +118,12 @@ def watch(folders: list[Path], on_change: Callable[[], None], stop: threading.Ev
     The watcher never dies: an exception from `on_change` or from listing the folders
     goes to `on_error` and watching goes on."""
     ignore = list(ignore)
+    # Before returning, not in the thread: a change made as soon as `watch` returns (and
+    # `serve` says it is serving) is a change, not part of the first listing.
+    first = _quietly(lambda: snapshot(folders, ignore), on_error) or ()
 
     def loop() -> None:
-        last = _quietly(lambda: snapshot(folders, ignore), on_error) or ()
+        last = first
         while not stop.wait(interval):
             current = _quietly(lambda: snapshot(folders, ignore), on_error)
             if current is None or current == last:
