@@ -151,3 +151,20 @@ def test_import_base_out_under_a_regular_file_writes_neither(tmp_path, monkeypat
                               "--out", str(out), "--base-out", str(tmp_path / "afile" / "b"))
     assert status == 1 and "afile is not a folder" in err and "Traceback" not in err
     assert not out.exists() and (tmp_path / "afile").read_text() == "mine"
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_build_out_a_special_file_is_refused_and_kept(tmp_path, monkeypatch, capsys, kind):
+    from site_fixture import REPO, write_content, write_tiny
+
+    make, check = SPECIAL[kind]
+    out = make(tmp_path / "site")
+    write_tiny(tmp_path / "annotations")
+    write_content(tmp_path / "content")
+    status, _, err = run_main(monkeypatch, capsys, "build", "--annotations",
+                              str(tmp_path / "annotations"), "--content",
+                              str(tmp_path / "content"), "--templates", str(REPO / "templates"),
+                              "--out", str(out), "--quiet")
+    lines = err.strip().splitlines()
+    assert status == 1 and len(lines) == 1 and "is not a folder" in lines[0], err
+    assert is_special(out, check)

@@ -82,6 +82,8 @@ def swap_in(staging: Path, out: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)  # now holds the old site
         return
     old = staging.with_name(staging.name + "-old")
+    if os.path.lexists(old):  # a rename would replace an empty folder of that name
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(old))
     os.rename(out, old)
     try:
         os.rename(staging, out)
