@@ -166,3 +166,10 @@ def test_the_shipped_registry_passes_with_the_shipped_reference():
     content = REPO / "content"
     reference = load_config(content).reference_model
     assert len(load_registry(content, reference=reference).models) > 100
+
+
+def test_ratings_refuse_the_merge_too(workspace, monkeypatch, capsys):
+    registry(workspace, ENTRY.format(id='"m2"', name='"Two"') + 'aliases = { d = ["m1"] }\n')
+    status, _, err = run_main(monkeypatch, capsys, "ratings", str(workspace / "annotations"),
+                              "--content", str(workspace / "content"), "--bootstrap", "10")
+    assert status == 1 and "would be one model 'm2'" in err and len(err.splitlines()) == 1
