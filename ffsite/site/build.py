@@ -98,7 +98,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                 for path, data in assets.values():
                     writer.write(path, data)
                 writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
-                written = [p for p in staging.rglob("*") if p.is_file()]
+                written = [p for p in staging.rglob("*") if p.is_file()
+                           and p.name != swap.STAGING_MARKER]  # (not published)
                 result = BuildResult(out, len(output.pages), len(written),
                                      sum(p.stat().st_size for p in written), ctx.notes)
                 swap.swap_in(staging, out)
