@@ -6,13 +6,18 @@ an entry lists both names as aliases of one id.  A name no entry claims stays it
 model (its id is the name itself), so a contributor's new model gets a page without an
 entry.  Aliases are per dataset: the same spelling may mean different models in two
 datasets.
+
+The registry is input like any other: every field passes the one text check
+(ffsite._text), and one name means one model.  An id, alias or name that is another
+entry's id, alias (in the same dataset) or name, or that names the site's reference
+model, is refused; so is an entry that would merge a model it does not list with the
+ones it does (`Registry.check_merges`, given the names the data uses).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ffsite._read import read_toml
+from ffsite._text import text_problem
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
 
@@ -41,6 +48,7 @@ class Model:
 @dataclass(frozen=True)
 class Registry:
     models: tuple[Model, ...] = ()
+    path: Path | None = None  # the file it was read from, for messages
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_alias", {
@@ -78,6 +86,25 @@ class Registry:
         model = self._by_id.get(model_id)
         return model.name if model else model_id
 
+    def check_merges(self, seen: Iterable[tuple[str, str]]) -> None:
+        """Refuse a registry that would make two of the models the data names (as
+        (dataset, name) pairs) one, unless its entry lists them all as aliases of that
+        dataset: a name no entry claims is its own model, and an entry whose id is that
+        name would silently take in its comparisons."""
+        names: dict[tuple[str, str], set[str]] = {}
+        for dataset, name in seen:
+            names.setdefault((dataset, self.model_id(dataset, name)), set()).add(name)
+        for (dataset, model_id), spellings in sorted(names.items()):
+            unlisted = sorted(n for n in spellings if (dataset, n) not in self._by_alias)
+            if len(spellings) > 1 and unlisted:
+                listed = sorted(spellings - set(unlisted))
+                raise FfsiteError(
+                    f"{self.path}: in dataset '{dataset}', '{unlisted[0]}' (no entry's alias, "
+                    f"so its own model) and '{listed[0]}' (an alias of '{model_id}') would be "
+                    f"one model '{model_id}', their comparisons merged; give the entry "
+                    f"another id, or list '{unlisted[0]}' in its aliases.{dataset} if they "
+                    "are one model")
+
     def unmatched(self, seen: Iterable[tuple[str, str]]) -> list[str]:
         """Aliases (as 'dataset: name') that none of the seen (dataset, name) pairs use,
         for datasets that were seen at all: a typo, or a model the data no longer has."""
@@ -87,41 +114,69 @@ class Registry:
                       if dataset in datasets and (dataset, name) not in seen)
 
 
-def load_registry(content_dir: str | Path) -> Registry:
-    """Read `<content_dir>/models.toml`; no file is an empty registry."""
+def load_registry(content_dir: str | Path, *, reference: str | None = None) -> Registry:
+    """Read `<content_dir>/models.toml`; no file is an empty registry.  `reference` is
+    the site's reference_model (content/site.toml), a model no other may be named as."""
     path = Path(content_dir) / REGISTRY_FILE
     if not path.is_file():
         return Registry()
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise FfsiteError(f"{path}: not valid TOML ({exc}); fix the file") from None
+    document = read_toml(path)
     entries = document.get("models", [])
     if set(document) - {"models"} or not isinstance(entries, list):
         raise FfsiteError(f"{path}: expected only [[models]] entries")
-    models, ids, aliases = [], set(), {}
-    for number, entry in enumerate(entries):
-        model = _model(entry, f"{path}: [[models]] entry {number}")
-        if model.id in ids:
-            raise FfsiteError(f"{path}: [[models]] entry {number}: id '{model.id}' is used "
-                              "by an earlier entry; one entry per model")
-        ids.add(model.id)
-        models.append(model)
+    models = [_model(entry, f"{path}: [[models]] entry {number}")
+              for number, entry in enumerate(entries)]
+    _one_name_one_model(models, path, reference)
+    return Registry(tuple(models), path)
+
+
+def _one_name_one_model(models: list[Model], path: Path, reference: str | None) -> None:
+    """Refuse an id, alias or name that an earlier entry (or the reference) already has
+    as another kind of name: ids and names are the site's, aliases the data's, and
+    `model_id` and `resolve` would otherwise give one name two meanings.  Two entries
+    may share a display name, and an alias in two datasets.  An alias may be another
+    entry's id: it is one dataset's spelling, listed on purpose, so it cannot merge
+    anything silently (llm-dreams spells its own run `gemini-3-pro-preview`, the id of
+    Behavioral Profiling's run); `resolve` takes an id first.  A data name no entry lists
+    is `check_merges`'s to catch."""
+    taken: dict[str, list[tuple[str, str]]] = {}  # a name -> [(its kind, whose)]
+    if reference is not None and reference not in {m.id for m in models}:
+        taken[reference] = [("id", "the site's reference_model (content/site.toml)")]
+    aliases: dict[tuple[str, str], str] = {}  # (dataset, alias) -> the entry's id
+    for number, model in enumerate(models):
+        where = f"{path}: [[models]] entry {number}"
+        if any(kind == "id" for kind, _ in taken.get(model.id, [])):
+            raise FfsiteError(f"{where}: id '{model.id}' is used by an earlier entry; one "
+                              "entry per model")
+        mine = [("id", model.id, ("name",)), ("name", model.name, ("id", "alias"))]
         for dataset, names in model.aliases.items():
             for name in names:
                 if (dataset, name) in aliases:
-                    raise FfsiteError(f"{path}: [[models]] entry {number}: alias '{name}' "
-                                      f"in {dataset} already belongs to "
-                                      f"'{aliases[(dataset, name)]}'")
+                    raise FfsiteError(f"{where}: alias '{name}' in {dataset} already "
+                                      f"belongs to '{aliases[(dataset, name)]}'")
                 aliases[(dataset, name)] = model.id
-    return Registry(tuple(models))
+                # Not another entry's id (see above), but never the reference's.
+                mine.append((f"alias in {dataset}", name,
+                             ("name", "id") if name == reference else ("name",)))
+        for kind, name, clashing in mine:
+            for other_kind, owner in taken.get(name, []):
+                if other_kind.split()[0] in clashing:
+                    whose = owner if owner.startswith("the ") else f"entry '{owner}'"
+                    raise FfsiteError(
+                        f"{where} (id '{model.id}'): its {kind} '{name}' is already the "
+                        f"{other_kind} of {whose}; one name means one model: rename one, "
+                        "or make them one entry")
+        for kind, name, _ in mine:
+            taken.setdefault(name, []).append((kind, model.id))
 
 
 def _model(entry: object, where: str) -> Model:
     if not isinstance(entry, dict):
         raise FfsiteError(f"{where}: expected a table")
-    if isinstance(entry.get("id"), str) and entry["id"].strip():
-        where += f" (id '{entry['id']}')"  # so a mistake names the model too
+    model_id = entry.get("id")
+    if isinstance(model_id, str) and model_id.strip() and len(model_id) <= 100 and \
+            not text_problem(model_id, one_line=True):
+        where += f" (id '{model_id}')"  # so a mistake names the model too
     unknown = set(entry) - _KEYS
     if unknown:
         raise FfsiteError(f"{where}: unknown key '{sorted(unknown)[0]}'; allowed: "
@@ -133,6 +188,10 @@ def _model(entry: object, where: str) -> Model:
         if key in entry and (not isinstance(entry[key], str) or not entry[key].strip()):
             raise FfsiteError(f"{where}: '{key}' must be a non-empty text (leave an unknown "
                               "fact out)")
+    for key in ("id", "name", "organisation", "released", "note"):
+        problem = text_problem(entry.get(key), one_line=key != "note")
+        if problem:
+            raise FfsiteError(f"{where}: '{key}': {problem}")
     if "open_weights" in entry and not isinstance(entry["open_weights"], bool):
         raise FfsiteError(f"{where}: 'open_weights' must be true or false")
     released = entry.get("released")
@@ -148,6 +207,10 @@ def _model(entry: object, where: str) -> Model:
         if not isinstance(names, list) or not names or not all(
                 isinstance(n, str) and n for n in names):
             raise FfsiteError(f"{where}: aliases.{dataset} must be a name or a list of names")
+        for name in (dataset, *names):
+            problem = text_problem(name)
+            if problem:
+                raise FfsiteError(f"{where}: aliases.{dataset[:100]}: {problem}")
         clean[dataset] = tuple(names)
     return Model(id=entry["id"], name=entry["name"], organisation=entry.get("organisation"),
                  open_weights=entry.get("open_weights"), released=released,
@@ -192,13 +255,16 @@ def source_names(annotations: Annotations, registry: Registry) -> pd.DataFrame:
     return joined.reset_index()
 
 
-def names_seen(annotations: Annotations, scores: Scores) -> set[tuple[str, str]]:
-    """Every (dataset, model name) the votes and scores mention."""
+def names_seen(annotations: Annotations, scores: Scores | None = None
+               ) -> set[tuple[str, str]]:
+    """Every (dataset, model name) the votes (and scores) mention."""
     comparisons = annotations.comparisons
     seen = set()
     for side in ("model_a", "model_b"):
         pairs = pd.DataFrame({"dataset": comparisons["dataset"].astype(object),
                               "model": comparisons[side].astype(object)}).dropna()
         seen |= set(pairs.drop_duplicates().itertuples(index=False, name=None))
+    if scores is None:
+        return seen
     responses = scores.responses[["dataset", "model"]].dropna().drop_duplicates()
     return seen | set(responses.itertuples(index=False, name=None))

@@ -79,7 +79,7 @@ LINES = {
     "chosen a number": (json.dumps({"chosen": 5, "rejected": "x"}),
                         'line 2: "chosen" is missing or not text'),
     "rejected missing": (json.dumps({"chosen": "x"}), 'line 2: "rejected" is missing'),
-    "deep JSON": (DEEP, "line 2: not a JSON object (or nested too deeply)"),
+    "deep JSON": (DEEP, "line 2: nested too deeply"),
 }
 
 

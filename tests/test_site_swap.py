@@ -52,15 +52,23 @@ def test_the_swap_never_leaves_a_moment_without_the_site(tmp_path):
 
 def test_leftovers_of_a_killed_build_are_removed_and_nothing_else(tmp_path):
     root = tiny_workspace(tmp_path)
-    for name in (".site-abcd1234", ".site-k9_xYz00-old"):  # as mkdtemp names them
+    # Named as mkdtemp names them and marked by ffsite: a staging folder, and an old site.
+    for name, marker in ((".site-abcd1234", swap.STAGING_MARKER),
+                         (".site-k9_xYz00-old", swap.SITE_MARKER)):
         (root / name / "models").mkdir(parents=True)
         (root / name / "models" / "m1.html").write_text("half")
-    for name in (".site-keep", ".sitex-abcd1234", ".other"):  # not ours: kept
+        (root / name / marker).write_text("")
+    # Not ours, whatever the name: kept, with what is in them.
+    for name in (".site-keep", ".sitex-abcd1234", ".other", ".site-settings",
+                 ".site-abcd1234-old0", ".site-zzzz9999-old"):
         (root / name).mkdir()
+        (root / name / "mine.txt").write_text("mine")
     done = subprocess.run(build_command(root), capture_output=True, text=True, cwd=root)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in root.iterdir()) == [
-        ".other", ".site-keep", ".sitex-abcd1234", "annotations", "content", "site"]
+        ".other", ".site-abcd1234-old0", ".site-keep", ".site-settings", ".site-zzzz9999-old",
+        ".sitex-abcd1234", "annotations", "content", "site"]
+    assert (root / ".site-settings" / "mine.txt").read_text() == "mine"
 
 
 def test_a_real_kill_9_mid_build_is_cleaned_up_by_the_next_build(tmp_path):

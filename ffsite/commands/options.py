@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from ffsite._text import for_terminal
 from ffsite.datasets.folder import ENV, base_dir
 from ffsite.errors import FfsiteError, ParameterError
 
@@ -84,5 +85,6 @@ def flag(param: str) -> str:
 
 
 def error_line(error: FfsiteError) -> str:
-    """The error as the CLI shows it: parameters named as their flags."""
-    return error.worded(flag) if isinstance(error, ParameterError) else str(error)
+    """The error as the CLI shows it: parameters named as their flags, on one line that
+    no text quoted from data can turn into terminal control (ffsite._text)."""
+    return for_terminal(error.worded(flag) if isinstance(error, ParameterError) else str(error))

@@ -17,7 +17,7 @@ from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.metrics.judges import separate_judges
 from ffsite.metrics.results import indices_table, ratings_table
-from ffsite.models import apply_registry, load_registry, source_names
+from ffsite.models import apply_registry, load_registry, names_seen, source_names
 
 
 @click.command(name="ratings")
@@ -39,6 +39,7 @@ def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
     dataset's own spelling."""
     registry = load_registry(content)
     original = read_annotations(paths)
+    registry.check_merges(names_seen(original))
     annotations = separate_judges(apply_registry(original, registry))
     table = ratings_table(annotations, anchor=registry.resolve(anchor),
                           n_bootstrap=n_bootstrap, seed=seed)

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from ffsite._text import for_terminal
 from ffsite.commands.build import examples_base_data_option, run_build, site_out_option
 from ffsite.commands.options import (
     annotations_option,
@@ -23,8 +24,8 @@ from ffsite.site.context import ResultsCache
 
 def _report(exc: Exception) -> None:
     """An unexpected error in the watcher: say so, and keep serving the previous site."""
-    click.echo(f"error: rebuild failed ({type(exc).__name__}: {exc}); still serving the "
-               "previous site and watching for changes", err=True)
+    click.echo(for_terminal(f"error: rebuild failed ({type(exc).__name__}: {exc}); still "
+                            "serving the previous site and watching for changes"), err=True)
 
 
 @click.command(name="serve")
@@ -61,7 +62,7 @@ def serve(port: int, prefix: str | None, watch: bool, annotations: str,
         run_build(annotations, base_data, content, templates, out, quiet=False, cache=cache)
         if watch:
             preview.watch([Path(annotations), Path(content), Path(templates)], rebuild, stop,
-                          on_error=_report)
+                          on_error=_report, ignore=[Path(out)])
         click.echo(f"serving {out} at {preview.url_of(server, prefix)} (Ctrl+C stops)")
         server.serve_forever()
     finally:

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import click
 from click.core import ParameterSource
 
@@ -7,6 +9,7 @@ from ffsite.errors import FfsiteError
 from ffsite.format import find_annotation_files, read_annotations, read_scores
 from ffsite.format.validate import validate_paths
 from ffsite.models import REGISTRY_FILE, load_registry, names_seen
+from ffsite.site.config import CONFIG_FILE, load_config
 
 
 @click.command()
@@ -28,8 +31,12 @@ def validate(ctx: click.Context, paths: tuple[str, ...], site: str | None,
                           "ffsite validate annotations/contrib/my-model.parquet --site annotations")
     for line in validate_paths(paths):
         click.echo(line)
-    registry = load_registry(content)
+    # The registry as `build` reads it: with site.toml's reference model, if there is one.
+    settings = Path(content) / CONFIG_FILE
+    reference = load_config(content).reference_model if settings.is_file() else None
+    registry = load_registry(content, reference=reference)
     seen = names_seen(read_annotations(paths), read_scores(paths))
+    registry.check_merges(seen)
     for alias in registry.unmatched(seen):
         click.echo(f"note: {content}/{REGISTRY_FILE}: alias {alias} matches no model in "
                    "these files (a typo, or a model the data no longer has)")

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import time
-import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -23,6 +22,9 @@ from urllib.parse import quote
 import httpx
 
 from ffsite._cache import cache_root
+from ffsite._names import safe_name
+from ffsite._read import loads_json, read_toml
+from ffsite._text import text_problem
 from ffsite.datasets import DATASETS
 from ffsite.errors import FfsiteError
 
@@ -68,15 +70,15 @@ def dataset_declarations() -> dict[str, list[SourceFile]]:
 def read_declaration(path: str | os.PathLike) -> dict[str, list[SourceFile]]:
     """The declared files per dataset, checked for the keys every entry needs."""
     path = Path(path)
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         raise FfsiteError(f"{path}: not found; give the base-data declaration with "
-                          "--sources") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise FfsiteError(f"{path}: not valid TOML ({exc})") from None
+                          "--sources")
+    document = read_toml(path)
     declared = {}
     for dataset, section in sorted(document.items()):
+        if safe_name(dataset) != dataset:  # it names a folder under --cache-dir
+            raise FfsiteError(f"{path}: [{dataset}]: a dataset name is a plain folder name "
+                              "(letters, digits, '.', '-', '_'; not '..'); rename it")
         entries = section.get("files") if isinstance(section, dict) else None
         if isinstance(section, dict) and "manifest" in section:
             entries = _manifest_entries(path, dataset, section)
@@ -108,12 +110,18 @@ def _manifest_entries(path: Path, dataset: str, section: dict) -> list[dict]:
     return entries
 
 
-def _source_file(path: Path, dataset: str, index: int, entry: dict) -> SourceFile:
+def _source_file(path: Path, dataset: str, index: int, entry: object) -> SourceFile:
     where = f"{path}: [[{dataset}.files]] entry {index}"
+    if not isinstance(entry, dict):
+        raise FfsiteError(f"{where}: must be a table of 'path', 'url' and a checksum")
     checks = [name for name in CHECKS if name in entry]
     if not isinstance(entry.get("path"), str) or not isinstance(entry.get("url"), str) \
             or len(checks) != 1:
         raise FfsiteError(f"{where}: needs 'path', 'url' and one of 'sha256', 'json_sha256'")
+    for key in ("path", "url"):
+        problem = text_problem(entry[key], one_line=True)
+        if problem:
+            raise FfsiteError(f"{where}: '{key}': {problem}")
     relative = PurePosixPath(entry["path"])
     if relative.is_absolute() or ".." in relative.parts or not relative.parts:
         raise FfsiteError(f"{where}: path '{entry['path']}' must stay inside the dataset folder")
@@ -135,8 +143,8 @@ def file_digest(path: Path, check: str) -> str:
     data = path.read_bytes()
     if check == "json_sha256":
         try:
-            content = json.loads(data)
-        except (ValueError, UnicodeDecodeError):
+            content = loads_json(data, source=str(path))
+        except FfsiteError:
             return "not valid JSON"
         data = json.dumps(content, ensure_ascii=False, sort_keys=True,
                           separators=(",", ":")).encode("utf-8")

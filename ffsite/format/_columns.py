@@ -9,7 +9,6 @@ the next ones are read on other threads, so memory holds a few columns' worth.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ffsite._text import text_problem
 from ffsite.errors import FfsiteError
 
 
@@ -209,25 +209,6 @@ def first_empty(codes: np.ndarray, values: list) -> int | None:
     if "" in values:
         empty = empty | (codes == values.index(""))
     return int(np.argmax(empty)) if empty.any() else None
-
-
-MAX_TEXT = 10_000  # characters in one cell of an annotation file: names, ids, wordings
-# Control characters other than tab and newline: NUL, escape sequences that repaint a
-# terminal, carriage returns that break CSV rows.  No name, id or wording needs them.
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def text_problem(value: object) -> str | None:
-    """Why a text cannot be stored in an annotation file, or None."""
-    if not isinstance(value, str):
-        return None
-    if len(value) > MAX_TEXT:
-        return f"text longer than {MAX_TEXT:,} characters; shorten it"
-    found = CONTROL.search(value)
-    if found:
-        return (f"text holds the control character U+{ord(found.group()):04X}; remove it "
-                "(names, ids and wordings are plain text)")
-    return None
 
 
 def first_bad_text(codes: np.ndarray, values: list) -> tuple[int, str] | None:

@@ -103,6 +103,10 @@ def unpack(table: pa.Table, metadata: dict[str, Any], source: str, *,
         if f"{MARGIN_PREFIX}{number}" in names:
             _check_margins(table, number, column, metadata, fail)
     has_vote = votes != 0
+    unused = ~has_vote.any(axis=0)
+    if n_comparisons and unused.any():  # e.g. every cell of a trait's column emptied
+        fail.column(f"{VOTE_PREFIX}{int(order[np.argmax(unused)])}", None, "holds no vote "
+                    "at all; drop the column and its vote_columns entry, or the file")
     if has_vote.all():
         comparison = np.repeat(np.arange(n_comparisons, dtype=np.int32), len(entries))
         annotator = np.tile(annotator_of[order].astype(np.int32), n_comparisons)

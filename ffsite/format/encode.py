@@ -18,9 +18,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ffsite._text import CONTROL, MAX_TEXT, text_problem
 from ffsite.errors import FfsiteError
 from ffsite.format import _wide, schema
-from ffsite.format._columns import CONTROL, MAX_TEXT, dictionary_array, text_problem
+from ffsite.format._columns import dictionary_array
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ffsite._read import loads_json
 from ffsite.errors import FfsiteError
 from ffsite.format import _checked, _wide, schema
 from ffsite.format._checks import check_votes
@@ -149,11 +150,8 @@ def read_file_metadata(path: str | os.PathLike) -> dict[str, Any]:
     if len(text) > MAX_METADATA_BYTES:
         raise FfsiteError(f"{path}: ffsite metadata is {len(text):,} bytes, more than the "
                           f"{MAX_METADATA_BYTES:,} allowed; re-create the file")
-    try:
-        metadata = json.loads(text)
-    except (ValueError, RecursionError):
-        raise FfsiteError(f"{path}: ffsite metadata is not valid JSON (or nested too deeply); "
-                          "re-create the file with ffsite import or ffsite annotate") from None
+    metadata = loads_json(text, source=f"{path}: ffsite metadata",
+                          hint="re-create the file with ffsite import or ffsite annotate")
     if not isinstance(metadata, dict):
         raise FfsiteError(f"{path}: ffsite metadata is a JSON {_json_type(metadata)}, not an "
                           "object; re-create the file with ffsite import or ffsite annotate")

@@ -30,6 +30,7 @@ DATASET = "lmlpa"
 UNKNOWN_RATER = "unknown"
 ORDERS = ("normal", "reversed")
 _WHOLE = re.compile(r"^[+]?[0-9]+$")
+_SEED_DIGITS = 18  # a scores file stores seeds as 64-bit integers
 
 
 def import_likert(path: str | os.PathLike, dataset: str = DATASET) -> ScoresImport:
@@ -69,9 +70,11 @@ def import_likert(path: str | os.PathLike, dataset: str = DATASET) -> ScoresImpo
     seed = pd.Series(pd.NA, index=frame.index, dtype="Int64")
     if "seed" in frame.columns:
         seed_text = frame["seed"].str.strip()
-        good = (seed_text == "") | seed_text.str.fullmatch(_WHOLE.pattern)
+        good = (seed_text == "") | (seed_text.str.fullmatch(_WHOLE.pattern) & (
+            seed_text.str.lstrip("+").str.lstrip("0").str.len() <= _SEED_DIGITS))
         _first_bad(~good, lambda r: fail(
-            r, "seed", f"'{frame['seed'].iat[r]}' is not a whole number (or empty)"))
+            r, "seed", f"'{frame['seed'].iat[r]}' is not a whole number of at most "
+            f"{_SEED_DIGITS} digits (or empty)"))
         seed = pd.to_numeric(seed_text.where(seed_text != ""), errors="coerce").astype("Int64")
     order = frame["order"].str.strip().str.lower() if "order" in frame.columns else \
         pd.Series("", index=frame.index)

@@ -19,7 +19,7 @@ from ffsite.datasets.folder import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import find_annotation_files, read_annotations, read_scores
 from ffsite.metrics.judges import separate_judges
-from ffsite.models import apply_registry, load_registry
+from ffsite.models import apply_registry, load_registry, names_seen
 from ffsite.progress import Progress
 from ffsite.site import swap
 from ffsite.site.assets import collect_assets
@@ -30,7 +30,7 @@ from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
 from ffsite.site.render import environment
 
-MARKER = ".ffsite-site"  # marks a folder as a built site, so a rebuild may replace it
+MARKER = swap.SITE_MARKER  # marks a folder as a built site, so a rebuild may replace it
 
 
 @dataclass
@@ -64,9 +64,11 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         raise ParameterError(f"{annotations}: no annotation files (.parquet) found; add some "
                              "or pass {annotations} DIR", "annotations")
     progress.step(f"reading {len(files)} annotation files")
-    registry = load_registry(config.content_dir)
-    annotation_data = separate_judges(apply_registry(read_annotations(files), registry))
+    registry = load_registry(config.content_dir, reference=config.reference_model)
+    annotation_data = read_annotations(files)
     scores = read_scores(files)
+    registry.check_merges(names_seen(annotation_data, scores))
+    annotation_data = separate_judges(apply_registry(annotation_data, registry))
     assets = collect_assets(Path(templates))
 
     # Every builder computes first; then everything is written, under a lock.
@@ -91,7 +93,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              f"({exc.strerror}); pick another {{out}}", "out") from None
     try:
         with swap.locked(out.parent):
-            swap.remove_leftovers(out)
+            swap.recover(out)
             check_target(out)  # again: another build may have changed it meanwhile
             staging = swap.staging_folder(out)
             try:
@@ -100,7 +102,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                 for path, data in assets.values():
                     writer.write(path, data)
                 writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
-                written = [p for p in staging.rglob("*") if p.is_file()]
+                written = [p for p in staging.rglob("*") if p.is_file()
+                           and p.name != swap.STAGING_MARKER]  # (not published)
                 result = BuildResult(out, len(output.pages), len(written),
                                      sum(p.stat().st_size for p in written), ctx.notes)
                 swap.swap_in(staging, out)

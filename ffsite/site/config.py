@@ -1,4 +1,4 @@
-"""The site's settings: `content/site.toml`, read with tomllib and checked key by key.
+"""The site's settings: `content/site.toml`, read by ffsite._read and checked key by key.
 
 The keys, their types and defaults are the fields of `SiteConfig`: a new setting is one
 field there.
@@ -7,12 +7,13 @@ field there.
 from __future__ import annotations
 
 import os
-import tomllib
 import types
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import get_args, get_type_hints
 
+from ffsite._read import read_toml
+from ffsite._text import text_problem
 from ffsite.errors import FfsiteError, ParameterError
 
 CONFIG_FILE = "site.toml"
@@ -81,10 +82,7 @@ def load_config(content: str | os.PathLike) -> SiteConfig:
     if not path.is_file():
         raise FfsiteError(f"{path}: missing; the content folder needs a site.toml "
                           "(title, reference_model, min_valid_votes)")
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise FfsiteError(f"{path}: not valid TOML ({exc}); fix the file") from None
+    raw = read_toml(path)
     keys = _keys()
     for name, value in raw.items():
         if name not in keys:
@@ -93,6 +91,9 @@ def load_config(content: str | os.PathLike) -> SiteConfig:
         if type(value) is not expected:
             raise FfsiteError(f"{path}: key '{name}' must be a {expected.__name__}, "
                               f"not {type(value).__name__}")
+        problem = text_problem(value, one_line=True)  # it reaches every page
+        if problem:
+            raise FfsiteError(f"{path}: key '{name}': {problem}")
     for name, key in keys.items():
         if key.least is not None and raw.get(name, key.least) < key.least:
             raise FfsiteError(f"{path}: key '{name}' must be at least {key.least}")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import errno
 import http.server
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
+from stat import S_ISREG
 from urllib.parse import unquote, urlsplit
 
 from ffsite.errors import ParameterError
@@ -78,39 +80,56 @@ def url_of(server: http.server.ThreadingHTTPServer, prefix: str = "/") -> str:
     return f"http://{HOST}:{server.server_address[1]}{prefix}"
 
 
-def snapshot(folders: list[Path]) -> tuple:
+def snapshot(folders: list[Path], ignore: Iterable[Path] = ()) -> tuple:
     """(path, size, mtime) of every file under `folders`: changes when an input changes.
-    A file that vanishes while the folders are listed is simply not in it."""
+    A file that vanishes while the folders are listed is simply not in it.  Nothing in
+    an `ignore` folder or in its staging folders (`.NAME-*` beside it) is listed: the
+    site a rebuild writes, when it lies inside a watched folder."""
+    skip = [Path(os.path.realpath(folder)) for folder in ignore]
+
+    def skipped(path: Path) -> bool:
+        return any(path == s or (path.parent == s.parent and path.name.startswith(
+            f".{s.name}-")) for s in skip)
+
     entries = []
     for folder in folders:
-        if folder.is_dir():
-            for path in sorted(folder.rglob("*")):
+        for root, dirs, files in os.walk(os.path.realpath(folder)):
+            dirs[:] = [name for name in dirs if not skipped(Path(root, name))]
+            for name in files:
+                path = Path(root, name)
                 try:
                     stat = path.stat()
                 except OSError:
                     continue
-                if path.is_file():
+                if S_ISREG(stat.st_mode) and not skipped(path):
                     entries.append((str(path), stat.st_size, stat.st_mtime_ns))
-    return tuple(entries)
+    return tuple(sorted(entries))
 
 
 def watch(folders: list[Path], on_change: Callable[[], None], stop: threading.Event,
           interval: float = 1.0, settle: float = 0.5,
-          on_error: Callable[[Exception], None] | None = None) -> threading.Thread:
-    """Call `on_change()` whenever a file under `folders` changes, until `stop` is set.
+          on_error: Callable[[Exception], None] | None = None,
+          ignore: Iterable[Path] = ()) -> threading.Thread:
+    """Call `on_change()` whenever a file under `folders` (not under `ignore`, where
+    `on_change` writes) changes, until `stop` is set.
 
     Debounced: a burst of writes (an editor saving, a `git checkout`) gives one call, once
     nothing has changed for `settle` seconds; changes made during a call give one more.
     The watcher never dies: an exception from `on_change` or from listing the folders
     goes to `on_error` and watching goes on."""
+    ignore = list(ignore)
+    # Before returning, not in the thread: a change made as soon as `watch` returns (and
+    # `serve` says it is serving) is a change, not part of the first listing.
+    first = _quietly(lambda: snapshot(folders, ignore), on_error) or ()
+
     def loop() -> None:
-        last = _quietly(lambda: snapshot(folders), on_error) or ()
+        last = first
         while not stop.wait(interval):
-            current = _quietly(lambda: snapshot(folders), on_error)
+            current = _quietly(lambda: snapshot(folders, ignore), on_error)
             if current is None or current == last:
                 continue
             while not stop.wait(settle):  # wait for the burst to end
-                settled = _quietly(lambda: snapshot(folders), on_error)
+                settled = _quietly(lambda: snapshot(folders, ignore), on_error)
                 if settled == current:
                     break
                 current = settled

@@ -10,7 +10,6 @@ Model names are the `generator` field, unchanged (one file name differs from it)
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from ffsite._read import read_json
 from ffsite.datasets.alpaca_eval import DATASET
 from ffsite.datasets.prompt_set import PromptSet
 from ffsite.errors import FfsiteError
@@ -47,11 +47,7 @@ def comparison_id(prompt: str, model: str, other: str) -> str:
 
 
 def _read_json_list(path: Path) -> list[dict]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            records = json.load(handle)
-    except ValueError as exc:
-        raise FfsiteError(f"{path}: not valid JSON ({exc}); fetch it again") from None
+    records = read_json(path, hint="fetch it again")
     if not isinstance(records, list):
         raise FfsiteError(f"{path}: expected a JSON list of records")
     return records

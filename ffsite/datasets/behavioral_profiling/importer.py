@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ffsite._text import text_problem
 from ffsite.datasets.behavioral_profiling import reader as bp
 from ffsite.errors import FfsiteError
 from ffsite.importers.result import ScoresImport
@@ -57,6 +58,7 @@ def import_behavioral_profiling(folder: str | os.PathLike,
         "response_id", "prompt_id", "model", "condition", "meta.suite", "meta.scenario",
         "dimension", "score")}
     junk: dict[str, Counter] = {}
+    checked: set[str] = set()  # texts that passed `_check_text`: each is checked once
     for condition in conditions:
         path = root / bp.CONTRIBUTIONS_DIR / f"{condition}.json"
         if not path.is_file():
@@ -64,6 +66,7 @@ def import_behavioral_profiling(folder: str | os.PathLike,
                               f"contributions/ holds {', '.join(bp.CONDITIONS)})")
         junk[condition] = Counter()
         for job_id, job in sorted(bp.read_contributions(path).items()):
+            _check_text(path, "job id", job_id, checked)
             request_id = bp.request_id_of(job_id)
             prompt = prompt_files.get(request_id)
             if prompt is None:
@@ -75,11 +78,14 @@ def import_behavioral_profiling(folder: str | os.PathLike,
             scenario = bp.base_request_id(request_id, condition)
             suite = bp.suite_of(prompt_files.get(scenario, prompt))
             for model, scores in sorted(contributions.items()):
+                _check_text(path, f"job '{job_id}': model name", model, checked)
                 if not isinstance(scores, dict):
                     raise FfsiteError(f"{path}: job '{job_id}', model '{model}': expected "
                                       "an object of dimension scores")
                 for dimension, entry in scores.items():
                     if dimension not in DIMENSIONS:
+                        _check_text(path, f"job '{job_id}', model '{model}': dimension key",
+                                    dimension, checked)
                         junk[condition][dimension] += 1
                         continue
                     columns["dimension"].append(dimension)
@@ -114,6 +120,15 @@ def import_behavioral_profiling(folder: str | os.PathLike,
                                "dropped_dimension_keys": dropped,
                                "scores_below_rubric_floor": int(below.sum())},
                         report=report)
+
+
+def _check_text(path: Path, what: str, value: str, checked: set[str]) -> None:
+    """The one text check (ffsite._text) on a name, before any row repeats it."""
+    if value not in checked:
+        problem = text_problem(value)
+        if problem:
+            raise FfsiteError(f"{path}: {what} '{value[:80]}': {problem}")
+        checked.add(value)
 
 
 def _score(entry: object, path: Path, job_id: str, model: str, dimension: str) -> float:

@@ -14,14 +14,12 @@ The responses themselves are not public; the prompts are.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from ffsite._read import read_json, read_yaml
 from ffsite.datasets.behavioral_profiling import DATASET
 from ffsite.datasets.record import BASELINE
 from ffsite.errors import FfsiteError
@@ -33,7 +31,6 @@ CONDITIONS = DATASET.condition_order  # baseline first
 SUITES = ("affective", "broad", "dimensions", "general")
 
 _JOB_ID = re.compile(r"job_(?P<request>.+)_(?P<date>\d{8})_(?P<time>\d{6})")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
 
 
 @dataclass(frozen=True)
@@ -73,11 +70,7 @@ def read_prompt_files(root: str | os.PathLike) -> dict[str, PromptFile]:
                           "(it holds contributions/ and prompts/)")
     found: dict[str, PromptFile] = {}
     for path in sorted(folder.glob("*/*.yaml")):
-        try:
-            document = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise FfsiteError(f"{path}: cannot read the prompt file ({exc}); fetch it "
-                              "again") from None
+        document = read_yaml(path, hint="fetch it again")
         if not isinstance(document, dict) or "request_id" not in document:
             continue  # job lists and templates live beside the prompts
         request_id, prompt = document["request_id"], document.get("prompt")
@@ -103,13 +96,7 @@ def suite_of(prompt: PromptFile) -> str | None:
 
 def read_contributions(path: str | os.PathLike) -> dict:
     """The `job_contributions` mapping of one condition's file."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except OSError as exc:
-        raise FfsiteError(f"{path}: cannot read ({exc.strerror})") from None
-    except ValueError as exc:
-        raise FfsiteError(f"{path}: not valid JSON ({exc}); fetch it again") from None
+    document = read_json(path, hint="fetch it again")
     jobs = document.get("job_contributions") if isinstance(document, dict) else None
     if not isinstance(jobs, dict):
         raise FfsiteError(f"{path}: no 'job_contributions' object; is this a Behavioral "

@@ -17,13 +17,12 @@ id and seed at build time; it is never written to annotations.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
 from pathlib import Path
 from typing import NamedTuple
 
+from ffsite._read import read_json
 from ffsite.datasets.eqbench3 import DATASET
 from ffsite.datasets.eqbench3.rules import comparison_id, pair
 from ffsite.errors import FfsiteError
@@ -39,15 +38,7 @@ _TURN = re.compile(r"^####### Prompt(\d+)\s*$")
 
 def read_comparisons(path: str | os.PathLike) -> list[dict]:
     """The judged entries of a pairwise_comparisons.json(.gz) file."""
-    path = Path(path)
-    try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            document = json.load(handle)
-    except OSError as exc:
-        raise FfsiteError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except (ValueError, EOFError) as exc:
-        raise FfsiteError(f"{path}: not valid (gzipped) JSON ({exc}); fetch it again") from None
+    document = read_json(path, hint="fetch it again")
     entries = (document.get("__metadata__") or {}).get("global_pairwise_comparisons") if (
         isinstance(document, dict)) else None
     if not isinstance(entries, list):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import os
 from pathlib import Path
 
 import pandas as pd
 
+from ffsite._read import loads_json
 from ffsite.datasets.hh_rlhf import DATASET
 from ffsite.errors import FfsiteError
 
@@ -74,11 +74,7 @@ def read_pairs(path: str | os.PathLike) -> pd.DataFrame:
 def _conversations(path: Path, line_number: int, line: str) -> tuple[str, str]:
     """The chosen and rejected conversation of one line, or an error naming the line."""
     where = f"{path}: line {line_number + 1}"
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
-        raise FfsiteError(f"{where}: not a JSON object (or nested too deeply); fetch the "
-                          "file again") from None
+    record = loads_json(line, source=where, hint="fetch the file again")
     if not isinstance(record, dict):
         kind = {list: "list", str: "string"}.get(type(record), "number or null")
         raise FfsiteError(f"{where}: a JSON {kind}, not an object with "
