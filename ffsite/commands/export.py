@@ -13,6 +13,7 @@ from ffsite.datasets.texts import read_texts
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
 from ffsite.importers.annotated_pairs import to_annotated_pairs
+from ffsite.metrics.judges import separate_judges
 
 
 @click.group(name="export")
@@ -26,7 +27,7 @@ def export_group() -> None:
 @base_data_option("Base-data folder to take texts from.")
 def annotated_pairs(paths: tuple[str, ...], out: str, base_data: Path | None) -> None:
     """Write AnnotatedPairs v2 JSON that feedback-forensics can open."""
-    annotations = read_annotations(paths)
+    annotations = separate_judges(read_annotations(paths))  # one annotator per judge
     texts = {}
     if base_data is not None:
         for dataset in annotations.datasets:

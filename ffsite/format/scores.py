@@ -226,6 +226,7 @@ def read_scores_file(path: str | os.PathLike, metadata: dict[str, Any] | None = 
 
 def unpack(table: pa.Table, metadata: dict[str, Any], source: str) -> Scores:
     """Check a scores table against the rules and turn it into `Scores`."""
+    # long: docs/format.md's rules, checked in the order it states them
     if str(metadata.get("format_version")) != schema.VERSION_3:
         raise FfsiteError(f"{source}: scores need format_version "
                           f"{schema.VERSION_3}, not {metadata.get('format_version')}; "

@@ -33,6 +33,7 @@ from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, encode_votes, schema
 from ffsite.importers._ap_votes import Unsupported, read_votes
 from ffsite.importers.result import ImportResult
+from ffsite.metrics.combine import combine
 from ffsite.traits import trait_set_of
 
 # The preference annotator when a file names none (in ICAI CSV: the `preferred_text`
@@ -372,11 +373,9 @@ def to_annotated_pairs(annotations: Annotations, *, texts: dict[str, tuple[dict,
     """AnnotatedPairs v2 for the given annotations (texts filled in where known).
 
     Each trait becomes a principle annotator keyed by its trait id; each preference
-    judge an annotator keyed by its judge id.  When several judges voted on one trait,
-    the exported vote is their combination (majority), since AP holds one per annotator.
+    judge an annotator keyed by its judge id.  Repeated votes on one trait are exported
+    combined (majority): AP holds one per annotator (`ffsite export` separates judges).
     """
-    from ffsite.metrics.combine import combine
-
     texts = texts or {}
     comparisons = annotations.comparisons
     annotators = annotations.annotators

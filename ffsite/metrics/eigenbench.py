@@ -1,3 +1,4 @@
+# long: the fit, trust matrix, EigenTrust and bootstrap of one method share their helpers
 """EigenBench (seed 002; methods.md section 3): models judge each other's answers against a
 constitution, and one rating per model comes out that no single judge dictates.
 

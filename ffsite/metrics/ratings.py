@@ -87,6 +87,7 @@ class TraitRatings:
 def _fit(pairs: Pairs, wins: np.ndarray, totals: np.ndarray, start: np.ndarray,
          anchor: int, *, firth: bool = True, isolated: np.ndarray | None = None,
          tolerance: float = _TOLERANCE, guided: bool = False) -> np.ndarray:
+    # long: one Fisher-scoring loop with its step control and Firth's term reads best whole
     """Fisher scoring for a batch of problems; returns t [batch, models], t[anchor] = 0.
 
     wins / totals: [batch, pairs] (wins of `first`, comparisons of the pair).  Models in

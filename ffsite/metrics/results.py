@@ -1,3 +1,4 @@
+# long: the one results API every report reads; each of its sections is short
 """Every result ffsite reports, as numbers: what `ffsite metrics`, `ffsite ratings` and
 the tables of `ffsite build` show (methods.md).
 
