@@ -68,6 +68,7 @@ class Dataset:
     builder: str | None = None  # (ctx) -> None: builds its pages (a site page builder)
     trait_page: str | None = None  # (ctx, trait, page) -> bool: draws its traits' pages
     home: str | None = None  # (ctx, page) -> (table, anchor, download): its home table
+    model_section: str | None = None  # (ctx, model) -> [Section]: its part of model pages
     # Its judges' reasoning, base data: (folder) -> {(comparison id, seed): reasoning}.
     reasoning: str | None = None
     viewer_note: str | None = None  # what the explorer's pair viewer can and cannot show

@@ -16,7 +16,7 @@ A section appears only when the model has data for it.
 
 from __future__ import annotations
 
-from ffsite.datasets import dataset_name
+from ffsite.datasets import DATASETS, dataset_name
 from ffsite.site.context import SiteContext
 from ffsite.site.model_meta import meta_facts
 from ffsite.site.pages.big_five import big_five_sections
@@ -28,9 +28,11 @@ from ffsite.site.sections import Section, SectionProvider, model_page
 from ffsite.site.urls import TRAITS, page_path
 
 # What a model page shows, in order: each provider gives the model's sections of one kind
-# (none when it has no such data).  A new kind of data adds its provider here.
+# (none when it has no such data).  A new kind of data adds its provider here; a dataset
+# with a section of its own names it in its record (`Dataset.model_section`).
 MODEL_SECTIONS: list[SectionProvider] = [
     personality_sections,
+    *(d.hook("model_section") for d in DATASETS if d.model_section),
     big_five_sections,
     eigenbench_sections,
     pairwise_sections,
