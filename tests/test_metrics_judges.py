@@ -89,3 +89,30 @@ def test_metrics_command_keeps_judges_apart_unless_they_are_named(files, monkeyp
 def test_one_judge_per_trait_is_left_as_it_is(files):
     annotations = read_annotations([files[0]])
     assert separate_judges(annotations) is annotations
+
+
+def test_a_declared_panel_is_the_mean_of_its_members_means(tmp_path):
+    import pandas as pd
+
+    from ffsite.format import read_scores, write_scores
+    from ffsite.metrics.judges import pool_panels
+
+    def rows(dataset, judge, seed, score, response="r1"):
+        return {"dataset": dataset, "response_id": response, "prompt_id": "p", "model": "m",
+                "condition": None, "judge": judge, "trait_id": "t", "trait": "T: a trait",
+                "trait_set": "s", "scale_min": 1, "scale_max": 10, "seed": seed,
+                "score": score}
+
+    frame = pd.DataFrame([rows("d", "a", 0, 2.0), rows("d", "a", 1, 4.0),
+                          rows("d", "b", None, 7.0), rows("e", "a", None, 9.0)])
+    write_scores(frame, tmp_path / "s.parquet")
+    pooled, members = pool_panels(read_scores([tmp_path / "s.parquet"]),
+                                  {"d": ("the panel", ("a", "b"))})
+    long = pooled.long()
+    # a's mean over its seeds (3) and b's (7) averaged: 5, not the plain mean 13/3.
+    assert long[long["dataset"] == "d"][["judge", "score"]].values.tolist() == [
+        ["the panel", 5.0]]
+    # Another dataset's scores by a member stay that judge's own.
+    assert long[long["dataset"] == "e"][["judge", "score"]].values.tolist() == [["a", 9.0]]
+    assert sorted(members.long()["score"]) == [2.0, 4.0, 7.0]
+    assert "the mean of 2 judges' scores (a, b)" in pooled.judges["the panel"]

@@ -48,6 +48,9 @@ class Dataset:
     kind: Literal["votes", "scores"]  # pairwise votes, or a judge's number per response
     measures: str  # what its numbers measure, in a sentence
     judges: tuple[str, ...] = ()  # who judged, as the dataset names them
+    # The name of the panel its judges form, when the site shows their mean (each judge's
+    # own numbers stay apart beside it); None: each judge stands alone.
+    panel: str | None = None
     # Judges that are rated models here too: (judge, the dataset's name for its model).
     judge_models: tuple[tuple[str, str], ...] = ()
     reference_model: str | None = None  # the model everything is compared with

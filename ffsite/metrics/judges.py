@@ -8,17 +8,22 @@ the judge with the most votes on the trait keeps the trait's id, every other jud
 votes become the trait `<trait id>@<judge>`, its wording naming the judge, so tables,
 ratings, pages and downloads show it apart and never rank it against the first.
 Repeated votes of one judge (seeds) still combine, as methods.md says.
+
+Scores follow the same rule: a number is one judge's, or a declared panel's (a dataset's
+record names its panel, `Dataset.panel`), never an unnamed average (`panel_scores`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ffsite.format import schema
+from ffsite.format import Scores, schema
 from ffsite.format.read import Annotations
+from ffsite.format.scores import merge
 
 SEPARATOR = "@"
 
@@ -59,3 +64,67 @@ def separate_judges(annotations: Annotations) -> Annotations:
     separated.iloc[rows, separated.columns.get_loc("trait_id")] = trait_id
     separated.iloc[rows, separated.columns.get_loc("trait")] = wording
     return replace(annotations, annotators=separated)
+
+
+def panel_scores(scores: Scores, dataset: str, panel: str, members: Sequence[str]
+                 ) -> tuple[Scores, Scores]:
+    """Split `dataset`'s scores by a declared panel: (every other score plus the panel's,
+    the members' own scores).
+
+    The panel's score of a response on a trait is the mean over its members of each
+    member's mean over its repetitions (seeds); the panel is named as a judge of its own,
+    seed None.  Outside a declared panel, scores of two judges are never averaged.
+    """
+    columns = scores.columns
+    dataset_of = scores.responses["dataset"].to_numpy(object)[scores.response]
+    member = columns["judge"].isin(list(members)).to_numpy()[scores.column]
+    mine = (dataset_of == dataset) & member
+    if not mine.any():
+        return scores, _subset(scores, mine)
+    trait_code, traits = pd.factorize(columns["trait_id"].to_numpy(object), sort=True)
+    judge_code, _ = pd.factorize(columns["judge"].to_numpy(object), sort=True)
+    n_traits, n_judges = len(traits), judge_code.max() + 1
+    response, trait = scores.response[mine], trait_code[scores.column[mine]]
+    judge, value = judge_code[scores.column[mine]], scores.value[mine]
+    # Each member's mean over seeds, then the mean over members: sums per cell.
+    cell = (response * n_traits + trait) * n_judges + judge
+    cells, where = np.unique(cell, return_inverse=True)
+    per_judge = np.bincount(where, value) / np.bincount(where)
+    pair = cells // n_judges  # (response, trait) of each member's mean
+    pairs, where = np.unique(pair, return_inverse=True)
+    mean = np.bincount(where, per_judge) / np.bincount(where)
+    scored, column = np.unique(pairs % n_traits, return_inverse=True)  # its traits only
+    first = columns.drop_duplicates("trait_id").set_index("trait_id")
+    entries = first.loc[list(traits[scored])].reset_index()
+    entries = entries.assign(judge=panel, seed=None)[list(columns.columns)]
+    pooled = Scores(scores.responses, entries, pairs // n_traits, column, mean,
+                    {panel: panel_description(panel, members)})
+    rest = _subset(scores, ~mine)
+    return merge([rest, pooled]) if len(rest) else pooled, _subset(scores, mine)
+
+
+def pool_panels(scores: Scores, panels: dict[str, tuple[str, Sequence[str]]]
+                ) -> tuple[Scores, Scores]:
+    """`panel_scores` for every declared panel ({dataset: (panel, members)}): (the scores
+    the site reports, every member's own scores)."""
+    members = []
+    for dataset, (panel, judges) in sorted(panels.items()):
+        scores, own = panel_scores(scores, dataset, panel, judges)
+        members.append(own)
+    return scores, merge(members)
+
+
+def panel_description(panel: str, members: Sequence[str]) -> str:
+    return (f"the mean of {len(members)} judges' scores ({', '.join(members)}), each "
+            "judge's repetitions averaged first")
+
+
+def _subset(scores: Scores, keep: np.ndarray) -> Scores:
+    """The scores where `keep`, every response and column kept (unused ones are harmless)."""
+    used = np.unique(scores.column[keep])
+    renumber = np.full(len(scores.columns), -1)
+    renumber[used] = np.arange(len(used))
+    judges = set(scores.columns["judge"].iloc[used])
+    return Scores(scores.responses, scores.columns.iloc[used].reset_index(drop=True),
+                  scores.response[keep], renumber[scores.column[keep]], scores.value[keep],
+                  {j: d for j, d in scores.judges.items() if j in judges})

@@ -31,7 +31,7 @@ from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.format.response_metrics import ID_COLUMNS, read_response_metrics
-from ffsite.format.scores import Scores
+from ffsite.format.scores import Scores, empty_scores
 from ffsite.metrics.agreement import trait_agreement
 from ffsite.metrics.combine import combine
 from ffsite.metrics.derived import derive_votes
@@ -461,7 +461,10 @@ class ScoreResults:
     condition, model, trait and judge, the mean score and the strength against all
     other models (from derived votes), the shift from baseline and how much each model
     bends; Bradley-Terry ratings from the baseline's derived votes.  Every interval
-    resamples prompts (scenarios for shifts), except the ratings' (comparisons)."""
+    resamples prompts (scenarios for shifts), except the ratings' (comparisons).
+
+    A dataset with a declared panel (its judges' mean, `judges.panel_scores`) has its
+    tables under the panel's name and each member's means in `judge_means`."""
 
     means: pd.DataFrame  # from_scores.MEAN_COLUMNS
     strengths: pd.DataFrame  # from_scores.STRENGTH_COLUMNS
@@ -470,17 +473,28 @@ class ScoreResults:
     ratings: pd.DataFrame  # RATING_COLUMNS plus dataset, on derived votes
     traits: pd.DataFrame  # Scores.traits(): trait_id, trait, trait_set, scale, judge
     judges: dict[str, str]
+    judge_means: pd.DataFrame  # MEAN_COLUMNS of the members of declared panels
+
+
+# Fewer prompts than this give no ratings: Bradley-Terry on votes derived from two answer
+# sets would rank on noise (its intervals resample comparisons, not prompts).
+MIN_RATING_PROMPTS = 5
 
 
 def score_results(scores: Scores, registry: Registry | None = None, *,
                   baseline: str = "baseline", preferred_anchor: str | None = None,
-                  n_bootstrap: int = 1000, seed: int = 0) -> ScoreResults:
-    """Every table of `ScoreResults`, seeded."""
+                  n_bootstrap: int = 1000, seed: int = 0, members: Scores | None = None
+                  ) -> ScoreResults:
+    """Every table of `ScoreResults`, seeded.  `scores` with declared panels pooled and
+    `members` their judges' own scores (`judges.pool_panels`), when there are panels."""
     options = {"n_bootstrap": n_bootstrap, "seed": seed}
     ratings = []
+    derived_all = derive_votes(scores, registry, condition=baseline)
+    prompts = scores.responses.groupby("dataset")["prompt_id"].nunique()
     for dataset in sorted(scores.responses["dataset"].unique()):
-        derived = derive_votes(scores, registry, condition=baseline)
-        derived = derived.where((derived.comparisons["dataset"] == dataset).to_numpy())
+        if prompts.get(dataset, 0) < MIN_RATING_PROMPTS:
+            continue
+        derived = derived_all.where((derived_all.comparisons["dataset"] == dataset).to_numpy())
         anchor = anchor_model(derived, preferred_anchor)
         if anchor is not None:
             ratings.append(ratings_table(derived, anchor=anchor, **options).assign(
@@ -494,4 +508,6 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
             columns=[*RATING_COLUMNS, "dataset"]),
         traits=scores.traits() if len(scores) else pd.DataFrame(
             columns=["trait_id", "trait", "trait_set", "scale_min", "scale_max", "judge"]),
-        judges=dict(scores.judges))
+        judges=dict(scores.judges),
+        judge_means=score_means(members if members is not None else empty_scores(),
+                                registry, **options))

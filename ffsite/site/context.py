@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.collect.files import responses_file
-from ffsite.datasets import find
+from ffsite.datasets import DATASETS, find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores, schema
@@ -29,6 +29,7 @@ from ffsite.format.response_metrics import read_response_metrics
 from ffsite.format.scores import empty_scores
 from ffsite.metrics import eigenbench, results
 from ffsite.metrics.big_five import big_five, split_lmlpa
+from ffsite.metrics.judges import pool_panels
 from ffsite.metrics.results import (
     DatasetDetails,
     ModelResults,
@@ -48,6 +49,9 @@ EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
 SEEDED_VOTE_COLUMNS = ["dataset", "comparison_id", "trait_id", "seed", "vote", "margin"]
 
 T = TypeVar("T")
+
+# The datasets whose judges are pooled into a declared panel: {dataset: (panel, members)}.
+PANELS = {d.id: (d.panel, d.judges) for d in DATASETS if d.panel}
 
 
 @dataclass
@@ -122,7 +126,8 @@ class SiteContext:
     output: SiteOutput
     progress: Progress
     registry: Registry = field(default_factory=Registry)
-    scores: Scores = field(default_factory=empty_scores)
+    scores: Scores = field(default_factory=empty_scores)  # declared panels pooled
+    judge_scores: Scores = field(default_factory=empty_scores)  # panel members' own
     lmlpa: Scores = field(default_factory=empty_scores)  # LMLPA's item ratings (Big Five page)
     base_dir: Path | None = None
     files: list[Path] = field(default_factory=list)  # every annotation file read
@@ -150,6 +155,7 @@ class SiteContext:
         registry = registry or Registry()
         every_score = scores if scores is not None else empty_scores()
         scores, lmlpa = split_lmlpa(every_score)  # questionnaire items are not traits
+        scores, judge_scores = pool_panels(scores, PANELS)  # a panel's mean is its judge
         votes = results.trait_votes(annotations)
         traits = trait_table(votes, scores)
         labels = traits.set_index("trait_id")["label"]
@@ -173,7 +179,8 @@ class SiteContext:
                    dataset_traits=labelled(results.dataset_results(
                        annotations, votes, config.min_valid_votes), labels),
                    constitutions=constitutions, output=output, progress=progress,
-                   registry=registry, scores=scores, lmlpa=lmlpa, base_dir=base_dir,
+                   registry=registry, scores=scores, judge_scores=judge_scores,
+                   lmlpa=lmlpa, base_dir=base_dir,
                    files=files, cache=cache or ResultsCache())
 
     @property
@@ -230,7 +237,8 @@ class SiteContext:
                           lambda: results.score_results(
                               self.scores, self.registry,
                               preferred_anchor=self.config.anchor_model,
-                              n_bootstrap=self.config.rating_resamples),
+                              n_bootstrap=self.config.rating_resamples,
+                              members=self.judge_scores),
                           self.config.anchor_model)
 
     @cached_property

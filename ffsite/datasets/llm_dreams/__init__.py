@@ -18,6 +18,7 @@ DATASET = Dataset(
               "user"),
     judges=("gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.5", "grok-4.3", "grok-4.5", "grok-4.6",
             "gemini-3.7-flash", "qwen/qwen3.6-plus", "mistral-small-2603"),
+    panel="llm-dreams panel",
     # Eight of the nine judges are rated models (the README of ../shared/data names them);
     # gemini-3.7-flash is not among the rated models.
     judge_models=(("gpt-5.6-sol", "openaigpt-5.6-sol"), ("gpt-5.6-terra", "openaigpt-5.6-terra"),

@@ -1,9 +1,11 @@
 """poem-eval to a scores file: one score per (poem, scale), judge openai/gpt-5.2.
 
-A response is one poem (`<model>/<run>`); all poems answer the same probe, so their prompt
-is one id.  Each model wrote five poems, so its means move in steps of 0.2, and the judge
-was told to score 3 when a poem does not address a scale: a 3 is often "not addressed",
-not "in between".  The rationales are the judge's text: base data, never in the file.
+A response is one poem (`<model>/<run>`).  Every poem answers the same probe; its prompt id
+is the run's (`self-poem-<run>`), so that means resample the five poems, and the models'
+k-th poems meet in derived comparisons.  Each model wrote five poems, so its means move in
+steps of 0.2, and the judge was told to score 3 when a poem does not address a scale: a 3
+is often "not addressed", not "in between".  The rationales are the judge's text: base
+data, never in the file.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def import_poem_eval(folder: str | os.PathLike) -> ScoresImport:
         "dataset": reader.NAME,
         "response_id": np.repeat([reader.poem_id(m, r) for m, r in zip(
             results["model_id"], results["run"], strict=True)], k),
-        "prompt_id": reader.PROMPT_ID,
+        "prompt_id": np.repeat([f"{reader.PROMPT_ID}-{r}" for r in results["run"]], k),
         "model": np.repeat(results["model_id"].to_numpy(object), k),
         "condition": None, "judge": reader.JUDGE,
         "trait_id": np.tile([trait_id(s) for s in reader.SCALES], n),
