@@ -106,3 +106,27 @@ def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(
     assert ratings.set_index("model").loc[warmest, "rank"] <= 3
     html = (default_site / "traits" / "warmth.html").read_text()
     assert "Bradley–Terry rating (derived from scores)" in html
+
+
+def test_models_that_are_also_judges_are_marked(default_site):
+    """Behavioral Profiling's three panel judges and EQ-Bench 3's judge are rated models
+    too: the home table marks exactly those rows, their pages say so (issue 23)."""
+    html = (default_site / "index.html").read_text()
+    table = html[html.index('id="personality"'):]
+    table = table[:table.index("</table>")]
+    marked = re.findall(r'<a href="models/([^"]+)\.html">[^<]*</a> <span class="badge" '
+                        r'title="this model is one of the judges of Behavioral Profiling '
+                        r'\(([^)]+)\)', table)
+    assert sorted(marked) == [("claude-4.5-sonnet", "Claude-4.5-Sonnet"),
+                              ("deepseek-r1", "DeepSeek-R1"),
+                              ("llama-4-maverick", "Llama-4-Maverick")]
+    claude = (default_site / "models" / "claude-3.7-sonnet.html").read_text()
+    assert ("This model is one of the judges of EQ-Bench 3 (claude-3.7-sonnet): it judged "
+            "its own answers alone: every number here is its own judgement.") in claude
+    judge = (default_site / "models" / "deepseek-r1.html").read_text()
+    assert ("one of the judges of Behavioral Profiling (DeepSeek-R1): it judged its own "
+            "answers with 2 other judges: its own view is part of every number here.") in judge
+    other = (default_site / "models" / "gpt-4.1.html").read_text()
+    assert "self-judged" not in other
+    eq = (default_site / "eqbench.html").read_text()
+    assert eq.count('class="badge" title="this model is one of the judges of EQ-Bench 3') >= 1

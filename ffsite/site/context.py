@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.collect.files import responses_file
-from ffsite.datasets import DATASETS, find
+from ffsite.datasets import DATASETS, dataset_name, find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores, schema
@@ -186,6 +186,37 @@ class SiteContext:
     @property
     def min_valid(self) -> int:
         return self.config.min_valid_votes
+
+    @cached_property
+    def self_judges(self) -> dict[tuple[str, str], str]:
+        """{(dataset, model id): the judge} for every model that is also one of its
+        dataset's judges (the records' `judge_models`): it judged its own answers too."""
+        found = {}
+        for dataset in DATASETS:
+            for judge, name in dataset.judge_models:
+                found[(dataset.id, self.registry.model_id(dataset.id, name))] = judge
+        return found
+
+    def judge_badge(self, dataset: str, model: str) -> dict[str, str]:
+        """The Cell fields that mark a model that judged `dataset` ({} otherwise)."""
+        judge = self.self_judges.get((dataset, model))
+        if judge is None:
+            return {}
+        return {"badge": "judge", "badge_title": f"this model is one of the judges of "
+                f"{dataset_name(dataset)} ({judge}): it scored its own answers too"}
+
+    def self_judge_notes(self, dataset: str, model: str) -> tuple[str, ...]:
+        """The note a model's section on `dataset` carries when the model judged it."""
+        judge = self.self_judges.get((dataset, model))
+        if judge is None:
+            return ()
+        record = find(dataset)
+        others = len(record.judges) - 1 if record else 0
+        share = ("alone: every number here is its own judgement" if others == 0 else
+                 f"with {others} other judge{'s' if others > 1 else ''}: its own view is "
+                 "part of every number here")
+        return (f"This model is one of the judges of {dataset_name(dataset)} ({judge}): it "
+                f"judged its own answers {share}.",)
 
     @property
     def labels(self) -> pd.Series:

@@ -45,6 +45,8 @@ class Cell:
     header: bool = False  # the row's header cell (th scope=row)
     interval: str | None = None  # a 95% interval, shown under the value (not only on hover)
     rank: int | None = None  # a rank that respects the intervals (ffsite.metrics.ranking)
+    badge: str | None = None  # a short mark after the text ("judge"), explained by badge_title
+    badge_title: str | None = None
 
 
 @dataclass

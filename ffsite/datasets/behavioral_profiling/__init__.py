@@ -15,6 +15,10 @@ DATASET = Dataset(
     measures=("46 models' answers to the same prompts scored 1-10 on nine dimensions by a "
               "panel of three LLM judges, under a baseline and five pressure conditions"),
     judges=("Claude-4.5-Sonnet", "Llama-4-Maverick", "DeepSeek-R1"),
+    # All three judges are among the rated models (their panel's mean is published, so
+    # the share of a judge in its own score cannot be taken out).
+    judge_models=(("Claude-4.5-Sonnet", "Claude-4.5-Sonnet"),
+                  ("Llama-4-Maverick", "Llama-4-Maverick-17B"), ("DeepSeek-R1", "DeepSeek-R1")),
     rubric=(1, 10),
     # What each pressure condition adds to the baseline prompt (the system prompts
     # themselves are not published).

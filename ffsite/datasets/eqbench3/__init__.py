@@ -13,6 +13,7 @@ DATASET = Dataset(
     measures=("Claude 3.7 Sonnet's pairwise verdicts, criterion by criterion, on 27 models' "
               "transcripts of emotional-intelligence scenarios"),
     judges=("claude-3.7-sonnet",),
+    judge_models=(("claude-3.7-sonnet", "anthropic/claude-3.7-sonnet"),),  # it rated itself
     texts="reader:load_texts",
     command="command:import_command",
     defaults="defaults:write_defaults",

@@ -250,7 +250,7 @@ def model_cell(ctx: SiteContext, page: str, model: str) -> Cell:
     the title when the display name differs."""
     name = display(ctx, model)
     return Cell(name, href=model_href(ctx, page, model), header=True,
-                title=model if name != model else None)
+                title=model if name != model else None, **ctx.judge_badge(DATASET, model))
 
 
 # ------------------------------------------------------------------------ the votes
@@ -430,7 +430,8 @@ def home_table(ctx: SiteContext, page: str
                                "EQ-Bench 3: overall emotional intelligence (Elo)", page)
     # With every interval overlapping every other, a shared rank 1 would say nothing.
     signal = has_signal(ranked["ci_low"], ranked["ci_high"])
-    rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True),
+    rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True,
+                  **ctx.judge_badge(DATASET, r.model)),
              views.elo_cell(r.elo, r.ci_low, r.ci_high),
              count_cell(r.rank) if signal else Cell("–"), count_cell(r.n),
              *meta_cells(ctx.registry, r.model)]

@@ -125,6 +125,7 @@ def _ends(wording: str) -> tuple[str, str]:
 def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
            traits: pd.DataFrame, names: dict[str, str], download: Download) -> Table:
     by_cell = means.set_index(["model", "trait_id"])
+    dataset = str(means["dataset"].iloc[0])
     models = sorted(means["model"].unique(), key=lambda m: names[m].lower())
     columns = [Column("model", "Model", numeric=False)] + [
         Column(t, traits.at[t, "label"], title=traits.at[t, "trait"]) for t in order
@@ -132,7 +133,7 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
     rows = []
     for model in models:
         row = [Cell(names[model], href=link(page, ctx.slugs.page(MODELS, model)),
-                    header=True)]
+                    header=True, **ctx.judge_badge(dataset, model))]
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]

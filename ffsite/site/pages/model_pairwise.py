@@ -97,6 +97,7 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
                 + ", ".join(judge_name(ctx, j) for j in judges),
         judged_by=", ".join(judge_name(ctx, j) for j in judges),
         partial="sections/pairwise.html", datasets=(dataset,), tables=(table,),
+        notes=ctx.self_judge_notes(dataset, model),
         dataset_name=dataset_name(dataset),
         anchor=ctx.registry.display_name(anchor) if anchor else None,
         anchor_page=ctx.slugs.page(MODELS, anchor) if anchor else None,

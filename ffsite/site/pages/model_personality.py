@@ -126,6 +126,7 @@ class JudgedScores:
                 judge_description=self.judges.get(judge, ""),
                 condition=part["condition"].iloc[0],
                 scale="no stated scale" if np.isnan(lowest) else f"{lowest:g} to {highest:g}",
+                notes=ctx.self_judge_notes(dataset, model),
                 prompts=int(part["n_prompts"].max()),
                 models=int(part["models_ranked"].max()), source=source_credit(dataset)))
         return found

@@ -7,7 +7,7 @@ Called from traits.build for each scored trait; the numbers are `ScoreResults`'.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -109,7 +109,8 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
           ) -> ScoredBlock:
     everyone = pd.concat([frame[["model", "model_name"]] for frame in (means, strengths,
                                                                         shifts)])
-    cells = {model: model_cell(ctx, page, model, name)
+    cells = {model: replace(model_cell(ctx, page, model, name),
+                            **ctx.judge_badge(dataset, model))
              for model, name in everyone.drop_duplicates("model").itertuples(index=False)}
     where = BlockPlace(ctx, trait, page, slug, suffix, judge, condition, cells)
     rating_table, anchor = ratings_table(where, ratings)
