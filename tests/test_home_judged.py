@@ -51,7 +51,7 @@ def test_every_mean_in_the_table_shows_its_interval(default_site):
     table = html[html.index('id="personality"'):]
     table = table[:table.index("</table>")]
     cells = re.findall(r'<td data-v="[^"]+"[^>]*>([0-9.]+)<span class="ci">([0-9.]+)–([0-9.]+)'
-                       r'</span></td>', table)
+                       r'</span>(?: <span class="badge"[^>]*>[^<]*</span>)?</td>', table)
     assert len(cells) == 46 * 9
     assert all(float(low) <= float(mean) <= float(high) for mean, low, high in cells)
 
@@ -130,3 +130,28 @@ def test_models_that_are_also_judges_are_marked(default_site):
     assert "self-judged" not in other
     eq = (default_site / "eqbench.html").read_text()
     assert eq.count('class="badge" title="this model is one of the judges of EQ-Bench 3') >= 1
+
+
+def test_scores_below_the_rubric_floor_are_counted_and_marked(default_site, shared_data):
+    """Behavioral Profiling's known defect: some panel scores are below the rubric's 1
+    (a judge answered 0).  Counted per model and trait straight from the source, they
+    match the published column, and every such mean is marked on the home page."""
+    from collections import Counter
+
+    jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
+                       "baseline.json").read_text())["job_contributions"]
+    nine = {"warmth", "formality", "hedging", "aggression", "transgression", "grandiosity",
+            "tribalism", "depth", "authenticity"}
+    by_hand = Counter((model, dimension) for job in jobs.values()
+                      for model, scores in job["contributions"].items()
+                      for dimension, entry in scores.items()
+                      if dimension in nine and entry["score"] < 1)
+    means = _personality(default_site)
+    published = {(r.source_model, r.trait_id.removeprefix("bp-")): r.below_rubric_floor
+                 for r in means.itertuples() if r.below_rubric_floor}
+    assert published == dict(by_hand) and sum(by_hand.values()) == 41
+    html = (default_site / "index.html").read_text()
+    table = html[html.index('id="personality"'):]
+    table = table[:table.index("</table>")]
+    assert table.count('class="badge" title="') - 3 == len(by_hand)  # 3: the judges' marks
+    assert "“has 0s”: some scores behind that mean are 0" in html

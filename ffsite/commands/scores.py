@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+import pandas as pd
 
 from ffsite.commands._output import emit
 from ffsite.commands.options import (
@@ -12,13 +13,15 @@ from ffsite.commands.options import (
     content_option,
     format_option,
 )
+from ffsite.datasets import PANELS, RUBRIC_FLOORS
 from ffsite.errors import FfsiteError
 from ffsite.format import read_scores
 from ffsite.metrics.from_scores import score_means
+from ffsite.metrics.judges import pool_panels
 from ffsite.models import load_registry
 
 COLUMNS = ["dataset", "condition", "model", "source_model", "trait", "judge", "mean",
-           "ci_low", "ci_high", "n"]
+           "ci_low", "ci_high", "n", "below_rubric_floor"]
 
 
 @click.command(name="scores")
@@ -34,10 +37,17 @@ def scores(paths: tuple[str, ...], n_bootstrap: int, seed: int, content: str,
            fmt: str) -> None:
     """One row per dataset, condition, model and trait: the mean judge score, its 95%
     interval and the number of scores.  `model` is the site's id for the model
-    (content/models.toml), `source_model` the dataset's own spelling."""
+    (content/models.toml), `source_model` the dataset's own spelling; a dataset whose
+    judges form a panel has the panel's rows (judge: the panel) and each judge's."""
     found = read_scores(paths)
     if not len(found):
         raise FfsiteError("no scores in " + ", ".join(paths) + "; import some with ffsite "
                           "import behavioral-profiling, or give the files that hold them")
-    table = score_means(found, load_registry(content), n_bootstrap=n_bootstrap, seed=seed)
+    registry, options = load_registry(content), {"n_bootstrap": n_bootstrap, "seed": seed}
+    pooled, members = pool_panels(found, PANELS)  # a panel's rows, then each member's
+    table = pd.concat([score_means(pooled, registry, floors=RUBRIC_FLOORS, **options),
+                       score_means(members, registry, floors=RUBRIC_FLOORS, **options)],
+                      ignore_index=True)
+    table = table.sort_values(["dataset", "condition", "model", "trait_id", "judge"],
+                              kind="stable")
     emit(table.rename(columns={"trait_id": "trait"})[COLUMNS], fmt)

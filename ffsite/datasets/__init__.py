@@ -20,8 +20,9 @@ from ffsite.datasets import (
 from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 
 __all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "DEFAULT_PROMPT_SET",
-           "PROMPT_SETS", "SOURCES", "Condition", "Dataset", "Source", "Texts",
-           "condition_description", "condition_label", "dataset_name", "find"]
+           "PANELS", "PROMPT_SETS", "RUBRIC_FLOORS", "SOURCES", "Condition", "Dataset",
+           "Source", "Texts", "condition_description", "condition_label", "dataset_name",
+           "find"]
 
 # In the order commands and pages list them.
 DATASETS: tuple[Dataset, ...] = (
@@ -44,6 +45,11 @@ SOURCES: dict[str, Source] = {dataset.id: dataset.source for dataset in DATASETS
 # Every condition besides the baseline: (label, what it adds to the baseline prompt).
 CONDITIONS: dict[str, tuple[str, str]] = {
     c.id: (c.label, c.description) for dataset in DATASETS for c in dataset.conditions}
+# Judges pooled into a declared panel, by dataset: (the panel's name, its members).
+PANELS: dict[str, tuple[str, tuple[str, ...]]] = {
+    d.id: (d.panel, d.judges) for d in DATASETS if d.panel}
+# The lowest anchor of each rubric: scores under it are counted where they are shown.
+RUBRIC_FLOORS: dict[str, float] = {d.id: d.rubric[0] for d in DATASETS if d.rubric}
 # The order pages list conditions in: the baseline first.
 CONDITION_ORDER: tuple[str, ...] = tuple(dict.fromkeys(
     c for dataset in DATASETS for c in dataset.condition_order))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -30,7 +30,7 @@ from ffsite.format import Scores
 from ffsite.models import Registry
 
 MEAN_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge", "mean",
-                "ci_low", "ci_high", "n", "n_prompts")
+                "ci_low", "ci_high", "n", "n_prompts", "below_rubric_floor")
 STRENGTH_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge",
                     "strength", "ci_low", "ci_high", "relevance", "cohens_kappa", "wins",
                     "losses", "ties", "comparisons")
@@ -61,26 +61,32 @@ class _Block:
     total: np.ndarray  # [models, prompts]
     count: np.ndarray  # [models, prompts]
     times: np.ndarray  # [resamples, prompts]
+    below: np.ndarray  # [models] scores under the rubric's floor (kept, and counted)
 
 
 @_one_blas_thread
 def score_means(scores: Scores, registry: Registry | None = None, *,
-                n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+                n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95,
+                floors: Mapping[str, float] | None = None) -> pd.DataFrame:
     """One row per (dataset, condition, model, trait, judge): MEAN_COLUMNS, sorted.
 
     `model` is the registry's id of the model (`source_model`: the dataset's own
     spelling, '; '-joined when the dataset has several for one model).  `condition` is
-    "" for responses without one.  Seeded: the same scores give the same intervals.
+    "" for responses without one.  `below_rubric_floor` counts the scores under the
+    dataset's rubric floor (`floors`, by dataset: Behavioral Profiling's judges now and
+    then answered 0 on a 1-10 rubric); they stay in the mean, as published.  Seeded: the
+    same scores give the same intervals.
     """
     frames = []
-    for block in _blocks(scores, registry, n_bootstrap, seed):
+    for block in _blocks(scores, registry, n_bootstrap, seed, floors):
         with np.errstate(invalid="ignore", divide="ignore"):
             resampled = (block.total @ block.times.T) / (block.count @ block.times.T)
         n = block.count.sum(axis=1)
         low, high = _interval(resampled, level)
         frames.append(_rows(block, MEAN_COLUMNS, mean=block.total.sum(axis=1) / n,
                             ci_low=low, ci_high=high, n=n.astype(np.int64),
-                            n_prompts=(block.count > 0).sum(axis=1).astype(np.int64)))
+                            n_prompts=(block.count > 0).sum(axis=1).astype(np.int64),
+                            below_rubric_floor=block.below))
     return _table(frames, MEAN_COLUMNS)
 
 
@@ -117,8 +123,8 @@ def strength_from_scores(scores: Scores, registry: Registry | None = None, *,
     return _table(frames, STRENGTH_COLUMNS)
 
 
-def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: int
-            ) -> Iterator[_Block]:
+def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: int,
+            floors: Mapping[str, float] | None = None) -> Iterator[_Block]:
     long = _long(scores, registry or Registry())
     rng = np.random.default_rng(seed)
     for key, part in long.groupby(BLOCK, sort=True, observed=True):
@@ -127,6 +133,8 @@ def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: i
         n_models, n_prompts = len(models), len(prompts)
         cell = model_code * n_prompts + prompt_code
         total = np.bincount(cell, part["score"].to_numpy(), n_models * n_prompts)
+        floor = (floors or {}).get(key[0], -np.inf)
+        below = np.bincount(model_code, part["score"].to_numpy() < floor, n_models)
         count = np.bincount(cell, minlength=n_models * n_prompts).astype(float)
         draws = rng.integers(0, n_prompts, size=(n_bootstrap, n_prompts))
         # How often each resample drew each prompt: a resampled sum is then one matrix
@@ -136,7 +144,7 @@ def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: i
         yield _Block(key, np.asarray(models, object),
                      _spellings(part).reindex(models).to_numpy(object),
                      total.reshape(n_models, n_prompts), count.reshape(n_models, n_prompts),
-                     times.astype(float))
+                     times.astype(float), below.astype(np.int64))
 
 
 def _spellings(part: pd.DataFrame) -> pd.Series:

@@ -21,7 +21,7 @@ agreement); labels, page names and formatting belong to the site (ffsite/site/).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -483,10 +483,11 @@ MIN_RATING_PROMPTS = 5
 
 def score_results(scores: Scores, registry: Registry | None = None, *,
                   baseline: str = "baseline", preferred_anchor: str | None = None,
-                  n_bootstrap: int = 1000, seed: int = 0, members: Scores | None = None
-                  ) -> ScoreResults:
+                  n_bootstrap: int = 1000, seed: int = 0, members: Scores | None = None,
+                  floors: Mapping[str, float] | None = None) -> ScoreResults:
     """Every table of `ScoreResults`, seeded.  `scores` with declared panels pooled and
-    `members` their judges' own scores (`judges.pool_panels`), when there are panels."""
+    `members` their judges' own scores (`judges.pool_panels`), when there are panels;
+    `floors`: each dataset's rubric floor, for the means' `below_rubric_floor`."""
     options = {"n_bootstrap": n_bootstrap, "seed": seed}
     ratings = []
     derived_all = derive_votes(scores, registry, condition=baseline)
@@ -500,7 +501,7 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
             ratings.append(ratings_table(derived, anchor=anchor, **options).assign(
                 dataset=dataset))
     return ScoreResults(
-        means=score_means(scores, registry, **options),
+        means=score_means(scores, registry, floors=floors, **options),
         strengths=strength_from_scores(scores, registry, **options),
         shifts=pressure_shifts(scores, registry, baseline=baseline, **options),
         bend=bend_index(scores, registry, baseline=baseline, **options),
@@ -510,4 +511,4 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
             columns=["trait_id", "trait", "trait_set", "scale_min", "scale_max", "judge"]),
         judges=dict(scores.judges),
         judge_means=score_means(members if members is not None else empty_scores(),
-                                registry, **options))
+                                registry, floors=floors, **options))

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.collect.files import responses_file
-from ffsite.datasets import DATASETS, dataset_name, find
+from ffsite.datasets import DATASETS, PANELS, RUBRIC_FLOORS, dataset_name, find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores, schema
@@ -49,9 +49,6 @@ EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
 SEEDED_VOTE_COLUMNS = ["dataset", "comparison_id", "trait_id", "seed", "vote", "margin"]
 
 T = TypeVar("T")
-
-# The datasets whose judges are pooled into a declared panel: {dataset: (panel, members)}.
-PANELS = {d.id: (d.panel, d.judges) for d in DATASETS if d.panel}
 
 
 @dataclass
@@ -269,7 +266,7 @@ class SiteContext:
                               self.scores, self.registry,
                               preferred_anchor=self.config.anchor_model,
                               n_bootstrap=self.config.rating_resamples,
-                              members=self.judge_scores),
+                              members=self.judge_scores, floors=RUBRIC_FLOORS),
                           self.config.anchor_model)
 
     @cached_property

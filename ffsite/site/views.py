@@ -6,6 +6,7 @@ plain string that Jinja escapes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -250,6 +251,22 @@ def standings(ranked: Ranked, count: int, name: Callable[[str], str],
 
 
 ANCHOR_INTERVAL = "fixed (anchor)"  # the anchor's Elo is 1000 by definition, not measured
+
+
+FLOOR_MARK = "has 0s"
+FLOOR_NOTE = (f"“{FLOOR_MARK}”: some scores behind that mean are 0, below the rubric's "
+              "lowest anchor of 1 (a judge answered 0); they are kept, as the dataset "
+              "published them, and counted in the downloads (below_rubric_floor).")
+
+
+def below_floor(cell: Cell, below: int, n: int) -> Cell:
+    """`cell` (a mean score) marked when some of its `n` scores lie under the rubric's
+    floor: they stay in the mean, as the dataset published it, and the mark says so."""
+    if not below:
+        return cell
+    return dataclasses.replace(cell, badge=FLOOR_MARK, badge_title=(
+        f"{below} of the {n} scores behind this mean lie below the rubric's lowest anchor "
+        "(a judge answered 0); kept, as the dataset published them"))
 
 
 def elo_cell(value: float, low: float, high: float) -> Cell:

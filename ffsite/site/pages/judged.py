@@ -17,11 +17,13 @@ from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.urls import MODELS, TRAITS, link
 from ffsite.site.views import (
+    FLOOR_NOTE,
     Cell,
     Chart,
     Column,
     Glance,
     Table,
+    below_floor,
     chart,
     estimate_cell,
     rank_rows,
@@ -137,15 +139,18 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]
-                row.append(estimate_cell(found["mean"], found["ci_low"], found["ci_high"],
-                                         what=traits.at[trait_id, "label"]))
+                row.append(below_floor(estimate_cell(
+                    found["mean"], found["ci_low"], found["ci_high"],
+                    what=traits.at[trait_id, "label"]), found["below_rubric_floor"],
+                    found["n"]))
             else:
                 row.append(Cell("–"))
         rows.append(row + meta_cells(ctx.registry, model))
     return Table("personality", "Mean score per trait (0-10), with its 95% interval",
                  columns, rows, download,
                  note="Higher means more of the trait; the traits on which models differ "
-                      "most come first. Sort by any column.")
+                      "most come first. Sort by any column." + (
+                          " " + FLOOR_NOTE if means["below_rubric_floor"].any() else ""))
 
 
 

@@ -17,9 +17,11 @@ from ffsite.site.render import heat_class, number
 from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
+    FLOOR_NOTE,
     Cell,
     Column,
     Table,
+    below_floor,
     count_cell,
     estimate_cell,
     rank_cell,
@@ -30,7 +32,8 @@ TOP_SHIFTS = 5  # the largest trait shifts under pressure listed on a model page
 PRESSURE_PAGE = page_path("pressure")  # the Under pressure page: every model, every condition
 CUE_MORE = "higher = shown more"
 PUBLISHED = ["dataset", "condition", "model", "source_model", "trait_id", "trait", "judge",
-             "mean", "ci_low", "ci_high", "n", "n_prompts", "rank", "models_ranked",
+             "mean", "ci_low", "ci_high", "n", "n_prompts", "below_rubric_floor", "rank",
+             "models_ranked",
              "strength_derived_from_scores", "strength_ci_low", "strength_ci_high",
              "derived_relevance", "derived_cohens_kappa", "derived_wins", "derived_losses",
              "derived_ties", "derived_comparisons"]
@@ -178,7 +181,8 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
     for r in part.itertuples(index=False):
         rows.append([
             Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)), header=True),
-            estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
+            below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
+                        r.below_rubric_floor, r.n),
             rank_cell(r.rank, r.models_ranked),
             estimate_cell(r.strength_derived_from_scores, r.strength_ci_low,
                           r.strength_ci_high, signs=True,
@@ -197,7 +201,8 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
                             cue="higher = shown more than the others",
                             title="(wins − losses) / comparisons against every other model "
                                   "on the same prompts, from votes derived from the scores"),
-                     Column("prompts", "Prompts")], rows, download)
+                     Column("prompts", "Prompts")], rows, download,
+                 note=FLOOR_NOTE if part["below_rubric_floor"].any() else "")
 
 
 def bend_table(bend: pd.DataFrame, download: Download) -> Table:

@@ -30,10 +30,12 @@ from ffsite.site.pages.pressure import (
 from ffsite.site.render import number
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
+    FLOOR_NOTE,
     Cell,
     Chart,
     Column,
     Table,
+    below_floor,
     chart,
     count_cell,
     elo_cell,
@@ -160,13 +162,16 @@ def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
                             title="1 + the number of models surely higher (their "
                             "interval lies above this one)"),
                      Column("prompts", "Prompts", title="prompts the model answered")],
-                 [[where.cells[r.model], estimate_cell(r.mean, r.ci_low, r.ci_high,
-                                                       what="mean score"),
+                 [[where.cells[r.model],
+                   below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
+                               r.below_rubric_floor, r.n),
                    count_cell(r.rank) if r.rank else Cell("–"),
                    count_cell(r.n_prompts)]
                   for r in ranked.itertuples(index=False)], download,
-                 note="" if signal else "No rank: every model's interval overlaps "
-                                        "every other's (no signal).")
+                 note=" ".join(filter(None, (
+                     "" if signal else "No rank: every model's interval overlaps every "
+                                       "other's (no signal).",
+                     FLOOR_NOTE if ranked["below_rubric_floor"].any() else ""))))
 
 
 def means_chart(where: BlockPlace, means: pd.DataFrame) -> Chart:
