@@ -110,6 +110,9 @@ SCENARIOS = (
     Scenario("answer-set effects correlated over traits (0.6), spread 1", spread=1.0,
              correlation=0.6),
     Scenario("heavy tails (t, 4 df), spread 1", spread=1.0, tails=4.0),
+    # As grok-4.3's and mistral-small's scores: a fifth of a judge's s2 are ties (0).
+    Scenario("scores on a 0.5 grid, correlated (0.6), spread 1", spread=1.0, correlation=0.6,
+             rounding=0.5),
 )
 POEM_SHAPE = Scenario("poem-eval's shape: 23 models, 5 poems, 1 judge, 6 traits",
                       models=23, units=5, judges=1, repeats=1, traits=6, spread=1.0,

@@ -258,7 +258,8 @@ def test_mean_intervals_cover_95_percent_on_simulated_panels(scenario):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("gap", [0.0, 0.5])
-@pytest.mark.parametrize("scenario", SCENARIOS[1:5:2], ids=lambda s: s.name)
+@pytest.mark.parametrize("scenario", [SCENARIOS[i] for i in (1, 3, 4, 6)],
+                         ids=lambda s: s.name)
 def test_self_rating_gap_intervals_cover_the_true_gap(scenario, gap):
     scenario = dataclasses.replace(scenario, self_preference=gap)
     hits, widths, excludes = [], [], []

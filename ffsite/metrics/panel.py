@@ -1,53 +1,48 @@
 """A panel of judges scoring the same answers: means, agreement, leniency, self-rating.
 
 `dense` lays one dataset's scores out as values[model, unit, judge, seed, trait]: a unit is
-one independent answer of a model (llm-dreams' answer set, `meta.answer_set`; poem-eval's
-poem, `meta.run`), a seed one repetition of a judge; scores sharing a cell (several
-prompts of a unit) are averaged.  Means are nested, over seeds, then judges, then units:
-on dense data, the plain average of every score.  The judges are the declared panel and
-FIXED: a panel mean estimates what this panel would say of a model's answers, uncertain
-through answer noise (another answer set) and repetition noise, never "which judges".
+an independent answer of a model (llm-dreams' answer set, `meta.answer_set`; poem-eval's
+poem, `meta.run`), a seed a judge's repetition; scores sharing a cell are averaged.  Means
+are nested (seeds, judges, units): on dense data the plain average.  The judges are the
+declared panel, FIXED: a panel mean estimates what this panel would say of a model's
+answers, uncertain through answer and repetition noise, never "which judges".
 
-Intervals of means (`panel_means`, `judge_means`).  A mean over U units varies as s2 / U,
-s2 the variance between the unit means.  With U = 2 a model's own s2 has d = 1 degree of
-freedom (a t-interval 6.5 times the normal one) and a bootstrap over 2 units is
-degenerate, so s2 is moderated (empirical Bayes, Smyth 2004's moderated t):
-s2~ = (d0 s0^2 + d s2) / (d0 + d), t with d0 + d degrees of freedom, fitted per judge (or
-for the panel).  The prior is log s0^2 = a[trait] + b[model]: a trait's level over all
-models and the model's factor from its OTHER traits, so the prior is independent of the
-s2 it moderates.  Why a model factor: on llm-dreams a model's log s2 varies between models
-far beyond chi-square noise (excess variance 0.8 over traits on average, 6.8 for
-creativity; a few models write very different answer sets), and a model factor explains
-it all.  trigamma(d0 / 2) is the excess variance of log s2 around the prior, corrected for
-the noise the factor shares with s2 (one answer set moves every trait: the traits' unit
-deviations correlate, 0.5 on llm-dreams) and never below the prior's own estimation noise,
-so d0 stays finite.  s2 = 0 (unit means tied on the scores' grid; 11% of a judge's s2 on
-llm-dreams) is taken as censored below a quarter of the smallest non-zero s2.  Checked on
-simulated panels of llm-dreams' shape (tests/panel_simulation.py: 236 models, 2 answer
-sets, 9 judges, 2 repetitions, 15 traits; homogeneous, model-level spread of the answer
-variance, model-and-trait spread, answer effects correlated over traits, heavy tails):
-coverage of the 95% panel intervals 0.94-0.96, of the judge intervals 0.95-0.96; with
-answer effects correlated 0.9 over traits, 0.92.  Plain pooling over models covers 0.94
-on average but 0.65-0.76 for the noisiest tenth of the models; these cover 0.91-0.96.
+Mean intervals (`panel_means`, `judge_means`): a mean over U units varies as s2 / U, s2
+the variance between unit means.  With U = 2 a model's own s2 has 1 degree of freedom (a
+t-interval 6.5 times the normal one) and a bootstrap over 2 units is degenerate, so s2 is
+moderated (empirical Bayes, Smyth 2004's moderated t), one prior per judge or panel:
+s2~ = (d0 s0^2 + d s2) / (d0 + d), t with d0 + d degrees of freedom, log s0^2 = a[trait] +
+b[model], the trait's level over all models plus the model's factor from its OTHER traits
+(independent of the s2 it moderates).  A model factor because on llm-dreams log s2 varies
+between models far beyond chi-square noise (excess variance 0.8, 6.8 for creativity: some
+models write very different answer sets) and the factor explains it all.  trigamma(d0/2)
+= the excess variance of log s2 around the prior, corrected for the noise the factor
+shares with s2 (one answer set moves every trait: unit deviations correlate 0.5 across
+llm-dreams' traits), never below the prior's own estimation noise.  An s2 of 0 (unit means
+tied on the scores' grid: 11% of a judge's) is censored below a quarter of the smallest
+non-zero one.  Simulated at llm-dreams' shape (tests/panel_simulation.py: 236 models x 2
+answer sets x 9 judges x 2 repetitions x 15 traits; homogeneous, answer variance spread
+over models or models and traits, answer effects correlated over traits, heavy tails,
+scores on a 0.5 grid), 95% intervals cover 0.94-0.96 (panel) and 0.95 (judges); 0.92 with
+answer effects correlated 0.9 over traits.  Pooling s2 over models covers 0.94 on average
+but 0.65-0.75 for the noisiest tenth of the models, where these cover 0.93-0.96.
 
-`agreement`, per trait, between judges across models (each judge's per-model mean):
-Pearson and Spearman matrices (models every judge scored); Krippendorff's alpha (interval
-metric, coincidence form, missing values allowed); Cronbach's alpha (items judges, cases
-models, complete cases); answer-set test-retest: Pearson across models between two units'
-panel means (mean over unit pairs), raw (one answer set's reliability) and stepped up by
-Spearman-Brown, U r / (1 + (U - 1) r), the reliability of the published mean of U
-exchangeable units; judge repeat: Pearson between two repetitions of a judge, pooled over
-models, units and judges (a judge's leniency counts as agreement), not stepped up: it
-describes one scoring.  Intervals: percentile bootstrap over models, every replicate at
-once as multinomial weights on the models.  `leniency`: a judge's mean over the models it
-scored minus the panel's over the same models, same bootstrap.
+`agreement` per trait, between judges across models (each judge's per-model mean):
+Pearson and Spearman matrices (models every judge scored); Krippendorff's alpha (interval,
+missing values allowed); Cronbach's alpha (items judges, cases models, complete cases);
+answer-set test-retest, Pearson across models of two units' panel means (mean over unit
+pairs), raw (one answer set's reliability) and by Spearman-Brown, U r / (1 + (U - 1) r),
+the reliability of the published mean of U exchangeable units; judge repeat, Pearson of
+two repetitions pooled over models, units and judges (leniency counts as agreement), not
+stepped up (it describes one scoring).  `leniency`: a judge's mean over the models it
+scored minus the panel's over them.  Both: percentile bootstrap over models, all
+replicates at once as multinomial weights on the models.
 
 `self_rating_gap`: D_m = judge J's mean for model m minus the other judges' mean for m;
-gap = D_M - the mean of D_m over the other models.  Interval: a prediction interval,
-gap +- t sqrt(tau^2 + v_M + var(D) / n), tau^2 the spread of D over the other models less
-their answer noise (how far J's view of a model strays from the others' anyway), v_M the
-moderated answer noise of D_M, t with Satterthwaite's degrees of freedom.  Simulated with
-gaps of 0 and 0.5 added to J's scores of its own model, it covers the true gap 0.93-0.95.
+gap = D_M - the mean of D_m over the other models, with a prediction interval gap +- t *
+sqrt(tau^2 + v_M + var(D) / n): tau^2 the spread of D over the other models less their
+answer noise (how far J's view of any model strays), v_M D_M's moderated answer noise, t
+with Satterthwaite's degrees of freedom.  Simulated gaps (0, 0.5) are covered 0.94-0.95.
 """
 
 from __future__ import annotations
@@ -64,6 +59,7 @@ from ffsite.format import Scores
 from ffsite.models import Registry
 
 AXES = ("model", "unit", "judge", "seed", "trait")
+JudgeModels = Mapping[str, str] | Iterable[tuple[str, str]]  # judge -> the model it is
 
 
 @dataclass(frozen=True)
@@ -83,8 +79,7 @@ class PanelData:
     @classmethod
     def from_array(cls, values: np.ndarray, dataset: str = "array", **labels: Iterable
                    ) -> PanelData:
-        """From a 5-d array (NaN: no score); axes not named (models=..., judges=...) are
-        labelled 0, 1, ..."""
+        """From a 5-d array (NaN: no score); unnamed axes (models=...) count 0, 1, ..."""
         values = np.asarray(values, dtype=np.float64)
         named = [np.asarray(list(labels.get(f"{axis}s", range(size))), dtype=object)
                  for axis, size in zip(AXES, values.shape, strict=True)]
@@ -129,26 +124,16 @@ def _mean(x: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
         return np.where(present, x, 0).sum(axis) / present.sum(axis)
 
 
-def _unit_means(data: PanelData) -> np.ndarray:
-    """[model, unit, judge, trait]: each judge's mean over its seeds, per unit."""
-    return _mean(data.values, 3)
-
-
 def _grid(axes: list[dict[str, np.ndarray]], values: dict[str, np.ndarray],
-          keep: np.ndarray | None = None) -> pd.DataFrame:
+          keep: np.ndarray | bool = True) -> pd.DataFrame:
     """One row per cell of arrays shaped by `axes` (each axis: its label columns)."""
     shape = tuple(len(next(iter(axis.values()))) for axis in axes)
     index = np.indices(shape).reshape(len(shape), -1)
     out = {name: np.asarray(labels, dtype=object)[index[i]]
            for i, axis in enumerate(axes) for name, labels in axis.items()}
     out.update({name: np.broadcast_to(v, shape).reshape(-1) for name, v in values.items()})
-    frame = pd.DataFrame(out)
-    if keep is None:
-        return frame
-    return frame[np.broadcast_to(keep, shape).reshape(-1)].reset_index(drop=True)
+    return pd.DataFrame(out)[np.broadcast_to(keep, shape).reshape(-1)].reset_index(drop=True)
 
-
-# ------------------------------------------------------------------ means with intervals
 
 def _t_quantile(level: float, df: np.ndarray) -> np.ndarray:
     """Two-sided t quantile, worked out once per distinct df (they are few)."""
@@ -211,8 +196,10 @@ def _moderated(s2: np.ndarray, d: np.ndarray, deviations: np.ndarray
         warnings.simplefilter("ignore", RuntimeWarning)  # a group without data
         excess = (np.nanmean(np.where(fit, dev - factor, np.nan) ** 2, axis=(0, 2))
                   - np.nanmean(noise * (1 - 2 * shared), axis=(0, 2)))
-        known = (np.nanmean(noise * (1 + (rest - 1) * shared) / np.maximum(rest, 1),
-                            axis=(0, 2)) + np.nanmean(noise, axis=(0, 2)) / fit.sum((0, 2)))
+        # The prior's own estimation noise: the factor's (from `rest` traits) and the
+        # level's (from the models).
+        known = np.nanmean(noise * ((rest > 0) * (1 + (rest - 1) * shared) / np.maximum(
+            rest, 1) + 1 / np.maximum(fit.sum(0, keepdims=True), 1)), axis=(0, 2))
     d0 = np.array([2 * _trigamma_inverse(v) if np.isfinite(v) else np.nan
                    for v in np.maximum(excess, known)])[:, None]  # one per group
     prior = np.exp(level + factor + special.digamma(d0 / 2) - np.log(d0 / 2))
@@ -237,7 +224,7 @@ def _interval(per_unit: np.ndarray, level: float) -> dict[str, np.ndarray]:
 def panel_means(data: PanelData, *, level: float = 0.95) -> pd.DataFrame:
     """Per model and trait: the panel's mean (judges fixed) with its moderated t-interval
     over units; columns model, trait_id, mean, ci_low, ci_high, n (scores)."""
-    found = _interval(_mean(_unit_means(data), 2)[:, :, None], level)
+    found = _interval(_mean(_mean(data.values, 3), 2)[:, :, None], level)
     n = data.counts.sum((1, 2, 3))
     return _grid([{"model": data.models}, {"trait_id": data.traits}],
                  {k: found[k][:, 0] for k in ("mean", "ci_low", "ci_high")} | {"n": n},
@@ -247,17 +234,14 @@ def panel_means(data: PanelData, *, level: float = 0.95) -> pd.DataFrame:
 def judge_means(data: PanelData, *, level: float = 0.95) -> pd.DataFrame:
     """Per model, judge and trait: the judge's mean with the same kind of interval;
     columns model, judge, trait_id, mean, ci_low, ci_high, n."""
-    found = _interval(_unit_means(data), level)
+    found = _interval(_mean(data.values, 3), level)
     n = data.counts.sum((1, 3))
     return _grid([{"model": data.models}, {"judge": data.judges}, {"trait_id": data.traits}],
                  {k: found[k] for k in ("mean", "ci_low", "ci_high")} | {"n": n}, n > 0)
 
 
-# ------------------------------------------------------------------ bootstrap over models
-
 def _weights(n_models: int, n_bootstrap: int, seed: int) -> np.ndarray:
-    """[1 + n_bootstrap, models]: row 0 all ones (the estimate itself), then how often
-    each resample drew each model."""
+    """[1 + n_bootstrap, models]: ones (the estimate), then each resample's model counts."""
     draws = np.random.default_rng(seed).multinomial(
         n_models, np.full(n_models, 1 / n_models), size=n_bootstrap)
     return np.vstack([np.ones((1, n_models)), draws]).astype(np.float64)
@@ -270,8 +254,7 @@ def _weighted_sums(weights: np.ndarray, parts: np.ndarray) -> np.ndarray:
 
 
 def _percentiles(replicates: np.ndarray, level: float) -> np.ndarray:
-    """[low, high] percentile interval of replicates[B, ...] (row 0, the estimate, left
-    out)."""
+    """[low, high] percentile interval of replicates[1:] (row 0 is the estimate)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN cells stay NaN
         return np.nanquantile(replicates[1:], [(1 - level) / 2, (1 + level) / 2], axis=0)
@@ -333,13 +316,10 @@ def _cronbach(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
         return k / (k - 1) * (1 - items / whole) if k > 1 else np.full(whole.shape, np.nan)
 
 
-# ------------------------------------------------------------------ agreement
-
 @dataclass(frozen=True)
 class Agreement:
-    """correlations: trait_id, judge_a, judge_b, pearson, spearman, n_models (every
-    ordered pair, the diagonal too); reliability: trait_id, statistic (STATISTICS),
-    estimate, ci_low, ci_high, n_models, for each statistic the data can give."""
+    """correlations: trait_id, judge_a, judge_b, pearson, spearman, n_models (all ordered
+    pairs); reliability: trait_id, statistic, estimate, ci_low, ci_high, n_models."""
 
     correlations: pd.DataFrame
     reliability: pd.DataFrame
@@ -349,29 +329,24 @@ STATISTICS = ("krippendorff_alpha", "cronbach_alpha", "test_retest",
               "test_retest_spearman_brown", "judge_repeat")
 
 
-def _correlation_matrices(x: np.ndarray) -> np.ndarray:
-    """[judge, judge, trait] Pearson matrices of x[model, judge, trait] over the models
-    every judge scored."""
-    complete = np.isfinite(x).all(1, keepdims=True)
-    centred = np.where(complete, x - _mean(np.where(complete, x, np.nan), 0), 0)
-    cov = np.einsum("mit,mjt->ijt", centred, centred)
-    sd = np.sqrt(np.einsum("iit->it", cov))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return cov / (sd[:, None] * sd[None])
-
-
 def agreement(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,
               level: float = 0.95) -> Agreement:
     """How far the judges agree, per trait (module docstring), with percentile bootstrap
     intervals over models."""
-    units = _unit_means(data)
+    units = _mean(data.values, 3)
     judge = _mean(units, 1)  # [model, judge, trait]
-    complete = np.isfinite(judge).all(1, keepdims=True)
-    ranks = stats.rankdata(np.where(complete, judge, np.nan), axis=0, nan_policy="omit")
-    judges = {"judge_a": data.judges}, {"judge_b": data.judges}
-    correlations = _grid([*judges, {"trait_id": data.traits}], {
-        "pearson": _correlation_matrices(judge), "spearman": _correlation_matrices(ranks),
-        "n_models": complete.sum(0)})
+    # Matrices over the models every judge scored: each (judge a, judge b) pair is one
+    # column of a single unweighted _pearson call.
+    common = np.where(np.isfinite(judge).all(1, keepdims=True), judge, np.nan)
+    pairs = np.indices((len(data.judges),) * 2).reshape(2, -1)
+    matrices = {name: _pearson(np.ones((1, len(x))), *(x[:, side].reshape(len(x), 1, -1)
+                                                        for side in pairs))
+                for name, x in (("pearson", common), ("spearman", stats.rankdata(
+                    common, axis=0, nan_policy="omit")))}
+    correlations = _grid([{"judge_a": data.judges}, {"judge_b": data.judges},
+                          {"trait_id": data.traits}], {
+        name: m.reshape(len(data.judges), len(data.judges), -1) for name, m in matrices.items()
+    } | {"n_models": np.isfinite(common).all(1).sum(0)})
     correlations = correlations.sort_values(["trait_id", "judge_a", "judge_b"],
                                             ignore_index=True)
     weights = _weights(len(data.models), n_bootstrap, seed)
@@ -389,14 +364,12 @@ def agreement(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,
                                                 "ci_low", "ci_high", "n_models"]])
 
 
-# ------------------------------------------------------------------ judges' own biases
-
 def leniency(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,
              level: float = 0.95) -> pd.DataFrame:
     """Per judge and trait: the judge's mean over the models it scored minus the panel's
     mean over the same models, bootstrap over models; columns judge, trait_id, leniency,
     ci_low, ci_high, judge_mean, panel_mean, n_models."""
-    judge = _mean(_unit_means(data), 1)  # [model, judge, trait]
+    judge = _mean(_mean(data.values, 3), 1)  # [model, judge, trait]
     panel = np.broadcast_to(_mean(judge, 1)[:, None], judge.shape)
     scored = np.isfinite(judge) & np.isfinite(panel)
     parts = np.stack([scored, np.where(scored, judge, 0), np.where(scored, panel, 0)], 1)
@@ -415,26 +388,24 @@ GAP_COLUMNS = ("judge", "model", "trait_id", "gap", "ci_low", "ci_high", "self_d
                "others_difference", "n_models")
 
 
-def _own_models(data: PanelData, judge_models: Mapping[str, str] | Iterable[tuple[str, str]],
-                registry: Registry | None) -> tuple[np.ndarray, np.ndarray]:
+def _own_models(data: PanelData, judge_models: JudgeModels, registry: Registry | None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """(judge index, model index) of every declared judge that scored here."""
     judges, models = [], []
     for judge, model in dict(judge_models).items():
-        j = np.flatnonzero(data.judges == judge)
-        m = np.flatnonzero(data.models == model)
-        if not len(m) and registry is not None:
-            m = np.flatnonzero(data.models == registry.model_id(data.dataset, model))
-        if len(j) and not len(m):  # (a declared judge with no scores here is left out)
+        if judge not in set(data.judges):
+            continue  # declared, but none of its scores are here
+        names = [model, *([registry.model_id(data.dataset, model)] if registry else [])]
+        m = np.flatnonzero(np.isin(data.models, names))
+        if not len(m):
             raise ValueError(f"judge '{judge}' is declared as model '{model}', which "
                              f"dataset '{data.dataset}' does not rate")
-        if len(j):
-            judges.append(j[0])
-            models.append(m[0])
+        judges.append(np.flatnonzero(data.judges == judge)[0])
+        models.append(m[0])
     return np.array(judges, dtype=np.int64), np.array(models, dtype=np.int64)
 
 
-def self_rating_gap(data: PanelData,
-                    judge_models: Mapping[str, str] | Iterable[tuple[str, str]],
+def self_rating_gap(data: PanelData, judge_models: JudgeModels,
                     registry: Registry | None = None, *, level: float = 0.95
                     ) -> pd.DataFrame:
     """Per judge that is a rated model, and trait: how much more the judge gives its own
@@ -444,7 +415,7 @@ def self_rating_gap(data: PanelData,
     judges, own = _own_models(data, judge_models, registry)
     if len(data.judges) < 2 or not len(judges):
         return pd.DataFrame({name: [] for name in GAP_COLUMNS})
-    units = _unit_means(data)  # [model, unit, judge, trait]
+    units = _mean(data.values, 3)  # [model, unit, judge, trait]
     present = np.isfinite(units)
     scored = np.where(present, units, 0)
     others = present.sum(2, keepdims=True) - 1
