@@ -14,14 +14,14 @@ moderated (empirical Bayes, Smyth 2004's moderated t), one prior per judge or pa
 s2~ = (d0 s0^2 + d s2) / (d0 + d), t with d0 + d degrees of freedom, log s0^2 = a[trait] +
 b[model], the trait's level over all models plus the model's factor from its OTHER traits
 (independent of the s2 it moderates).  A model factor because on llm-dreams log s2 varies
-between models far beyond chi-square noise (excess variance 0.8, 6.8 for creativity: some
-models write very different answer sets) and the factor explains it all.  trigamma(d0/2)
-= the excess variance of log s2 around the prior, corrected for the noise the factor
-shares with s2 (one answer set moves every trait: unit deviations correlate 0.5 across
-llm-dreams' traits), never below the prior's own estimation noise.  An s2 of 0 (unit means
-tied on the scores' grid: 11% of a judge's) is censored below a quarter of the smallest
-non-zero one.  Simulated at llm-dreams' shape (tests/panel_simulation.py: 236 models x 2
-answer sets x 9 judges x 2 repetitions x 15 traits; homogeneous, answer variance spread
+between models far beyond chi-square noise (excess variance 1.0 on average over traits, up
+to 2.6: some models write very different answer sets) and the factor explains it all.
+trigamma(d0 / 2) = the excess variance of log s2 around the prior, corrected for the noise
+the factor shares with s2 (one answer set moves every trait: unit deviations correlate 0.5
+across llm-dreams' traits), never below the prior's own estimation noise.  An s2 of 0
+(unit means tied on the scores' grid: 11% of a judge's) is censored below a quarter of the
+smallest non-zero one.  Simulated at llm-dreams' shape (tests/panel_simulation.py: 236 models
+x 2 answer sets x 9 judges x 2 repetitions x 15 traits; homogeneous, answer variance spread
 over models or models and traits, answer effects correlated over traits, heavy tails,
 scores on a 0.5 grid), 95% intervals cover 0.94-0.96 (panel) and 0.95 (judges); 0.92 with
 answer effects correlated 0.9 over traits.  Pooling s2 over models covers 0.94 on average
@@ -102,7 +102,7 @@ def dense(scores: Scores, dataset: str, *, unit: str = "meta.answer_set") -> Pan
     for frame, index, names in ((responses, scores.response, ("model", unit)),
                                 (scores.columns, scores.column, ("judge", "seed", "trait_id"))):
         for name in names:
-            code, label = pd.factorize(frame[name].astype(object), sort=True,
+            code, label = pd.factorize(frame[name], sort=True,
                                        use_na_sentinel=False)
             used, code = np.unique(code[index[chosen]], return_inverse=True)
             codes.append(code)
