@@ -156,3 +156,29 @@ def test_real_defects_are_counted(real, shared_data):
 def test_real_import_is_quick(real):
     _, seconds = real
     assert seconds < 5
+
+
+def test_scores_command_gives_the_panel_and_every_judge(shared_data, tmp_path, monkeypatch,
+                                                        capsys):
+    """`ffsite scores` on llm-dreams: the panel's row (judge: the panel) is the plain
+    average of the source's JSON files for that model and trait, and each judge has its
+    own row; intervals are the panel module's, around the mean."""
+    import pandas as pd
+
+    from ffsite.datasets.defaults import Settings
+    from ffsite.datasets.llm_dreams.defaults import write_defaults
+
+    write_defaults(shared_data / "llm_dreams", tmp_path / "ann", Settings(say=lambda _: None))
+    status, out, _ = run_main(monkeypatch, capsys, "scores", str(tmp_path / "ann"),
+                              "--format", "csv", "--bootstrap", "50")
+    assert status == 0
+    table = pd.read_csv(__import__("io").StringIO(out))
+    model, trait = "anthropicclaude-opus-4.6", "Creativity"
+    rows = table[(table["source_model"] == model) & (table["trait"] == trait_id(trait))]
+    assert len(rows) == 10  # the panel and its nine judges
+    values = [json.loads(path.read_text())[trait]
+              for path in (shared_data / "llm_dreams").glob(f"evaluations-*/{model}__*__*.txt")]
+    panel = rows[rows["judge"] == "llm-dreams panel"].iloc[0]
+    assert len(values) == 36 and panel["mean"] == pytest.approx(np.mean(values), abs=1e-12)
+    assert panel["ci_low"] < panel["mean"] < panel["ci_high"]
+    assert panel["n"] == 36

@@ -32,7 +32,8 @@ def test_scores_prints_means_with_intervals_and_both_names(tmp_path):
     assert result.returncode == 0, result.stderr
     table = pd.read_csv(io.StringIO(result.stdout))
     assert list(table.columns) == ["dataset", "condition", "model", "source_model", "trait",
-                                   "judge", "mean", "ci_low", "ci_high", "n"]
+                                   "judge", "mean", "ci_low", "ci_high", "n",
+                                   "below_rubric_floor"]
     a = table[table["model"] == "a"].iloc[0]
     assert (a["source_model"], a["mean"], a["n"]) == ("Model-A", 3.5, 2)
     assert (a["ci_low"], a["ci_high"]) == (2.0, 5.0)  # one prompt twice, or the other

@@ -13,11 +13,12 @@ from ffsite.commands.options import (
     content_option,
     format_option,
 )
-from ffsite.datasets import PANELS, RUBRIC_FLOORS
+from ffsite.datasets import PANELS, RUBRIC_FLOORS, UNITS
 from ffsite.errors import FfsiteError
 from ffsite.format import read_scores
 from ffsite.metrics.from_scores import score_means
 from ffsite.metrics.judges import pool_panels
+from ffsite.metrics.results import unit_intervals
 from ffsite.models import load_registry
 
 COLUMNS = ["dataset", "condition", "model", "source_model", "trait", "judge", "mean",
@@ -45,9 +46,13 @@ def scores(paths: tuple[str, ...], n_bootstrap: int, seed: int, content: str,
                           "import behavioral-profiling, or give the files that hold them")
     registry, options = load_registry(content), {"n_bootstrap": n_bootstrap, "seed": seed}
     pooled, members = pool_panels(found, PANELS)  # a panel's rows, then each member's
-    table = pd.concat([score_means(pooled, registry, floors=RUBRIC_FLOORS, **options),
-                       score_means(members, registry, floors=RUBRIC_FLOORS, **options)],
-                      ignore_index=True)
+    means = score_means(pooled, registry, floors=RUBRIC_FLOORS, **options)
+    judges = score_means(members, registry, floors=RUBRIC_FLOORS, **options)
+    for dataset, unit in sorted(UNITS.items()):
+        if (found.responses["dataset"] == dataset).any():
+            means, judges = unit_intervals(means, judges, pooled, members, dataset, unit,
+                                           registry)
+    table = pd.concat([means, judges], ignore_index=True)
     table = table.sort_values(["dataset", "condition", "model", "trait_id", "judge"],
                               kind="stable")
     emit(table.rename(columns={"trait_id": "trait"})[COLUMNS], fmt)

@@ -20,7 +20,7 @@ from ffsite.datasets import (
 from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 
 __all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "DEFAULT_PROMPT_SET",
-           "PANELS", "PROMPT_SETS", "RUBRIC_FLOORS", "SOURCES", "Condition", "Dataset",
+           "PANELS", "PROMPT_SETS", "RUBRIC_FLOORS", "SOURCES", "UNITS", "Condition", "Dataset",
            "Source", "Texts", "condition_description", "condition_label", "dataset_name",
            "find"]
 
@@ -48,6 +48,8 @@ CONDITIONS: dict[str, tuple[str, str]] = {
 # Judges pooled into a declared panel, by dataset: (the panel's name, its members).
 PANELS: dict[str, tuple[str, tuple[str, ...]]] = {
     d.id: (d.panel, d.judges) for d in DATASETS if d.panel}
+# The column of each dataset that tells a model's repeated answers apart (Dataset.unit).
+UNITS: dict[str, str] = {d.id: d.unit for d in DATASETS if d.unit}
 # The lowest anchor of each rubric: scores under it are counted where they are shown.
 RUBRIC_FLOORS: dict[str, float] = {d.id: d.rubric[0] for d in DATASETS if d.rubric}
 # The order pages list conditions in: the baseline first.

@@ -48,6 +48,10 @@ class Dataset:
     kind: Literal["votes", "scores"]  # pairwise votes, or a judge's number per response
     measures: str  # what its numbers measure, in a sentence
     judges: tuple[str, ...] = ()  # who judged, as the dataset names them
+    # The metadata column whose values are a model's independent answers to the same task
+    # (llm-dreams' answer sets, poem-eval's poems): its means get the intervals of
+    # ffsite.metrics.panel over those answers, not a bootstrap over its few prompts.
+    unit: str | None = None
     # The name of the panel its judges form, when the site shows their mean (each judge's
     # own numbers stay apart beside it); None: each judge stands alone.
     panel: str | None = None

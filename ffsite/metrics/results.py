@@ -32,6 +32,7 @@ from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.format.response_metrics import ID_COLUMNS, read_response_metrics
 from ffsite.format.scores import Scores, empty_scores
+from ffsite.metrics import panel
 from ffsite.metrics.agreement import trait_agreement
 from ffsite.metrics.combine import combine
 from ffsite.metrics.derived import derive_votes
@@ -484,10 +485,13 @@ MIN_RATING_PROMPTS = 5
 def score_results(scores: Scores, registry: Registry | None = None, *,
                   baseline: str = "baseline", preferred_anchor: str | None = None,
                   n_bootstrap: int = 1000, seed: int = 0, members: Scores | None = None,
-                  floors: Mapping[str, float] | None = None) -> ScoreResults:
+                  floors: Mapping[str, float] | None = None,
+                  units: Mapping[str, str] | None = None) -> ScoreResults:
     """Every table of `ScoreResults`, seeded.  `scores` with declared panels pooled and
     `members` their judges' own scores (`judges.pool_panels`), when there are panels;
-    `floors`: each dataset's rubric floor, for the means' `below_rubric_floor`."""
+    `floors`: each dataset's rubric floor, for the means' `below_rubric_floor`; `units`:
+    the column of each dataset whose values are a model's repeated answers, whose means
+    get `ffsite.metrics.panel`'s intervals."""
     options = {"n_bootstrap": n_bootstrap, "seed": seed}
     ratings = []
     derived_all = derive_votes(scores, registry, condition=baseline)
@@ -500,8 +504,14 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
         if anchor is not None:
             ratings.append(ratings_table(derived, anchor=anchor, **options).assign(
                 dataset=dataset))
+    members = members if members is not None else empty_scores()
+    means = score_means(scores, registry, floors=floors, **options)
+    judge_means = score_means(members, registry, floors=floors, **options)
+    for dataset, unit in sorted((units or {}).items()):
+        means, judge_means = unit_intervals(means, judge_means, scores, members, dataset,
+                                            unit, registry or Registry())
     return ScoreResults(
-        means=score_means(scores, registry, floors=floors, **options),
+        means=means,
         strengths=strength_from_scores(scores, registry, **options),
         shifts=pressure_shifts(scores, registry, baseline=baseline, **options),
         bend=bend_index(scores, registry, baseline=baseline, **options),
@@ -510,5 +520,33 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
         traits=scores.traits() if len(scores) else pd.DataFrame(
             columns=["trait_id", "trait", "trait_set", "scale_min", "scale_max", "judge"]),
         judges=dict(scores.judges),
-        judge_means=score_means(members if members is not None else empty_scores(),
-                                registry, floors=floors, **options))
+        judge_means=judge_means)
+
+
+def unit_intervals(means: pd.DataFrame, judge_means: pd.DataFrame, scores: Scores,
+                   members: Scores, dataset: str, unit: str, registry: Registry
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`means` and `judge_means` with `dataset`'s intervals from ffsite.metrics.panel: the
+    moderated t over the model's repeated answers (`unit`) instead of a bootstrap over
+    two or five prompts; a panel's rows get `panel_means`', each judge's `judge_means`'."""
+    def replaced(frame: pd.DataFrame, found: pd.DataFrame) -> pd.DataFrame:
+        found = found.assign(model=registry.ids([dataset] * len(found), found["model"]))
+        keys = ["model", "trait_id", "judge"]
+        index = pd.MultiIndex.from_frame(found[keys].astype(object))
+        own = (frame["dataset"] == dataset).to_numpy()
+        at = index.get_indexer(pd.MultiIndex.from_frame(frame.loc[own, keys].astype(object)))
+        frame = frame.copy()
+        for column in ("ci_low", "ci_high", "n"):  # n: a panel's mean has its members' n
+            values = frame[column].to_numpy().copy()
+            values[np.flatnonzero(own)[at >= 0]] = found[column].to_numpy()[at[at >= 0]]
+            frame[column] = values
+        return frame
+
+    in_members = (members.responses["dataset"] == dataset).to_numpy()[members.response]
+    if in_members.any():  # a panel: its members' scores give both kinds of interval
+        data = panel.dense(members, dataset, unit=unit)
+        panel_name = means.loc[means["dataset"] == dataset, "judge"].iloc[0]
+        means = replaced(means, panel.panel_means(data).assign(judge=panel_name))
+        return means, replaced(judge_means, panel.judge_means(data))
+    data = panel.dense(scores, dataset, unit=unit)
+    return replaced(means, panel.judge_means(data)), judge_means

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.collect.files import responses_file
-from ffsite.datasets import DATASETS, PANELS, RUBRIC_FLOORS, dataset_name, find
+from ffsite.datasets import DATASETS, PANELS, RUBRIC_FLOORS, UNITS, dataset_name, find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores, schema
@@ -266,7 +266,8 @@ class SiteContext:
                               self.scores, self.registry,
                               preferred_anchor=self.config.anchor_model,
                               n_bootstrap=self.config.rating_resamples,
-                              members=self.judge_scores, floors=RUBRIC_FLOORS),
+                              members=self.judge_scores, floors=RUBRIC_FLOORS,
+                              units=UNITS),
                           self.config.anchor_model)
 
     @cached_property

@@ -19,6 +19,7 @@ DATASET = Dataset(
     judges=("gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.5", "grok-4.3", "grok-4.5", "grok-4.6",
             "gemini-3.7-flash", "qwen/qwen3.6-plus", "mistral-small-2603"),
     panel="llm-dreams panel",
+    unit="meta.answer_set",
     # Eight of the nine judges are rated models (the README of ../shared/data names them);
     # gemini-3.7-flash is not among the rated models.
     judge_models=(("gpt-5.6-sol", "openaigpt-5.6-sol"), ("gpt-5.6-terra", "openaigpt-5.6-terra"),
@@ -29,8 +30,6 @@ DATASET = Dataset(
     rubric=(1, 10),
     texts="reader:load_texts",
     command="command:import_command",
-    # Not yet part of the default annotations: the site build does not yet meet its time
-    # budget with them (docs/performance.md); `defaults.py` is ready for the day it does.
-    defaults=None,
+    defaults="defaults:write_defaults",
     files="files.toml",
 )

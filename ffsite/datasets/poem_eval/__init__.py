@@ -18,10 +18,9 @@ DATASET = Dataset(
               "unsure, human or alien)"),
     judges=("openai/gpt-5.2",),
     rubric=(1, 5),
+    unit="meta.run",
     texts="reader:load_texts",
     command="command:import_command",
-    # Not yet part of the default annotations: the site build does not yet meet its time
-    # budget with them (docs/performance.md); `defaults.py` is ready for the day it does.
-    defaults=None,
+    defaults="defaults:write_defaults",
     files="files.toml",
 )
