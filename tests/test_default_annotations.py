@@ -83,7 +83,8 @@ def test_missing_dataset_is_named_once_and_the_rest_is_built(tmp_path):
     result = regenerate(tmp_path / "base", tmp_path / "out")
     notes = [line for line in result.stdout.splitlines() if "omitted" in line]
     assert notes == ["default annotations omitted: base datasets behavioral_profiling, "
-                     "eqbench3, hh_rlhf not available; run ffsite fetch behavioral_profiling "
-                     "eqbench3 hh_rlhf or set FFSITE_BASE_DATA"]
+                     "eqbench3, hh_rlhf, llm_dreams, poem_eval not available; run ffsite "
+                     "fetch behavioral_profiling eqbench3 hh_rlhf llm_dreams poem_eval or set "
+                     "FFSITE_BASE_DATA"]
     assert (tmp_path / "out/alpaca_eval/rules.parquet").is_file()
     assert not (tmp_path / "out/hh_rlhf").exists()

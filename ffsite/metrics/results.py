@@ -507,7 +507,10 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
     members = members if members is not None else empty_scores()
     means = score_means(scores, registry, floors=floors, **options)
     judge_means = score_means(members, registry, floors=floors, **options)
+    present = set(scores.responses["dataset"])
     for dataset, unit in sorted((units or {}).items()):
+        if dataset not in present:
+            continue
         means, judge_means = unit_intervals(means, judge_means, scores, members, dataset,
                                             unit, registry or Registry())
     return ScoreResults(
