@@ -107,7 +107,7 @@ def test_datapoints_carry_votes_and_texts(tiny_site):
 
 
 def test_judge_bias_by_hand(tiny_site):
-    rows = load(tiny_site, "data/explore-judge-bias.json")
+    rows = load(tiny_site, "data/judge-bias.json")
     by_judge = {(r["judge"], r["role"]): r for r in rows}
     # j's trait votes: verbose A B B B A A, concise B neither A A B B: 11 A/B votes, 5 A
     # (A is shown first); the tiny set's response metrics have no characters: no lengths
@@ -125,8 +125,11 @@ def test_judge_bias_by_hand(tiny_site):
 def test_page_reads_without_script(tiny_site):
     html = (tiny_site / "explore.html").read_text("utf-8")
     assert "<noscript>" in html
-    assert 'id="explore-table"' in html and 'id="overview"' in html and 'id="bias"' in html
+    assert 'id="explore-table"' in html and 'id="overview"' in html
     assert "<script>" not in html  # only src= scripts and JSON blocks
+    # The side biases moved to the Judges page, which needs no script either.
+    judges = (tiny_site / "judges.html").read_text("utf-8")
+    assert 'id="bias"' in judges and 'href="judges.html"' in html
 
 
 def test_without_texts_the_page_says_why(tmp_path):
@@ -145,7 +148,7 @@ def test_explore_files_rebuild_byte_identical(tmp_path, monkeypatch):
     files = sorted(p.relative_to(one) for p in (one / "data" / "explore").iterdir())
     assert files and files == sorted(p.relative_to(two) for p in
                                      (two / "data" / "explore").iterdir())
-    for name in [*files, Path("explore.html"), Path("data/explore-judge-bias.json")]:
+    for name in [*files, Path("explore.html"), Path("data/judge-bias.json")]:
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
 
 

@@ -27,7 +27,7 @@ from ffsite.format import Annotations, Scores, schema
 from ffsite.format.read import compared_models, read_file_metadata, vote_rows
 from ffsite.format.response_metrics import read_response_metrics
 from ffsite.format.scores import empty_scores
-from ffsite.metrics import eigenbench, results
+from ffsite.metrics import eigenbench, panel, results
 from ffsite.metrics.big_five import big_five, split_lmlpa
 from ffsite.metrics.judges import pool_panels
 from ffsite.metrics.results import (
@@ -105,6 +105,18 @@ def labelled(frame: pd.DataFrame, labels: pd.Series, id_column: str = "trait_id"
     frame.insert(frame.columns.get_loc(id_column) + 1, label_column,
                  frame[id_column].map(labels).to_numpy())
     return frame
+
+
+@dataclass(frozen=True)
+class JudgePanel:
+    """One dataset's judges measured against each other (ffsite.metrics.panel); leniency
+    and gaps are None with a single judge."""
+
+    dataset: str
+    data: panel.PanelData
+    agreement: panel.Agreement
+    leniency: pd.DataFrame | None
+    gaps: pd.DataFrame | None
 
 
 @dataclass
@@ -302,6 +314,27 @@ class SiteContext:
     def indices(self) -> pd.DataFrame:
         """Index scores (1-100) per model, from the ratings."""
         return results.indices_table(self.ratings)
+
+    @cached_property
+    def judge_panels(self) -> dict[str, JudgePanel]:
+        """Every scores dataset whose models answered more than once (Dataset.unit): its
+        judges' agreement, leniency and self-rating gaps (ffsite.metrics.panel)."""
+        found = {}
+        present = set(self.scores.responses["dataset"])
+        for dataset, unit in sorted(UNITS.items()):
+            if dataset not in present:
+                continue
+            own = self.judge_scores if dataset in PANELS else self.scores
+            data = panel.dense(own, dataset, unit=unit)
+            record = find(dataset)
+            several = len(data.judges) > 1
+            found[dataset] = JudgePanel(
+                dataset, data, panel.agreement(data, n_bootstrap=self.config.rating_resamples),
+                panel.leniency(data, n_bootstrap=self.config.rating_resamples) if several
+                else None,
+                panel.self_rating_gap(data, record.judge_models if record else ())
+                if several else None)
+        return found
 
     @cached_property
     def communication(self) -> pd.DataFrame:

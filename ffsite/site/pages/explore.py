@@ -22,12 +22,11 @@ from ffsite.site.explore_data import (
     CAP_WITHOUT_MODELS,
     TEXT_BUDGET,
     TEXT_LIMIT,
-    bias_table,
     build_data,
     triple_metric,
 )
 from ffsite.site.pages.datasets import wide_table
-from ffsite.site.render import count, heat_class, json_script, signed
+from ffsite.site.render import heat_class, json_script, signed
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import CUE_STRENGTH, Cell, Column, Table, sort_value
 
@@ -40,10 +39,6 @@ def build(ctx: SiteContext) -> None:
     for path, document in data.files.items():
         ctx.output.file(path, json.dumps(document, ensure_ascii=False, separators=(",", ":"),
                                          allow_nan=False))
-    bias = bias_table(ctx)
-    bias_download = ctx.output.data("explore-judge-bias", bias,
-                                    "Each judge's picks of the first-shown and the longer "
-                                    "side", PAGE)
     overview = None
     if len(ctx.dataset_traits):
         long = with_max_diff(ctx.dataset_traits)
@@ -53,7 +48,7 @@ def build(ctx: SiteContext) -> None:
                               "by max diff", long, "dataset", None)
     ctx.output.page(PAGE, "explore.html", section=PAGE, index=json_script(data.index),
                     default=default_table(ctx, data), overview=overview,
-                    bias=bias_rows(bias), bias_download=bias_download, cap=CAP,
+                    cap=CAP,
                     cap_without_models=CAP_WITHOUT_MODELS, text_limit=TEXT_LIMIT,
                     text_budget=TEXT_BUDGET,
                     notes=grouped_notes(data.index["datasets"]),
@@ -96,26 +91,3 @@ def grouped_notes(datasets: list[dict]) -> list[str]:
         if entry["textNote"]:
             by_note.setdefault(entry["textNote"], []).append(entry["name"])
     return [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
-
-
-def bias_rows(bias) -> list[dict]:
-    """The bias table's cells: share and its 95% interval, as text."""
-    rows = []
-    for r in bias.itertuples(index=False):
-        rows.append({
-            "judge": r.judge, "role": r.role, "decided": count(r.decided),
-            "first": _share(r.first_share), "first_ci": _interval(r.first_low, r.first_high),
-            "first_v": sort_value(r.first_share), "with_length": count(r.with_length),
-            "longer": _share(r.longer_share),
-            "longer_ci": _interval(r.longer_low, r.longer_high),
-            "longer_v": sort_value(r.longer_share)})
-    return rows
-
-
-def _share(value: float) -> str:
-    return "–" if value != value else f"{100 * value:.1f}%"
-
-
-def _interval(low: float, high: float) -> str:
-    return "" if low != low else f"{100 * low:.1f}% to {100 * high:.1f}%"
-

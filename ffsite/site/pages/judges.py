@@ -1,0 +1,215 @@
+"""Judges: every number on the site is some judge's view, and this page says how far to
+trust each one (issue 23).
+
+- Every dataset's judges: who they are, whether a panel pools them, which of them are
+  rated models too (they judged their own answers).
+- For a dataset whose models answered more than once (ffsite.metrics.panel): agreement
+  per trait (Krippendorff's and Cronbach's alpha, answer-set test-retest, repeat
+  reliability, each with a 95% interval), the judges' correlations with each other, each
+  judge's leniency against the panel and, for a judge that is a rated model, how much more
+  it gives its own answers than the other judges do (the self-rating gap).
+- For pairwise judges: how often they pick the side shown first and the longer answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ffsite.datasets import DATASETS, dataset_name, find
+from ffsite.metrics.panel import STATISTICS
+from ffsite.site.context import JudgePanel, SiteContext, labelled
+from ffsite.site.explore_data import bias_table
+from ffsite.site.render import count, heat_class, number
+from ffsite.site.urls import MODELS, TRAITS, link, page_path
+from ffsite.site.views import Cell, Column, Table, estimate_cell, sort_value
+
+PAGE = page_path("judges")
+STATISTIC_NAMES = {
+    "krippendorff_alpha": ("Krippendorff's alpha", "agreement between the judges' means "
+                           "per model beyond chance (interval level); 1 = identical"),
+    "cronbach_alpha": ("Cronbach's alpha", "how consistently the judges order the models, "
+                       "taken together as one scale"),
+    "test_retest": ("Test-retest", "one answer set against the other: the correlation across "
+                    "models of the panel's means of each"),
+    "test_retest_spearman_brown": ("Test-retest, both sets", "the same, stepped up to the "
+                                   "mean of both answer sets the site shows (Spearman-Brown)"),
+    "judge_repeat": ("Repeat", "a judge scoring the same answers twice: the correlation of "
+                     "its two repetitions"),
+}
+
+
+def build(ctx: SiteContext) -> None:
+    bias = bias_table(ctx)
+    bias_download = ctx.output.data("judge-bias", bias, "Each pairwise judge's picks of the "
+                                    "first-shown and the longer side", PAGE)
+    panels = [panel_tables(ctx, found) for found in ctx.judge_panels.values()]
+    ctx.output.page(PAGE, "judges.html", section=PAGE, overview=overview_table(ctx),
+                    panels=panels, bias=bias_rows(bias), bias_download=bias_download)
+
+
+def overview_table(ctx: SiteContext) -> Table:
+    """Every dataset on the site: its judges, its panel, the judges that are rated models."""
+    present = set(ctx.scores.responses["dataset"]) | set(ctx.annotations.datasets)
+    voted = judges_with_votes(ctx)
+    rows = []
+    for dataset in (d for d in DATASETS if d.id in present):
+        rated = [f"{judge} ({name_of(ctx, dataset.id, model)})"
+                 for judge, model in dataset.judge_models]
+        judges = list(dict.fromkeys([*dataset.judges, *voted.get(dataset.id, [])]))
+        rows.append([Cell(dataset.name, header=True),
+                     Cell(", ".join(judges) or "–", css="text"),
+                     Cell(dataset.panel or "–", css="text"),
+                     Cell(", ".join(rated) or "none", css="text")])
+    return Table("judges-overview", "Who judged each dataset", [
+        Column("dataset", "Dataset", numeric=False),
+        Column("judges", "Judges", numeric=False),
+        Column("panel", "Pooled as", numeric=False,
+               title="the name the site gives the judges' mean, when it shows one"),
+        Column("rated", "Judges that are rated models", numeric=False,
+               title="these judged their own answers too; their pages say so")], rows)
+
+
+def judges_with_votes(ctx: SiteContext) -> dict[str, list[str]]:
+    """Per dataset, every judge with votes in it (preference and traits), sorted: the
+    rules judge of the text statistics too, which no record names."""
+    annotations = ctx.annotations
+    code, datasets = pd.factorize(annotations.comparisons["dataset"].astype(object))
+    judges = annotations.annotators["judge"].astype(str).to_numpy()
+    # One integer per (dataset, annotator) of every vote, made unique: no frame of votes.
+    keys = np.unique(code[annotations.votes["comparison"].to_numpy()] * len(judges)
+                     + annotations.votes["annotator"].to_numpy())
+    found: dict[str, set[str]] = {}
+    for dataset, annotator in zip(keys // len(judges), keys % len(judges), strict=True):
+        found.setdefault(str(datasets[dataset]), set()).add(judges[annotator])
+    return {dataset: sorted(names) for dataset, names in found.items()}
+
+
+def name_of(ctx: SiteContext, dataset: str, model: str) -> str:
+    return ctx.registry.display_name(ctx.registry.model_id(dataset, model))
+
+
+def panel_tables(ctx: SiteContext, found: JudgePanel) -> dict:
+    """One dataset's agreement, correlations, leniency and self-rating gaps."""
+    dataset = found.dataset
+    slug = dataset.replace("_", "-")
+    reliability = labelled(found.agreement.reliability, ctx.labels)
+    tables = {"reliability": reliability_table(ctx, reliability, ctx.output.data(
+        f"judges/{slug}-agreement", reliability, f"{dataset_name(dataset)}: agreement "
+        "between the judges per trait, with 95% intervals", PAGE))}
+    correlations = labelled(found.agreement.correlations, ctx.labels)
+    corr_download = ctx.output.data(f"judges/{slug}-correlations", correlations,
+                                    f"{dataset_name(dataset)}: Pearson and Spearman "
+                                    "correlations between judges per trait", PAGE)
+    if found.data.judges.size > 1:
+        tables["correlations"] = correlation_table(correlations, corr_download)
+    if found.leniency is not None and len(found.leniency):
+        frame = labelled(found.leniency, ctx.labels)
+        tables["leniency"] = judge_trait_table(
+            ctx, "leniency", "Leniency: each judge's mean minus the panel's, in score points",
+            frame, "leniency", ctx.output.data(f"judges/{slug}-leniency", frame,
+                                               f"{dataset_name(dataset)}: each judge's "
+                                               "leniency per trait", PAGE))
+    if found.gaps is not None and len(found.gaps):
+        frame = labelled(found.gaps, ctx.labels)
+        frame = frame.assign(model=ctx.registry.ids([dataset] * len(frame), frame["model"]))
+        tables["gaps"] = judge_trait_table(
+            ctx, "self-gap", "Self-rating gap: how much more a judge gives its own answers "
+            "than the other judges do, beyond what it gives any model", frame, "gap",
+            ctx.output.data(f"judges/{slug}-self-rating-gaps", frame,
+                            f"{dataset_name(dataset)}: self-rating gaps", PAGE), own=True)
+    record = find(dataset)
+    return {"dataset": dataset_name(dataset), "id": slug, "tables": tables,
+            "judges": len(found.data.judges), "units": len(found.data.units),
+            "seeds": len(found.data.seeds), "models": len(found.data.models),
+            "panel": record.panel if record else None}
+
+
+def reliability_table(ctx: SiteContext, frame: pd.DataFrame, download) -> Table:
+    statistics = [s for s in STATISTICS if s in set(frame["statistic"])]
+    by_cell = frame.set_index(["trait_id", "statistic"])
+    rows = []
+    for trait_id, label in frame[["trait_id", "trait"]].drop_duplicates().itertuples(
+            index=False):
+        row = [Cell(label, href=link(PAGE, ctx.slugs.page(TRAITS, trait_id)), header=True)]
+        for statistic in statistics:
+            if (trait_id, statistic) in by_cell.index:
+                r = by_cell.loc[(trait_id, statistic)]
+                row.append(estimate_cell(r["estimate"], r["ci_low"], r["ci_high"],
+                                         what=STATISTIC_NAMES[statistic][0]))
+            else:
+                row.append(Cell("–"))
+        rows.append(row)
+    return Table("agreement", "Agreement per trait, with 95% intervals (bootstrap over "
+                 "models)", [Column("trait", "Trait", numeric=False)] + [
+        Column(s, STATISTIC_NAMES[s][0], cue="1 = perfect", title=STATISTIC_NAMES[s][1])
+        for s in statistics], rows, download)
+
+
+def correlation_table(correlations: pd.DataFrame, download) -> Table:
+    """Judge by judge: the Pearson correlation across models, averaged over the traits."""
+    mean = correlations.groupby(["judge_a", "judge_b"], sort=True)["pearson"].mean()
+    judges = sorted(set(correlations["judge_a"]))
+    rows = [[Cell(a, header=True)] + [
+        Cell(number(mean.get((a, b))), sort_value(mean.get((a, b))),
+             css=None if a == b else heat_class(mean.get((a, b)) - 0.5))
+        for b in judges] for a in judges]
+    return Table("judge-correlations", "How alike two judges order the models: Pearson "
+                 "correlation of their means across models, averaged over the traits",
+                 [Column("judge", "Judge", numeric=False)]
+                 + [Column(f"j{i}", j, vertical=True) for i, j in enumerate(judges)], rows,
+                 download, note="The download has both correlations for every trait.")
+
+
+def judge_trait_table(ctx: SiteContext, table_id: str, caption: str, frame: pd.DataFrame,
+                      value: str, download, *, own: bool = False) -> Table:
+    """Judges as rows, traits as columns: `value` with its interval, coloured only where
+    the interval excludes 0."""
+    traits = frame[["trait_id", "trait"]].drop_duplicates()
+    rows = []
+    for key, part in frame.groupby(["judge", "model"] if own else ["judge"], sort=True):
+        judge, model = key[0], key[-1]
+        head = Cell(judge, header=True)
+        if own:  # the judge on its own model, linked to the model's page
+            target = ctx.slugs.page(MODELS, model)
+            head = Cell(f"{judge} on {ctx.registry.display_name(model)}",
+                        href=link(PAGE, target) if target else None, header=True)
+        cells = part.set_index("trait_id")
+        row = [head]
+        for trait_id in traits["trait_id"]:
+            if trait_id not in cells.index:
+                row.append(Cell("–"))
+                continue
+            r = cells.loc[trait_id]
+            clear = bool(r["ci_low"] > 0 or r["ci_high"] < 0)
+            row.append(estimate_cell(r[value], r["ci_low"], r["ci_high"], signs=True,
+                                     css=heat_class(r[value] / 2, clear), what=value))
+        rows.append(row)
+    meaning = ("+ means the judge gives its own answers more than the other judges do"
+               if own else "+ means the judge scores higher than the panel")
+    return Table(table_id, caption, [Column("judge", "Judge", numeric=False)] + [
+        Column(t.trait_id, t.trait, vertical=True, cue="+ = more")
+        for t in traits.itertuples(index=False)], rows, download,
+        note=f"Coloured where the 95% interval excludes 0; {meaning}.")
+
+
+def bias_rows(bias) -> list[dict]:
+    """The bias table's cells: share and its 95% interval, as text."""
+    rows = []
+    for r in bias.itertuples(index=False):
+        rows.append({
+            "judge": r.judge, "role": r.role, "decided": count(r.decided),
+            "first": _share(r.first_share), "first_ci": _interval(r.first_low, r.first_high),
+            "first_v": sort_value(r.first_share), "with_length": count(r.with_length),
+            "longer": _share(r.longer_share),
+            "longer_ci": _interval(r.longer_low, r.longer_high),
+            "longer_v": sort_value(r.longer_share)})
+    return rows
+
+
+def _share(value: float) -> str:
+    return "–" if value != value else f"{100 * value:.1f}%"
+
+
+def _interval(low: float, high: float) -> str:
+    return "" if low != low else f"{100 * low:.1f}% to {100 * high:.1f}%"
