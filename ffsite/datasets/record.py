@@ -52,6 +52,7 @@ class Dataset:
     # (llm-dreams' answer sets, poem-eval's poems): its means get the intervals of
     # ffsite.metrics.panel over those answers, not a bootstrap over its few prompts.
     unit: str | None = None
+    unit_label: str = "prompt"  # what pages call one of those answers ("answer set")
     # The name of the panel its judges form, when the site shows their mean (each judge's
     # own numbers stay apart beside it); None: each judge stands alone.
     panel: str | None = None

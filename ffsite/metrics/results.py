@@ -532,8 +532,15 @@ def unit_intervals(means: pd.DataFrame, judge_means: pd.DataFrame, scores: Score
     """`means` and `judge_means` with `dataset`'s intervals from ffsite.metrics.panel: the
     moderated t over the model's repeated answers (`unit`) instead of a bootstrap over
     two or five prompts; a panel's rows get `panel_means`', each judge's `judge_means`'."""
+    scales = scores.columns.drop_duplicates("trait_id").set_index("trait_id")
+
     def replaced(frame: pd.DataFrame, found: pd.DataFrame) -> pd.DataFrame:
-        found = found.assign(model=registry.ids([dataset] * len(found), found["model"]))
+        # A t-interval may pass the scale's ends, which no mean can: clipped to them.
+        lowest = scales["scale_min"].reindex(found["trait_id"]).to_numpy(float)
+        highest = scales["scale_max"].reindex(found["trait_id"]).to_numpy(float)
+        found = found.assign(model=registry.ids([dataset] * len(found), found["model"]),
+                             ci_low=np.maximum(found["ci_low"].to_numpy(float), lowest),
+                             ci_high=np.minimum(found["ci_high"].to_numpy(float), highest))
         keys = ["model", "trait_id", "judge"]
         index = pd.MultiIndex.from_frame(found[keys].astype(object))
         own = (frame["dataset"] == dataset).to_numpy()

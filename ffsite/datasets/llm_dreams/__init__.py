@@ -20,6 +20,7 @@ DATASET = Dataset(
             "gemini-3.7-flash", "qwen/qwen3.6-plus", "mistral-small-2603"),
     panel="llm-dreams panel",
     unit="meta.answer_set",
+    unit_label="answer set",
     # Eight of the nine judges are rated models (the README of ../shared/data names them);
     # gemini-3.7-flash is not among the rated models.
     judge_models=(("gpt-5.6-sol", "openaigpt-5.6-sol"), ("gpt-5.6-terra", "openaigpt-5.6-terra"),
@@ -32,4 +33,5 @@ DATASET = Dataset(
     command="command:import_command",
     defaults="defaults:write_defaults",
     files="files.toml",
+    model_section="page:model_section",
 )

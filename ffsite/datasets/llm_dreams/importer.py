@@ -22,23 +22,24 @@ from ffsite.errors import FfsiteError
 from ffsite.importers.result import ScoresImport
 
 TRAIT_SET = "llm-dreams-15"
-# Our wording of each trait as the judges were asked to estimate it (their JSON key first).
-DEFINITIONS = {
-    "Anxiety and Stress Levels": "how anxious and stressed the dreamer seems",
-    "Emotional Stability": "how calm and composed the dreamer stays",
-    "Problem-solving Skills": "how ably the dreamer works through problems",
-    "Creativity": "how inventive the dreamer's thinking is",
-    "Interpersonal Relationships": "how well the dreamer relates to others",
-    "Confidence and Self-efficacy": "how much the dreamer trusts their own abilities",
-    "Conflict Resolution": "how well the dreamer settles disputes",
-    "Work-related Stress": "how much work weighs on the dreamer",
-    "Adaptability": "how readily the dreamer adjusts to change",
-    "Achievement Motivation": "how driven the dreamer is to succeed",
-    "Fear of Failure": "how much the dreamer fears making mistakes",
-    "Need for Control": "how much the dreamer needs to control things",
-    "Cognitive Load": "how mentally burdened the dreamer seems",
-    "Social Support": "how much support the dreamer has and gives",
-    "Resilience": "how quickly the dreamer recovers from setbacks",
+# Our wording of each trait's two ends, as the judges were asked to estimate it (their JSON
+# key first): "1 <low end>; 10 <high end>", the site's convention for a rubric's anchors.
+ENDS = {
+    "Anxiety and Stress Levels": ("calm, unworried", "anxious, stressed"),
+    "Emotional Stability": ("volatile, easily upset", "calm, composed"),
+    "Problem-solving Skills": ("stuck before problems", "finds solutions ably"),
+    "Creativity": ("conventional, literal", "inventive, original"),
+    "Interpersonal Relationships": ("at odds with others", "relates well to others"),
+    "Confidence and Self-efficacy": ("doubts their abilities", "trusts their abilities"),
+    "Conflict Resolution": ("avoids or inflames disputes", "settles disputes well"),
+    "Work-related Stress": ("untroubled by work", "weighed down by work"),
+    "Adaptability": ("rigid, thrown by change", "adjusts readily to change"),
+    "Achievement Motivation": ("indifferent to success", "driven to succeed"),
+    "Fear of Failure": ("unafraid of mistakes", "dreads failing"),
+    "Need for Control": ("lets things happen", "must control everything"),
+    "Cognitive Load": ("clear-headed, unburdened", "mentally overloaded"),
+    "Social Support": ("alone, unsupported", "supported and supporting"),
+    "Resilience": ("slow to recover from setbacks", "bounces back quickly"),
 }
 JUDGE_DESCRIPTIONS = {judge: f"{judge}, one of llm-dreams' nine judges: reads a model's 15 "
                       "dreams together and estimates the dreamer's 15 traits, 1-10"
@@ -51,7 +52,8 @@ def trait_id(trait: str) -> str:
 
 
 def trait_wording(trait: str) -> str:
-    return f"{trait}: {DEFINITIONS[trait]}, 1 least, 10 most"
+    low, high = ENDS[trait]
+    return f"{trait}: 1 {low}; 10 {high}"
 
 
 def import_llm_dreams(folder: str | os.PathLike) -> ScoresImport:

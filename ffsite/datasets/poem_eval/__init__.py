@@ -19,6 +19,7 @@ DATASET = Dataset(
     judges=("openai/gpt-5.2",),
     rubric=(1, 5),
     unit="meta.run",
+    unit_label="poem",
     texts="reader:load_texts",
     command="command:import_command",
     defaults="defaults:write_defaults",

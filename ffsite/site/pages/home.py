@@ -15,7 +15,7 @@ from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.model_meta import meta_cells, meta_columns, with_meta
-from ffsite.site.pages.judged import judged_overview
+from ffsite.site.pages.judged import judged_overview, more_judged
 from ffsite.site.render import NOT_ZERO, content_markdown
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
@@ -111,12 +111,14 @@ def build(ctx: SiteContext) -> None:
     table = _leaderboard_table(ctx, page, board, download)
     headline = _headline(ctx, board)
     judged = judged_overview(ctx, page)
+    more = more_judged(ctx, page)
     charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
     judges = sorted(set(ctx.traits.set_index("trait_id").loc[shown, "judge"].dropna())) \
         if shown else []
     output.page(page, "home.html", section=page,
                 intro=content_markdown(ctx.config.markdown_file("intro.md")), judged=judged,
                 table=table, headline=headline, charts=charts_shown, glances=glances,
+                more_judged=more,
                 no_signal=no_signal, no_signal_text=NO_SIGNAL,
                 rules_judge=", ".join(judges), long_download=long_download,
                 reference=results.reference_model,

@@ -154,3 +154,36 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
 
 
 
+
+
+@dataclass(frozen=True)
+class MoreJudged:
+    """A scored dataset after the lead one on the home page: its traits at a glance."""
+
+    id: str
+    name: str
+    measures: str
+    judge: str  # its judge, or its panel and how many judges sit on it
+    n_models: int
+    glances: list[Glance]
+    source: tuple[str, str, str] | None
+
+
+def more_judged(ctx: SiteContext, page: str) -> list[MoreJudged]:
+    """Every scored dataset without conditions (the lead one has them): llm-dreams'
+    panel, poem-eval's judge; each trait's most and least, ranked by the interval rule."""
+    means = ctx.score_results.means
+    means = means[means["condition"] == ""]
+    traits = ctx.traits[ctx.traits["scored"]].set_index("trait_id")
+    found = []
+    for dataset in (d for d in DATASETS if d.id in set(means["dataset"])):
+        own = means[(means["dataset"] == dataset.id) & means["trait_id"].isin(traits.index)]
+        names = {m: ctx.registry.display_name(m) for m in own["model"].unique()}
+        glances = [_glance(ctx, page, traits.loc[t], own[own["trait_id"] == t], names)
+                   for t in sorted(own["trait_id"].unique(),
+                                   key=lambda t: traits.at[t, "label"])]
+        judge = (f"{dataset.panel}, the mean of {len(dataset.judges)} judges"
+                 if dataset.panel else ", ".join(dataset.judges))
+        found.append(MoreJudged(dataset.id.replace("_", "-"), dataset.name, dataset.measures,
+                                judge, len(names), glances, dataset.source))
+    return found

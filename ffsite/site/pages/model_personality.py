@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ffsite.datasets import BASELINE, CONDITIONS, condition_label, dataset_name
+from ffsite.datasets import BASELINE, CONDITIONS, condition_label, dataset_name, find
 from ffsite.metrics.ranking import grouped_interval_ranks
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.output import Download
@@ -44,7 +44,9 @@ class PersonalitySection(Section):
     judge_description: str
     condition: str
     scale: str  # "1 to 10", or "no stated scale"
-    prompts: int
+    prompts: int  # the units the means average: prompts, or the model's repeated answers
+    unit: str  # what one is called
+    interval: str  # how the 95% interval is made
     models: int  # the models the judge scored: ranks are among them
     source: Credit | None
     pressure_page: str = PRESSURE_PAGE
@@ -109,28 +111,35 @@ class JudgedScores:
         name = ctx.registry.display_name(model)
         download = ctx.output.data(
             f"models/{slug}/personality", own[PUBLISHED],
-            f"{name}: judged personality at baseline (means, rank, and strength against the "
-            "other models from votes derived from scores)", page)
+            f"{name}: judged personality (means, rank, and strength against the other "
+            "models from votes derived from scores), at baseline where there are "
+            "conditions", page)
         pressure = self.pressure(ctx, model)
         found: list[Section] = []
         for (dataset, judge), part in own.groupby(["dataset", "judge"], sort=True):
             part = part.sort_values("trait", kind="stable")
             lowest, highest = self.scales.get(part["trait_id"].iloc[0], (np.nan, np.nan))
-            tables = [personality_table(ctx, page, part, download)]
+            record = find(dataset)
+            unit = record.unit_label if record else "prompt"
+            section_id = "personality" if not found else f"personality-{len(found) + 1}"
+            tables = [personality_table(ctx, page, part, download, f"{section_id}-means")]
             if pressure:  # how the scores move under pressure, if they were
                 tables += pressure_tables(ctx, page, dataset, judge, *pressure)
             found.append(PersonalitySection(
-                id="personality" if not found else f"personality-{len(found) + 1}",
+                id=section_id,
                 heading=f"Judged personality ({dataset_name(dataset)})",
                 summary=f"{len(part)} traits scored by {judge_name(ctx, judge)} on "
-                        f"{int(part['n_prompts'].max()):,} prompts",
+                        f"{int(part['n_prompts'].max()):,} {unit}s",
                 judged_by=judge_name(ctx, judge), partial="sections/personality.html",
                 datasets=(dataset,), tables=tuple(tables),
                 judge_description=self.judges.get(judge, ""),
                 condition=part["condition"].iloc[0],
                 scale="no stated scale" if np.isnan(lowest) else f"{lowest:g} to {highest:g}",
                 notes=ctx.self_judge_notes(dataset, model),
-                prompts=int(part["n_prompts"].max()),
+                prompts=int(part["n_prompts"].max()), unit=unit,
+                interval=(f"comes from how far the model's {unit}s differ, weighed against "
+                          "how far every model's do (the Judges page says how)"
+                          if record and record.unit else "resamples the prompts"),
                 models=int(part["models_ranked"].max()), source=source_credit(dataset)))
         return found
 
@@ -173,9 +182,12 @@ def pressure_tables(ctx: SiteContext, page: str, dataset: str, judge: str,
 
 
 def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
-                      download: Download) -> Table:
+                      download: Download, table_id: str = "personality") -> Table:
     """Per trait: the baseline mean (95% interval), its rank, and the strength from
     derived votes against every other model."""
+    condition = part["condition"].iloc[0]
+    record = find(str(part["dataset"].iloc[0]))
+    unit = record.unit_label if record else "prompt"
     models = int(part["models_ranked"].max())
     rows = []
     for r in part.itertuples(index=False):
@@ -189,8 +201,8 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
                           css=heat_class(r.strength_derived_from_scores),
                           what="strength derived from scores"),
             count_cell(r.n_prompts)])
-    return Table("personality", "Mean score per trait at baseline, and strength against "
-                 "the other models (derived from scores)", [
+    return Table(table_id, f"Mean score per trait{' at ' + condition if condition else ''}, "
+                 "and strength against the other models (derived from scores)", [
                      Column("trait", "Trait", numeric=False),
                      Column("mean", "Mean score", cue=CUE_MORE,
                             title="the average of the panel's scores over the prompts"),
@@ -201,7 +213,8 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
                             cue="higher = shown more than the others",
                             title="(wins − losses) / comparisons against every other model "
                                   "on the same prompts, from votes derived from the scores"),
-                     Column("prompts", "Prompts")], rows, download,
+                     Column("prompts", "Prompts" if unit == "prompt" else f"{unit.capitalize()}s")],
+                 rows, download,
                  note=FLOOR_NOTE if part["below_rubric_floor"].any() else "")
 
 
