@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 # model id -> the sections its page must have ("In these datasets" lists them in order).
 PAGES = {
     "claude-3-5-sonnet-20240620": ["personality", "text-statistics"],
-    "gpt-4.1": ["personality", "eqbench"],
+    "gpt-4.1": ["personality", "personality-2", "llm-dreams-judges", "eqbench"],
     "alpaca-7b": ["text-statistics"],
     "gpt4_1106_preview": ["text-statistics"],
 }

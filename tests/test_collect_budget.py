@@ -17,6 +17,7 @@ from annotate_helpers import api_env, make_base_data, make_run_inputs, run_cli, 
 from chat_server import ChatServer, Reply, hashed_judge
 
 from ffsite.collect.api.budget import Budget
+from ffsite.collect.api.session import run_sync  # a browser test's loop may run
 
 BILL = 0.05  # what the provider bills for every call, far above the table's figure
 
@@ -50,7 +51,7 @@ def simulate(limit: float | None, *, bill: float, worst: float, used: float, cal
         await asyncio.gather(*(one() for _ in range(calls)))
         return budget
 
-    return asyncio.run(main()), seen
+    return run_sync(main()), seen
 
 
 def test_a_provider_billing_a_hundred_times_the_table_gets_one_call():
@@ -78,7 +79,7 @@ def test_every_call_is_admitted_without_a_budget():
 
 def test_an_answer_longer_than_its_worst_case_raises_the_markup():
     budget = Budget(10.0)
-    asyncio.run(budget.admit(1.0))
+    run_sync(budget.admit(1.0))
     budget.settle(1.0, bill=3.0, table=3.0)  # as the table prices it, but 3 x the worst
     assert budget.markup == 3.0 and budget.spent == 3.0
 

@@ -191,7 +191,7 @@ def test_scored_trait_counts_scores_below_the_rubric(site):
     means = read_tables(html(site, "traits/deep.html"))["means"]
     # c [9, 9] is surely above b [0.5, 4] and a [2, 2]; b's interval overlaps a's.
     assert [(r[0]["text"], r[1]["text"], r[1]["ci"], r[2]["text"]) for r in means["rows"]] \
-        == [("c", "9.00", "9.00–9.00", "1"), ("b", "2.25", "0.50–4.00", "2"),
+        == [("c", "9.00", "9.00–9.00", "1"), ("b", "2.25 has 0s", "0.50–4.00", "2"),
             ("Alpha One", "2.00", "2.00–2.00", "2")]
 
 

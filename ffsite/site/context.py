@@ -20,14 +20,14 @@ import numpy as np
 import pandas as pd
 
 from ffsite.collect.files import responses_file
-from ffsite.datasets import DATASETS, PANELS, RUBRIC_FLOORS, UNITS, dataset_name, find
+from ffsite.datasets import PANELS, RUBRIC_FLOORS, UNITS, find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores, schema
 from ffsite.format.read import compared_models, read_file_metadata, vote_rows
 from ffsite.format.response_metrics import read_response_metrics
 from ffsite.format.scores import empty_scores
-from ffsite.metrics import eigenbench, panel, results
+from ffsite.metrics import eigenbench, results
 from ffsite.metrics.big_five import big_five, split_lmlpa
 from ffsite.metrics.judges import pool_panels
 from ffsite.metrics.results import (
@@ -107,18 +107,6 @@ def labelled(frame: pd.DataFrame, labels: pd.Series, id_column: str = "trait_id"
     return frame
 
 
-@dataclass(frozen=True)
-class JudgePanel:
-    """One dataset's judges measured against each other (ffsite.metrics.panel); leniency
-    and gaps are None with a single judge."""
-
-    dataset: str
-    data: panel.PanelData
-    agreement: panel.Agreement
-    leniency: pd.DataFrame | None
-    gaps: pd.DataFrame | None
-
-
 @dataclass
 class SiteContext:
     config: SiteConfig
@@ -195,37 +183,6 @@ class SiteContext:
     @property
     def min_valid(self) -> int:
         return self.config.min_valid_votes
-
-    @cached_property
-    def self_judges(self) -> dict[tuple[str, str], str]:
-        """{(dataset, model id): the judge} for every model that is also one of its
-        dataset's judges (the records' `judge_models`): it judged its own answers too."""
-        found = {}
-        for dataset in DATASETS:
-            for judge, name in dataset.judge_models:
-                found[(dataset.id, self.registry.model_id(dataset.id, name))] = judge
-        return found
-
-    def judge_badge(self, dataset: str, model: str) -> dict[str, str]:
-        """The Cell fields that mark a model that judged `dataset` ({} otherwise)."""
-        judge = self.self_judges.get((dataset, model))
-        if judge is None:
-            return {}
-        return {"badge": "judge", "badge_title": f"this model is one of the judges of "
-                f"{dataset_name(dataset)} ({judge}): it scored its own answers too"}
-
-    def self_judge_notes(self, dataset: str, model: str) -> tuple[str, ...]:
-        """The note a model's section on `dataset` carries when the model judged it."""
-        judge = self.self_judges.get((dataset, model))
-        if judge is None:
-            return ()
-        record = find(dataset)
-        others = len(record.judges) - 1 if record else 0
-        share = ("alone: every number here is its own judgement" if others == 0 else
-                 f"with {others} other judge{'s' if others > 1 else ''}: its own view is "
-                 "part of every number here")
-        return (f"This model is one of the judges of {dataset_name(dataset)} ({judge}): it "
-                f"judged its own answers {share}.",)
 
     @property
     def labels(self) -> pd.Series:
@@ -314,27 +271,6 @@ class SiteContext:
     def indices(self) -> pd.DataFrame:
         """Index scores (1-100) per model, from the ratings."""
         return results.indices_table(self.ratings)
-
-    @cached_property
-    def judge_panels(self) -> dict[str, JudgePanel]:
-        """Every scores dataset whose models answered more than once (Dataset.unit): its
-        judges' agreement, leniency and self-rating gaps (ffsite.metrics.panel)."""
-        found = {}
-        present = set(self.scores.responses["dataset"])
-        for dataset, unit in sorted(UNITS.items()):
-            if dataset not in present:
-                continue
-            own = self.judge_scores if dataset in PANELS else self.scores
-            data = panel.dense(own, dataset, unit=unit)
-            record = find(dataset)
-            several = len(data.judges) > 1
-            found[dataset] = JudgePanel(
-                dataset, data, panel.agreement(data, n_bootstrap=self.config.rating_resamples),
-                panel.leniency(data, n_bootstrap=self.config.rating_resamples) if several
-                else None,
-                panel.self_rating_gap(data, record.judge_models if record else ())
-                if several else None)
-        return found
 
     @cached_property
     def communication(self) -> pd.DataFrame:

@@ -26,6 +26,7 @@ from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts, views
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import judge_badge
 from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.render import heat_class, response_html, signed
@@ -250,7 +251,7 @@ def model_cell(ctx: SiteContext, page: str, model: str) -> Cell:
     the title when the display name differs."""
     name = display(ctx, model)
     return Cell(name, href=model_href(ctx, page, model), header=True,
-                title=model if name != model else None, **ctx.judge_badge(DATASET, model))
+                title=model if name != model else None, **judge_badge(ctx, DATASET, model))
 
 
 # ------------------------------------------------------------------------ the votes
@@ -431,7 +432,7 @@ def home_table(ctx: SiteContext, page: str
     # With every interval overlapping every other, a shared rank 1 would say nothing.
     signal = has_signal(ranked["ci_low"], ranked["ci_high"])
     rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True,
-                  **ctx.judge_badge(DATASET, r.model)),
+                  **judge_badge(ctx, DATASET, r.model)),
              views.elo_cell(r.elo, r.ci_low, r.ci_high),
              count_cell(r.rank) if signal else Cell("–"), count_cell(r.n),
              *meta_cells(ctx.registry, r.model)]

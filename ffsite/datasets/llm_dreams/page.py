@@ -10,6 +10,7 @@ from ffsite.datasets.llm_dreams import DATASET
 from ffsite.datasets.llm_dreams.reader import continuation_id, opening_id
 from ffsite.format import read_file_metadata
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import judge_panels, self_judge_notes
 from ffsite.site.render import response_html
 from ffsite.site.sections import Credit, Section, model_page, source_credit
 from ffsite.site.urls import TRAITS, link
@@ -51,7 +52,7 @@ def model_section(ctx: SiteContext, model: str) -> list[Section]:
         summary=f"{own['judge'].nunique()} judges' own means on {own['trait_id'].nunique()} "
                 "traits", judged_by=", ".join(DATASET.judges),
         partial="sections/llm_dreams.html", datasets=(DATASET.id,), tables=tuple(tables),
-        notes=ctx.self_judge_notes(DATASET.id, model), source=source_credit(DATASET.id),
+        notes=self_judge_notes(ctx, DATASET.id, model), source=source_credit(DATASET.id),
         measures=DATASET.measures, opening=opening, dream=dream, cut=cut,
         near_empty=sum(ctx.prepared(near_empty).get(name, 0) for name in names))]
 
@@ -80,7 +81,7 @@ def judges_table(ctx: SiteContext, page: str, own, download) -> Table:
 
 def self_gap_table(ctx: SiteContext, page: str, model: str) -> Table | None:
     """The model's self-rating gap per trait, when it is one of the judges."""
-    found = ctx.judge_panels.get(DATASET.id)
+    found = ctx.prepared(judge_panels).get(DATASET.id)
     if found is None or found.gaps is None or found.gaps.empty:
         return None
     gaps = found.gaps[ctx.registry.ids([DATASET.id] * len(found.gaps), found.gaps["model"])

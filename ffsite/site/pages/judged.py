@@ -13,6 +13,7 @@ import pandas as pd
 from ffsite.datasets import DATASETS
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import judge_badge
 from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.urls import MODELS, TRAITS, link
@@ -135,7 +136,7 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
     rows = []
     for model in models:
         row = [Cell(names[model], href=link(page, ctx.slugs.page(MODELS, model)),
-                    header=True, **ctx.judge_badge(dataset, model))]
+                    header=True, **judge_badge(ctx, dataset, model))]
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]

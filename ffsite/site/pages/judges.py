@@ -18,8 +18,9 @@ import pandas as pd
 
 from ffsite.datasets import DATASETS, dataset_name, find
 from ffsite.metrics.panel import STATISTICS
-from ffsite.site.context import JudgePanel, SiteContext, labelled
+from ffsite.site.context import SiteContext, labelled
 from ffsite.site.explore_data import bias_table
+from ffsite.site.judging import JudgePanel, judge_panels
 from ffsite.site.render import count, heat_class, number
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import Cell, Column, Table, estimate_cell, sort_value
@@ -43,7 +44,7 @@ def build(ctx: SiteContext) -> None:
     bias = bias_table(ctx)
     bias_download = ctx.output.data("judge-bias", bias, "Each pairwise judge's picks of the "
                                     "first-shown and the longer side", PAGE)
-    panels = [panel_tables(ctx, found) for found in ctx.judge_panels.values()]
+    panels = [panel_tables(ctx, found) for found in ctx.prepared(judge_panels).values()]
     ctx.output.page(PAGE, "judges.html", section=PAGE, overview=overview_table(ctx),
                     panels=panels, bias=bias_rows(bias), bias_download=bias_download)
 

@@ -13,6 +13,7 @@ from ffsite.datasets import dataset_name, find
 from ffsite.metrics.ranking import grouped_interval_ranks
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site.context import SiteContext, labelled
+from ffsite.site.judging import self_judge_notes
 from ffsite.site.render import heat_class, number
 from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
@@ -97,7 +98,7 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
                 + ", ".join(judge_name(ctx, j) for j in judges),
         judged_by=", ".join(judge_name(ctx, j) for j in judges),
         partial="sections/pairwise.html", datasets=(dataset,), tables=(table,),
-        notes=ctx.self_judge_notes(dataset, model),
+        notes=self_judge_notes(ctx, dataset, model),
         dataset_name=dataset_name(dataset),
         anchor=ctx.registry.display_name(anchor) if anchor else None,
         anchor_page=ctx.slugs.page(MODELS, anchor) if anchor else None,

@@ -12,6 +12,7 @@ import pandas as pd
 from ffsite.datasets import BASELINE, CONDITIONS, condition_label, dataset_name, find
 from ffsite.metrics.ranking import grouped_interval_ranks
 from ffsite.site.context import SiteContext, labelled
+from ffsite.site.judging import self_judge_notes
 from ffsite.site.output import Download
 from ffsite.site.render import heat_class, number
 from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
@@ -135,7 +136,7 @@ class JudgedScores:
                 judge_description=self.judges.get(judge, ""),
                 condition=part["condition"].iloc[0],
                 scale="no stated scale" if np.isnan(lowest) else f"{lowest:g} to {highest:g}",
-                notes=ctx.self_judge_notes(dataset, model),
+                notes=self_judge_notes(ctx, dataset, model),
                 prompts=int(part["n_prompts"].max()), unit=unit,
                 interval=(f"comes from how far the model's {unit}s differ, weighed against "
                           "how far every model's do (the Judges page says how)"

@@ -17,6 +17,7 @@ from ffsite.datasets import CONDITIONS, DATASETS, SOURCES, condition_label
 from ffsite.metrics.ranking import has_signal, interval_ranks
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import judge_badge
 from ffsite.site.pages import pressure
 from ffsite.site.pages.pressure import (
     BASELINE,
@@ -112,7 +113,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
     everyone = pd.concat([frame[["model", "model_name"]] for frame in (means, strengths,
                                                                         shifts)])
     cells = {model: replace(model_cell(ctx, page, model, name),
-                            **ctx.judge_badge(dataset, model))
+                            **judge_badge(ctx, dataset, model))
              for model, name in everyone.drop_duplicates("model").itertuples(index=False)}
     where = BlockPlace(ctx, trait, page, slug, suffix, judge, condition, cells)
     rating_table, anchor = ratings_table(where, ratings)
