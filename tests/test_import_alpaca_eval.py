@@ -113,20 +113,27 @@ def test_real_data_counts(shared_data):
     folder = shared_data / "alpaca_eval"
     result = import_alpaca_eval(folder, reference="gpt4_1106_preview", seed=0)
     table = result.table
-    # Independently: every other model's instructions that the reference also answered.
+    # Independently: every other model's instructions that the reference also answered,
+    # both answers non-empty (a comparison with an empty one is left out).
     answered = {}
     for path in sorted((folder / "model_outputs").glob("*.json")):
         records = json.loads(path.read_text())
-        answered[records[0]["generator"]] = {r["instruction"] for r in records}
+        answered[records[0]["generator"]] = {r["instruction"]: (r["output"] or "").strip()
+                                             for r in records}
     reference = answered.pop("gpt4_1106_preview")
     assert len(answered) == 66
+
+    def both(model: str, instruction: str) -> bool:
+        return bool(answered[model].get(instruction)) and bool(reference.get(instruction))
+
     assert len(table) == table["comparison_id"].nunique() == sum(
-        len(instructions & reference) for instructions in answered.values())
+        both(model, i) for model, own in answered.items() for i in own if i in reference)
     # The judge's verdicts, counted from the raw files (the reference's self-match left out).
     wins = losses = ties = 0
     for path in sorted((folder / "judge_annotations").glob("*.json")):
         for record in json.loads(path.read_text()):
-            if record["generator_2"] == "gpt4_1106_preview":
+            if record["generator_2"] == "gpt4_1106_preview" or not both(
+                    record["generator_2"], record["instruction"]):
                 continue
             p = record["preference"]
             wins, losses, ties = wins + (p > 1.5), losses + (p < 1.5), ties + (p == 1.5)
@@ -142,3 +149,44 @@ def test_real_data_counts(shared_data):
         "weighted_alpaca_eval_gpt4_turbo": "AlpacaEval 2.0 judge (GPT-4 Turbo), AI feedback"}
     # Model names are AlpacaEval's generator names, unchanged (one differs from its file).
     assert "yi-large-preview-verified" in set(table["model_a"]) | set(table["model_b"])
+
+
+def test_a_comparison_with_an_empty_answer_is_left_out_and_counted(tmp_path):
+    """Issue 23: an empty answer says nothing about a trait or a preference.  One model's
+    answer emptied (a judged one): its comparison leaves the import with its judge
+    annotation, counted once under its own reason, never as "without both outputs"."""
+    from ffsite.datasets.alpaca_eval import reader
+    from ffsite.datasets.alpaca_eval.importer import (
+        EMPTY,
+        model_pairs,
+        preference_votes,
+        without_empty_answers,
+    )
+
+    root = write_alpaca_eval(tmp_path)
+    outputs = reader.load_outputs(root)
+    judged = reader.load_judge_annotations(root)
+    full = preference_votes(outputs, judged, reference=REFERENCE, seed=0)
+    key = judged[judged["model"] != REFERENCE].iloc[0][["model", "prompt_id"]]
+    row = (outputs["model"] == key["model"]) & (outputs["prompt_id"] == key["prompt_id"])
+    emptied = outputs.assign(output=outputs["output"].where(~row, "  \n"))
+    result = preference_votes(emptied, judged, reference=REFERENCE, seed=0)
+    comparisons = result.table.drop_duplicates("comparison_id")
+    assert len(comparisons) == len(full.table.drop_duplicates("comparison_id")) - 1
+    gone = emptied.loc[row, "response_id"].iloc[0]
+    assert gone not in set(comparisons["response_a_id"]) | set(comparisons["response_b_id"])
+    assert result.skipped[EMPTY] == 1
+    assert result.skipped.get("judge annotations without both outputs", 0) == \
+        full.skipped.get("judge annotations without both outputs", 0)
+    pairs, dropped = without_empty_answers(
+        model_pairs(emptied, reference=REFERENCE, seed=0, n_prompts=10), emptied)
+    assert gone not in set(pairs["response_a_id"]) | set(pairs["response_b_id"])
+    assert dropped == len(model_pairs(emptied, reference=REFERENCE, seed=0, n_prompts=10)) \
+        - len(pairs)
+
+
+def test_real_data_leaves_out_the_25_empty_answers(shared_data):
+    from ffsite.datasets.alpaca_eval.importer import EMPTY
+
+    result = import_alpaca_eval(shared_data / "alpaca_eval")
+    assert result.skipped[EMPTY] == 25  # ../shared/data/README.md: 22 of gemma-2b-it

@@ -101,17 +101,23 @@ def write_scores_import(imported: ScoresImport, target: Path, say: Callable[[str
 def write_preferences(imported: ImportResult, target: Path, say: Callable[[str], None]
                       ) -> None:
     path = target / "preferences.parquet"
+    left_out = dict(sorted(imported.skipped.items()))
     table = write_votes(imported.table, path, default_preference=imported.default_preference,
-                        annotators=imported.annotators)
+                        annotators=imported.annotators,
+                        extra={"left_out": left_out} if left_out else None)
     say(f"wrote {path}: {table.num_rows} preference votes")
 
 
 def write_rules(comparisons: pd.DataFrame, features: pd.DataFrame, path: Path,
-                say: Callable[[str], None]) -> None:
-    # The same metadata as `ffsite annotate --judge rules` writes, so either makes this file.
+                say: Callable[[str], None], *, left_out: dict[str, int] | None = None
+                ) -> None:
+    # The same metadata as `ffsite annotate --judge rules` writes, so either makes this file
+    # (and what was left out, when something was).
     dataset = str(comparisons["dataset"].iloc[0]) if len(comparisons) else None
-    table = write_votes(rule_votes(comparisons, features), path,
-                        extra={"judge": RULES_VERSION, "dataset": dataset})
+    extra = {"judge": RULES_VERSION, "dataset": dataset}
+    if left_out and any(left_out.values()):
+        extra["left_out"] = left_out
+    table = write_votes(rule_votes(comparisons, features), path, extra=extra)
     say(f"wrote {path}: {table.num_rows} votes of {RULES_VERSION} on {len(comparisons)} "
         "comparisons")
 

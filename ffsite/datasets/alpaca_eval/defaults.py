@@ -6,7 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ffsite.datasets.alpaca_eval import reader
-from ffsite.datasets.alpaca_eval.importer import model_pairs, preference_votes
+from ffsite.datasets.alpaca_eval.importer import (
+    EMPTY,
+    model_pairs,
+    preference_votes,
+    without_empty_answers,
+)
 from ffsite.datasets.defaults import (
     Settings,
     comparisons,
@@ -26,9 +31,12 @@ def write_defaults(root: Path, target: Path, settings: Settings) -> None:
     write_preferences(imported, target, say)
     features = measure(outputs["response_id"],
                        dict(zip(outputs["response_id"], outputs["output"], strict=True)))
-    write_rules(comparisons(imported.table), features, target / "rules.parquet", say)
-    pairs = model_pairs(outputs, reference=reference, seed=seed,
-                        n_prompts=settings.pair_prompts)
-    write_rules(pairs, features, target / "model-pairs.parquet", say)
+    left_out = {EMPTY: imported.skipped.get(EMPTY, 0)}
+    write_rules(comparisons(imported.table), features, target / "rules.parquet", say,
+                left_out=left_out)
+    pairs, empty = without_empty_answers(model_pairs(
+        outputs, reference=reference, seed=seed, n_prompts=settings.pair_prompts), outputs)
+    write_rules(pairs, features, target / "model-pairs.parquet", say,
+                left_out={EMPTY: empty})
     responses = outputs.assign(dataset=reader.NAME)[list(schema.RESPONSE_ID_COLUMNS)]
     write_communication(responses, features, target, say)

@@ -26,6 +26,7 @@ DEFAULT_JUDGE = "weighted_alpaca_eval_gpt4_turbo"  # AlpacaEval 2.0's default an
 JUDGE_DESCRIPTIONS = {DEFAULT_JUDGE: "AlpacaEval 2.0 judge (GPT-4 Turbo), AI feedback"}
 NOTE_NOT_JUDGED = "the AlpacaEval judge did not annotate this comparison"
 NOTE_BAD_PREFERENCE = "AlpacaEval preference is not a number in [1, 2]"
+EMPTY = "comparisons with an empty answer"
 
 
 def describe_judge(judge: str) -> str:
@@ -44,15 +45,17 @@ def import_alpaca_eval(folder: str | os.PathLike, *, reference: str = alpaca_eva
 def preference_votes(outputs: pd.DataFrame, judged: pd.DataFrame, *, reference: str,
                      seed: int) -> ImportResult:
     """`import_alpaca_eval` on loaded outputs and judge annotations."""
-    pairs = reference_pairs(outputs, reference)
+    pairs, empty = reference_pairs(outputs, reference)
     judged = judged[judged["model"] != judged["reference"]]
     off_reference = int((judged["reference"] != reference).sum())
     judged = judged[judged["reference"] == reference]
     repeated = judged.duplicated(["model", "prompt_id"])
     judged = judged[~repeated]  # an instruction judged twice for one model: the first counts
+    # Judge annotations of the comparisons left out with an empty answer go with them.
+    on_empty = len(judged.merge(empty, on=["model", "prompt_id"])) if len(empty) else 0
     pairs = pairs.merge(judged[["model", "prompt_id", "preference", "annotator"]],
                         on=["model", "prompt_id"], how="left", validate="one_to_one")
-    unmatched = len(judged) - int(pairs["annotator"].notna().sum())
+    unmatched = len(judged) - int(pairs["annotator"].notna().sum()) - on_empty
 
     swap = swapped(pairs["comparison_id"], seed)
     model_a, model_b = assign_sides(pairs["model"].to_numpy(object), reference, swap)
@@ -76,7 +79,8 @@ def preference_votes(outputs: pd.DataFrame, judged: pd.DataFrame, *, reference: 
     })
     skipped = {"judge annotations against another reference": off_reference,
                "judge annotations without both outputs": unmatched,
-               "repeated judge annotations": int(repeated.sum())}
+               "repeated judge annotations": int(repeated.sum()),
+               EMPTY: len(empty)}
     used = sorted(table["judge"].unique())
     return ImportResult(table=table, default_preference={alpaca_eval.NAME: main_judge},
                         annotators={judge: describe_judge(judge) for judge in used},
@@ -84,8 +88,10 @@ def preference_votes(outputs: pd.DataFrame, judged: pd.DataFrame, *, reference: 
                         dataset=alpaca_eval.NAME)
 
 
-def reference_pairs(outputs: pd.DataFrame, reference: str) -> pd.DataFrame:
-    """One row per (model, prompt) answered by both the model and `reference`.
+def reference_pairs(outputs: pd.DataFrame, reference: str
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One row per (model, prompt) answered by both the model and `reference`, and the
+    (model, prompt_id) pairs left out because one of the two answers is empty.
 
     Columns: comparison_id, prompt_id, model, response_id, reference_response_id, subset.
     """
@@ -94,16 +100,36 @@ def reference_pairs(outputs: pd.DataFrame, reference: str) -> pd.DataFrame:
         raise FfsiteError(f"--reference {reference}: no outputs of that model in "
                           f"{alpaca_eval.OUTPUTS_DIR}/; known models: " + ", ".join(models[:12])
                           + (" ..." if len(models) > 12 else ""))
-    answers = outputs[outputs["model"] == reference][["prompt_id", "response_id"]]
+    answers = outputs[outputs["model"] == reference][["prompt_id", "response_id", "output"]]
     pairs = outputs[outputs["model"] != reference].merge(
-        answers.rename(columns={"response_id": "reference_response_id"}), on="prompt_id")
+        answers.rename(columns={"response_id": "reference_response_id",
+                                "output": "reference_output"}), on="prompt_id")
+    empty = is_empty(pairs["output"]) | is_empty(pairs["reference_output"])
+    dropped = pairs.loc[empty, ["model", "prompt_id"]]
+    pairs = pairs[~empty]
     if pairs.empty:
         raise FfsiteError(f"no model besides the reference '{reference}' answered the same "
                           "instructions; add more model outputs")
     pairs["comparison_id"] = [alpaca_eval.comparison_id(p, m, reference)
                               for p, m in zip(pairs["prompt_id"], pairs["model"], strict=True)]
     return pairs[["comparison_id", "prompt_id", "model", "response_id",
-                  "reference_response_id", "subset"]]
+                  "reference_response_id", "subset"]], dropped
+
+
+def without_empty_answers(pairs: pd.DataFrame, outputs: pd.DataFrame
+                          ) -> tuple[pd.DataFrame, int]:
+    """`pairs` (comparison rows) without those where either answer is empty, and how many
+    those were."""
+    empty = set(outputs.loc[is_empty(outputs["output"]), "response_id"])
+    dropped = (pairs["response_a_id"].isin(empty) | pairs["response_b_id"].isin(empty)
+               ).to_numpy()
+    return pairs[~dropped].reset_index(drop=True), int(dropped.sum())
+
+
+def is_empty(answers: pd.Series) -> np.ndarray:
+    """Answers with nothing in them but white space (25 in AlpacaEval, 22 of gemma-2b-it's):
+    a comparison with one says nothing about a trait or a preference."""
+    return (answers.fillna("").astype(str).str.strip() == "").to_numpy()
 
 
 def _preference_votes(preference: pd.Series, not_judged: np.ndarray, swap: np.ndarray

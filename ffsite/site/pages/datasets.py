@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ffsite.format import read_file_metadata
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import NOT_ZERO, number, percent
@@ -80,7 +81,23 @@ def dataset_page(ctx: SiteContext, row) -> None:
                     by_provider=by_provider,
                     charts=[c for found in by_provider for s in found for c in s.charts],
                     trait_pages=ctx.slugs.pages(TRAITS),
-                    eigenbench=eigenbench_links(ctx, dataset, page))
+                    eigenbench=eigenbench_links(ctx, dataset, page),
+                    left_out=ctx.prepared(left_out).get(dataset, []))
+
+
+def left_out(ctx: SiteContext) -> dict[str, list[str]]:
+    """Per dataset, what each of its files' imports left out, as the file's metadata
+    records it: "25 comparisons with an empty answer (preferences)"."""
+    found: dict[str, list[str]] = {}
+    for path in ctx.files:
+        metadata = read_file_metadata(path)
+        extra = metadata.get("extra") or {}
+        dataset = extra.get("dataset") or extra.get("source") or next(
+            iter(metadata.get("default_preference") or {}), None)
+        for why, n in sorted((extra.get("left_out") or {}).items()):
+            if dataset and n:
+                found.setdefault(str(dataset), []).append(f"{int(n):,} {why} ({path.stem})")
+    return found
 
 
 @dataclass(frozen=True, kw_only=True)
