@@ -64,6 +64,8 @@ def test_default_table_reads_without_script_and_the_script_draws_the_same(chromi
     assert "-0.66 to +1.00" in intervals and all(intervals)
     assert "need JavaScript" in page.locator("main").inner_text()
     assert page.locator("#explore-form").is_hidden()
+    # The judges' side biases moved to the Judges page, which needs no script either.
+    page.goto(tiny_root + "judges.html")
     assert page.locator("#bias tbody tr").count() == 3  # j, pj, pj2
     context.close()
 
