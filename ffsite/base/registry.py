@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ffsite._names import safe_name
-from ffsite.base import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf, texts
-from ffsite.base.fetch import default_cache_dir
 from ffsite.errors import FfsiteError, ParameterError
 
+# The dataset modules (pandas, pyarrow) and the downloader (httpx) are imported where they
+# are used: every command's options name ENV, and `ffsite CMD --help` should not load them.
 ENV = "FFSITE_BASE_DATA"
-_LOADERS = {alpaca_eval.NAME: alpaca_eval.load_texts, hh_rlhf.NAME: hh_rlhf.load_texts,
+
+
+@functools.cache
+def _loaders() -> dict[str, Callable[[Path], tuple[dict[str, str], dict[str, str]]]]:
+    """The datasets whose texts have a loader of their own, by name."""
+    from ffsite.base import alpaca_eval, behavioral_profiling, eqbench3, hh_rlhf
+
+    return {alpaca_eval.NAME: alpaca_eval.load_texts, hh_rlhf.NAME: hh_rlhf.load_texts,
             behavioral_profiling.NAME: behavioral_profiling.load_texts,
             eqbench3.NAME: eqbench3.load_texts}
 
@@ -32,6 +40,8 @@ def base_dir(option: str | os.PathLike | None = None) -> Path | None:
         return existing_base_dir(option)
     from_env = os.environ.get(ENV)
     if not from_env:
+        from ffsite.base.fetch import default_cache_dir
+
         fetched = default_cache_dir()  # so `ffsite fetch && ffsite build` just works
         return fetched if fetched.is_dir() else None
     if not Path(from_env).is_dir():
@@ -51,9 +61,11 @@ def existing_base_dir(folder: str | os.PathLike) -> Path:
 def load_texts(folder: Path | None, dataset: str
                ) -> tuple[dict[str, str], dict[str, str]] | None:
     """(prompts, responses) for `dataset`, or None when the folder lacks them."""
+    from ffsite.base import texts
+
     if folder is None:
         return None
-    loader = _LOADERS.get(dataset)
+    loader = _loaders().get(dataset)
     if loader is not None:
         root = folder / dataset
         if not root.is_dir():
@@ -64,9 +76,11 @@ def load_texts(folder: Path | None, dataset: str
 
 def is_available(folder: Path | None, dataset: str) -> bool:
     """Whether `folder` holds the texts of `dataset` (without loading them)."""
+    from ffsite.base import texts
+
     if folder is None:
         return False
-    if dataset in _LOADERS:
+    if dataset in _loaders():
         return (folder / dataset).is_dir()
     return (folder / safe_name(dataset) / texts.TEXTS_FILE).is_file()
 

@@ -14,8 +14,6 @@ from ffsite.commands.options import (
     quiet_option,
     templates_option,
 )
-from ffsite.progress import Progress
-from ffsite.site.build import build_site
 
 site_out_option = out_option("Where the site goes.", default="site", folder=True)
 examples_base_data_option = base_data_option("Base-data folder for example texts.")
@@ -36,6 +34,9 @@ def build(annotations: str, base_data: Path | None, content: str, templates: str
 
 def run_build(annotations: str, base_data: Path | None, content: str, templates: str,
               out: str, quiet: bool) -> None:
+    from ffsite.progress import Progress  # here, not at the top: `--help` needs neither
+    from ffsite.site.build import build_site
+
     result = build_site(annotations, out, content=content, templates=templates,
                         base_data=base_data, progress=Progress(quiet))
     for note in result.notes:

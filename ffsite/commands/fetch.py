@@ -6,10 +6,8 @@ from pathlib import Path
 
 import click
 
-from ffsite.base import fetch as base_fetch
 from ffsite.base.registry import ENV
 from ffsite.errors import FfsiteError
-from ffsite.progress import Progress
 
 DECLARATION = Path("content") / "base-data.toml"
 
@@ -36,6 +34,9 @@ def default_declaration() -> Path:
 def fetch(names: tuple[str, ...], cache_dir: Path | None, sources: Path | None,
           check_dir: Path | None) -> None:
     """Download base datasets NAMES (default: all), resumable and checksum-verified."""
+    from ffsite.base import fetch as base_fetch  # httpx: not for `--help`
+    from ffsite.progress import Progress
+
     declared = base_fetch.read_declaration(sources or default_declaration())
     if check_dir is not None:
         for line in base_fetch.check_copy(declared, names, check_dir):

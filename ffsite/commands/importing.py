@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ffsite._atomic import all_or_nothing
 from ffsite.base.alpaca_eval import REFERENCE_MODEL
-from ffsite.base.texts import texts_file, write_texts
 from ffsite.commands.options import SEED, out_option
 from ffsite.errors import FfsiteError
-from ffsite.format import write_votes
-from ffsite.importers.alpaca_eval import import_alpaca_eval
-from ffsite.importers.annotated_pairs import read_annotated_pairs
-from ffsite.importers.behavioral_profiling import import_behavioral_profiling
-from ffsite.importers.eqbench3 import import_eqbench3
-from ffsite.importers.hh_rlhf import import_hh_rlhf
-from ffsite.importers.icai_csv import read_icai_csv
-from ffsite.importers.result import ImportResult
+
+if TYPE_CHECKING:  # each importer is imported by its own command, not by `--help`
+    from ffsite.importers.result import ImportResult
 
 
 @click.group(name="import")
@@ -29,6 +22,10 @@ def import_group() -> None:
 
 def _finish(result: ImportResult, out: str, base_out: str | None) -> None:
     """Write the votes and (with --base-out) their texts: both, or on failure neither."""
+    from ffsite._atomic import all_or_nothing
+    from ffsite.base.texts import texts_file, write_texts
+    from ffsite.format import write_votes
+
     texts = texts_file(base_out, result.dataset) if base_out else None
     with all_or_nothing(out, *([texts] if texts else [])):
         written = write_votes(result.table, out, default_preference=result.default_preference,
@@ -68,6 +65,8 @@ _base_out = click.option("--base-out", type=click.Path(file_okay=False),
 @_base_out
 def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
     """Feedback Forensics' AnnotatedPairs JSON (v1 or v2)."""
+    from ffsite.importers.annotated_pairs import read_annotated_pairs
+
     _finish(_about(file, read_annotated_pairs, file, dataset), out, base_out)
 
 
@@ -78,6 +77,8 @@ def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | No
 @_base_out
 def icai_csv(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
     """ICAI CSV: text_a, text_b, preferred_text (+ model_a, model_b, prompt)."""
+    from ffsite.importers.icai_csv import read_icai_csv
+
     _finish(_about(file, read_icai_csv, file, dataset), out, base_out)
 
 
@@ -94,6 +95,8 @@ _seed = click.option("--seed", type=SEED, default=0, show_default=True,
 @_seed
 def alpaca_eval(folder: str, reference: str, out: str, seed: int) -> None:
     """AlpacaEval 2.0 (FOLDER holds model_outputs/ and judge_annotations/)."""
+    from ffsite.importers.alpaca_eval import import_alpaca_eval
+
     _finish(import_alpaca_eval(folder, reference=reference, seed=seed), out, None)
 
 
@@ -103,6 +106,8 @@ def alpaca_eval(folder: str, reference: str, out: str, seed: int) -> None:
 @_seed
 def hh_rlhf(file: str, out: str, seed: int) -> None:
     """Anthropic HH-RLHF (a .jsonl.gz file of chosen/rejected conversations)."""
+    from ffsite.importers.hh_rlhf import import_hh_rlhf
+
     _finish(import_hh_rlhf(file, seed=seed), out, None)
 
 
@@ -111,6 +116,8 @@ def hh_rlhf(file: str, out: str, seed: int) -> None:
 @_out
 def eqbench3(file: str, out: str) -> None:
     """EQ-Bench 3's pairwise judge verdicts (pairwise_comparisons.json.gz), with margins."""
+    from ffsite.importers.eqbench3 import import_eqbench3
+
     _finish(import_eqbench3(file), out, None)
 
 
@@ -121,7 +128,9 @@ def eqbench3(file: str, out: str) -> None:
 def behavioral_profiling(folder: str, out: str, base_out: str | None) -> None:
     """Behavioral Profiling's panel scores, every condition (FOLDER holds contributions/
     and prompts/)."""
+    from ffsite.base.texts import write_texts
     from ffsite.format import write_scores
+    from ffsite.importers.behavioral_profiling import import_behavioral_profiling
 
     result = import_behavioral_profiling(folder)
     written = write_scores(result.frame, out, judges=result.judges, extra=result.extra)

@@ -14,9 +14,6 @@ from ffsite.commands.options import (
     format_option,
 )
 from ffsite.errors import FfsiteError
-from ffsite.format.read import read_annotations
-from ffsite.metrics.results import indices_table, ratings_table
-from ffsite.models import apply_registry, load_registry, source_names
 
 
 @click.command(name="ratings")
@@ -36,6 +33,10 @@ def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
 
     Models are named by the site's ids (content/models.toml); `source_model` gives each
     dataset's own spelling."""
+    from ffsite.format.read import read_annotations
+    from ffsite.metrics.results import indices_table, ratings_table
+    from ffsite.models import apply_registry, load_registry, source_names
+
     registry = load_registry(content)
     original = read_annotations(paths)
     annotations = apply_registry(original, registry)

@@ -13,9 +13,6 @@ from ffsite.commands.options import (
     format_option,
 )
 from ffsite.errors import FfsiteError
-from ffsite.format import read_scores
-from ffsite.metrics.from_scores import score_means
-from ffsite.models import load_registry
 
 COLUMNS = ["dataset", "condition", "model", "source_model", "trait", "judge", "mean",
            "ci_low", "ci_high", "n"]
@@ -35,6 +32,10 @@ def scores(paths: tuple[str, ...], n_bootstrap: int, seed: int, content: str,
     """One row per dataset, condition, model and trait: the mean judge score, its 95%
     interval and the number of scores.  `model` is the site's id for the model
     (content/models.toml), `source_model` the dataset's own spelling."""
+    from ffsite.format import read_scores
+    from ffsite.metrics.from_scores import score_means
+    from ffsite.models import load_registry
+
     found = read_scores(paths)
     if not len(found):
         raise FfsiteError("no scores in " + ", ".join(paths) + "; import some with ffsite "
