@@ -165,9 +165,14 @@ CHARTS_DRAWN = """() => [...document.querySelectorAll('.chart')].every(
 
 def open_page(page, url: str) -> None:
     """Go to `url` and wait until its charts are drawn (a page without charts: at once)."""
+    page.goto(url, wait_until="load")
+    wait_until_drawn(page, url)
+
+
+def wait_until_drawn(page, url: str) -> None:
+    """Wait until the charts of the page opened at `url` are drawn."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    page.goto(url, wait_until="load")
     try:
         page.wait_for_function(CHARTS_DRAWN, timeout=10_000)
     except PlaywrightTimeout:
@@ -290,27 +295,65 @@ class Load:
     drawings: list[dict]  # the charts' visible SVGs: width, plot width, room each side
 
 
+class _FirstLoad:
+    """A first load under way in one tab: started (loaded), then measured."""
+
+    def __init__(self, page, url: str) -> None:
+        self.page, self.url, self.finished = page, url, []
+        page.on("requestfinished", self._record)
+        self.session = page.context.new_cdp_session(page)
+        try:
+            self.session.send("Network.enable")
+            self.session.send("Network.setCacheDisabled", {"cacheDisabled": True})
+            page.goto(url, wait_until="load")
+        except BaseException:
+            self.close()
+            raise
+
+    def _record(self, request) -> None:
+        self.finished.append(request)
+
+    def measure(self) -> Load:
+        """Wait until the charts are drawn and the network is quiet; measure the page."""
+        try:
+            wait_until_drawn(self.page, self.url)
+            self.page.wait_for_load_state("networkidle")
+            facts = self.page.evaluate(LAYOUT_FACTS)
+        finally:
+            self.close()
+        return Load(self.url, sum(request.sizes()["responseBodySize"]
+                                  for request in self.finished),
+                    [request.url for request in self.finished], facts["height"],
+                    facts["overflow"], facts["drawings"])
+
+    def close(self) -> None:
+        self.page.remove_listener("requestfinished", self._record)
+        self.session.detach()
+
+
 def first_load(page, url: str) -> Load:
     """Open `url` with the browser cache off and measure it once the network is quiet."""
-    finished: list = []
+    return _FirstLoad(page, url).measure()
 
-    def record(request) -> None:
-        finished.append(request)
 
-    page.on("requestfinished", record)
-    session = page.context.new_cdp_session(page)
-    try:
-        session.send("Network.enable")
-        session.send("Network.setCacheDisabled", {"cacheDisabled": True})
-        open_page(page, url)
-        page.wait_for_load_state("networkidle")
-        facts = page.evaluate(LAYOUT_FACTS)
-    finally:
-        page.remove_listener("requestfinished", record)
-        session.detach()
-    return Load(url, sum(request.sizes()["responseBodySize"] for request in finished),
-                [request.url for request in finished], facts["height"], facts["overflow"],
-                facts["drawings"])
+def first_loads(context, urls: list[str], tabs: int = 6) -> dict[str, Load]:
+    """first_load of every URL, in `tabs` tabs of `context` at once: each page is opened,
+    drawn and measured as first_load does, but the half second of network quiet that
+    every measurement waits for passes in all the tabs together."""
+    pages = [context.new_page() for _ in range(min(tabs, len(urls)))]
+    loads = {}
+    for start in range(0, len(urls), len(pages)):
+        started = []
+        try:
+            for page, url in zip(pages, urls[start:start + len(pages)], strict=False):
+                started.append(_FirstLoad(page, url))
+            for loading in started:
+                loads[loading.url] = loading.measure()
+        finally:
+            for loading in started:
+                if loading.url not in loads:
+                    loading.close()
+    return loads
 
 
 def wait_until_live(page, chart_id: str) -> None:

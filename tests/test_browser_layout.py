@@ -155,7 +155,9 @@ def tiny_layout(chromium, tiny_site, tiny_root) -> dict:
 
 
 @pytest.fixture(params=["default", "tiny"])
-def layout(request) -> dict:
+def layout(request, chromium) -> dict:
+    # (`chromium` named here, so conftest sees these as browser tests and runs them with
+    # the others: not before them, measuring the default site twice.)
     return request.getfixturevalue(f"{request.param}_layout")
 
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import Watch, first_load, open_page, site_pages, wait_until_live
+from browser import Watch, first_loads, open_page, site_pages, wait_until_live
 
 HOME_BUDGET = 300_000  # bytes, uncompressed, first load
 PAGE_BUDGET = 1_000_000
@@ -36,24 +36,40 @@ def files_of(site: Path, path: str) -> int:
 
 
 def measure(chromium, root: str, paths: list[str], width: int) -> dict:
+    """{path: Load}: the first load of each page at `width`, none of them with a problem
+    (Watch), in one browser context (several tabs: see first_loads)."""
     context = chromium.new_context(viewport={"width": width, "height": 900})
     watch = Watch(root).attach(context)
-    page = context.new_page()
     try:
-        loads = {path: first_load(page, root + path) for path in paths}
+        by_url = first_loads(context, [root + path for path in paths])
         assert watch.take() == []
     finally:
         context.close()
-    return loads
+    return {path: by_url[root + path] for path in paths}
+
+
+@pytest.fixture(scope="module")
+def measured(chromium):
+    """measure(), each page of a site at a width measured once in this module: the budget
+    test loads every page on the phone, the re-flow and home-page tests reuse those."""
+    kept: dict[tuple[str, int], dict] = {}
+
+    def loads_of(root: str, paths: list[str], width: int) -> dict:
+        have = kept.setdefault((root, width), {})
+        have.update(measure(chromium, root, [p for p in paths if p not in have], width)
+                    if any(p not in have for p in paths) else {})
+        return {path: have[path] for path in paths}
+
+    return loads_of
 
 
 @pytest.mark.parametrize("site_name", ["tiny", "default"])
 def test_every_page_is_within_budget_and_fetches_no_chart_library(
-        chromium, request, site_name):
+        chromium, measured, request, site_name):
     site = request.getfixturevalue(f"{site_name}_site")
     root = request.getfixturevalue(f"{site_name}_root")
     paths = site_pages(site)
-    loads = measure(chromium, root, paths, PHONE)
+    loads = measured(root, paths, PHONE)
     for path, load in loads.items():
         # Every chart arrives drawn: no page fetches the chart library on first load.
         assert not [url for url in load.requests if "/assets/vega-" in url], path
@@ -71,9 +87,9 @@ def test_every_page_is_within_budget_and_fetches_no_chart_library(
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_the_home_page_is_light_at_both_widths(chromium, default_site, default_root,
+def test_the_home_page_is_light_at_both_widths(chromium, measured, default_site, default_root,
                                                 width):
-    load = measure(chromium, default_root, ["index.html"], width)["index.html"]
+    load = measured(default_root, ["index.html"], width)["index.html"]
     assert load.bytes < HOME_BUDGET
     assert not [url for url in load.requests if "/assets/vega-" in url]
     assert load.overflow == 0
@@ -81,11 +97,11 @@ def test_the_home_page_is_light_at_both_widths(chromium, default_site, default_r
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_charts_reflow_the_plot_keeps_half_the_width(chromium, default_site, default_root,
-                                                     width):
+def test_charts_reflow_the_plot_keeps_half_the_width(chromium, measured, default_site,
+                                                     default_root, width):
     pages = [p for p in site_pages(default_site)
              if 'class="chart-draw"' in (default_site / p).read_text("utf-8")]
-    loads = measure(chromium, default_root, pages, width)
+    loads = measured(default_root, pages, width)
     drawn = 0
     for path, load in loads.items():
         assert load.overflow == 0, path
