@@ -37,13 +37,34 @@ def shared_data(shared_dir: Path) -> Path:
     return shared_dir / "data"
 
 
-# ------------------------------------------------------------------ real-browser tests
-# One Chromium for the whole session.  Playwright's sync API marks the thread's asyncio
-# loop as running while it is alive, so tests that use the browser run after all others
-# (asyncio.run in a later test would fail otherwise).
+# ------------------------------------------------------------------ marks and order
+# `pytest -m "not slow and not browser"` is the inner loop (CONTRIBUTING.md, "Running the
+# tests"); CI runs everything.  A test is marked
+# - browser: it uses the chromium fixture (directly or through another fixture);
+# - slow: it uses default_site (the default site built from ../shared/data), its module
+#   says so (`pytestmark = pytest.mark.slow`), or it is listed in SLOW below: tests of
+#   more than about 5 s in files whose code is being moved (ffsite/annotate ->
+#   ffsite/collect), which cannot carry a mark of their own until the move is done.
+SLOW = {
+    "test_eigenbench_run.py": {"test_kill_and_resume_pays_no_answered_call_twice",
+                               "test_run_with_faults_then_fit_and_page"},
+    "test_annotate_resume.py": {"test_kill_and_resume"},
+    "test_lmlpa_run.py": {"test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes"},
+}
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "chromium" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        name = getattr(item, "originalname", item.name)
+        if "default_site" in fixtures or name in SLOW.get(item.path.name, ()):
+            item.add_marker(pytest.mark.slow)
+    # One Chromium for the whole session.  Playwright's sync API marks the thread's
+    # asyncio loop as running while it is alive, so tests that use the browser run after
+    # all others (asyncio.run in a later test would fail otherwise).
     items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
 
 
