@@ -358,15 +358,9 @@ def file_size_limit(limit: int | None):
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
-class Done:
-    """What a run gave: its exit status and stderr (as subprocess.CompletedProcess)."""
-
-    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def run_here(args: list[str], cwd: Path, home: Path, fsize: int | None,
-             variables: tuple[tuple[str, str], ...], monkeypatch, capsys) -> Done:
+def run_in_this_process(args: list[str], cwd: Path, home: Path, fsize: int | None,
+                        variables: tuple[tuple[str, str], ...], monkeypatch,
+                        capsys) -> subprocess.CompletedProcess:
     """`ffsite ARGS` in this process, with what `run` gives a fresh process: the working
     folder, the environment, no bytecode written, the file-size limit."""
     from ffsite.site import serve as preview
@@ -390,7 +384,7 @@ def run_here(args: list[str], cwd: Path, home: Path, fsize: int | None,
         except SystemExit as exc:
             status = exc.code
     captured = capsys.readouterr()
-    return Done(status, captured.out, captured.err)
+    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
 
 
 def test_the_limit_in_this_process_fails_a_write_and_is_lifted_after(tmp_path):
@@ -422,8 +416,8 @@ def test_bad_input_fails_cleanly(case, where, workspace, tmp_path, monkeypatch, 
     if where == "process":
         done = run(args, root, tmp_path / "home", case.fsize, case.env)
     else:
-        done = run_here(args, root, tmp_path / "home", case.fsize, case.env, monkeypatch,
-                        capsys)
+        done = run_in_this_process(args, root, tmp_path / "home", case.fsize, case.env,
+                                   monkeypatch, capsys)
     lines = done.stderr.strip().splitlines()
     errors = [line for line in lines if line.startswith("error: ")]
     assert done.returncode == 1, done.stderr
