@@ -339,20 +339,24 @@ def first_load(page, url: str) -> Load:
 def first_loads(context, urls: list[str], tabs: int = 6) -> dict[str, Load]:
     """first_load of every URL, in `tabs` tabs of `context` at once: each page is opened,
     drawn and measured as first_load does, but the half second of network quiet that
-    every measurement waits for passes in all the tabs together."""
+    each measurement waits for passes in all the tabs together (a tab opens the next
+    URL as soon as its page is measured)."""
     pages = [context.new_page() for _ in range(min(tabs, len(urls)))]
-    loads = {}
-    for start in range(0, len(urls), len(pages)):
-        started = []
-        try:
-            for page, url in zip(pages, urls[start:start + len(pages)], strict=False):
-                started.append(_FirstLoad(page, url))
-            for loading in started:
-                loads[loading.url] = loading.measure()
-        finally:
-            for loading in started:
-                if loading.url not in loads:
-                    loading.close()
+    loads: dict[str, Load] = {}
+    waiting = iter(urls)
+    under_way: list[_FirstLoad] = []
+    try:
+        for page, url in zip(pages, waiting, strict=False):
+            under_way.append(_FirstLoad(page, url))
+        while under_way:
+            loading = under_way.pop(0)
+            loads[loading.url] = loading.measure()
+            url = next(waiting, None)
+            if url is not None:
+                under_way.append(_FirstLoad(loading.page, url))
+    finally:
+        for loading in under_way:
+            loading.close()
     return loads
 
 
