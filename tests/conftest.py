@@ -135,6 +135,29 @@ def default_site(tmp_path_factory, shared_data: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def default_phone_loads(chromium, default_site: Path, default_root: str):
+    """({page: Load}, problems): every page of the default site opened once as a first
+    visit on a phone (390 x 900 px, light; browser cache off, measured once the network is
+    quiet: browser.first_loads), each Load with test_browser_layout's LAYOUT_CHECKS and the
+    problems seen in its tab, and the problems the browser context saw in all.  The page
+    budgets and re-flow of test_browser_weight and the phone layout of test_browser_layout
+    measure this one visit of the site's 170-odd pages rather than one each."""
+    from browser import LAYOUT_CHECKS, Watch, first_loads, site_pages
+
+    context = chromium.new_context(viewport={"width": 390, "height": 900},
+                                   color_scheme="light")
+    watch = Watch(default_root).attach(context)
+    try:
+        pages = site_pages(default_site)
+        by_url = first_loads(context, [default_root + path for path in pages],
+                             checks=LAYOUT_CHECKS, root=default_root)
+        problems = watch.take()
+    finally:
+        context.close()
+    return {path: by_url[default_root + path] for path in pages}, problems
+
+
+@pytest.fixture(scope="session")
 def default_root(default_site: Path):
     """The default site served like GitHub Pages under /ffsite/; yields its URL."""
     from browser import PagesServer

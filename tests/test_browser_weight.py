@@ -48,28 +48,28 @@ def measure(chromium, root: str, paths: list[str], width: int) -> dict:
     return {path: by_url[root + path] for path in paths}
 
 
-@pytest.fixture(scope="module")
-def measured(chromium):
-    """measure(), each page of a site at a width measured once in this module: the budget
-    test loads every page on the phone, the re-flow and home-page tests reuse those."""
-    kept: dict[tuple[str, int], dict] = {}
-
-    def loads_of(root: str, paths: list[str], width: int) -> dict:
-        have = kept.setdefault((root, width), {})
-        have.update(measure(chromium, root, [p for p in paths if p not in have], width)
-                    if any(p not in have for p in paths) else {})
-        return {path: have[path] for path in paths}
-
-    return loads_of
+def default_loads(default_phone_loads, default_root: str, paths: list[str], width: int,
+                  chromium) -> dict:
+    """measure() of default-site pages: on the phone, taken from the session's one first
+    visit of every page (conftest.default_phone_loads; none of its pages with a problem)."""
+    if width != PHONE:
+        return measure(chromium, default_root, paths, width)
+    loads, problems = default_phone_loads
+    assert problems == []
+    return {path: loads[path] for path in paths}
 
 
 @pytest.mark.parametrize("site_name", ["tiny", "default"])
 def test_every_page_is_within_budget_and_fetches_no_chart_library(
-        chromium, measured, request, site_name):
+        chromium, request, site_name):
     site = request.getfixturevalue(f"{site_name}_site")
     root = request.getfixturevalue(f"{site_name}_root")
     paths = site_pages(site)
-    loads = measured(root, paths, PHONE)
+    if site_name == "default":
+        loads = default_loads(request.getfixturevalue("default_phone_loads"), root, paths,
+                              PHONE, chromium)
+    else:
+        loads = measure(chromium, root, paths, PHONE)
     for path, load in loads.items():
         # Every chart arrives drawn: no page fetches the chart library on first load.
         assert not [url for url in load.requests if "/assets/vega-" in url], path
@@ -87,9 +87,10 @@ def test_every_page_is_within_budget_and_fetches_no_chart_library(
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_the_home_page_is_light_at_both_widths(chromium, measured, default_site, default_root,
+def test_the_home_page_is_light_at_both_widths(chromium, default_phone_loads, default_root,
                                                 width):
-    load = measured(default_root, ["index.html"], width)["index.html"]
+    load = default_loads(default_phone_loads, default_root, ["index.html"], width,
+                         chromium)["index.html"]
     assert load.bytes < HOME_BUDGET
     assert not [url for url in load.requests if "/assets/vega-" in url]
     assert load.overflow == 0
@@ -97,11 +98,11 @@ def test_the_home_page_is_light_at_both_widths(chromium, measured, default_site,
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_charts_reflow_the_plot_keeps_half_the_width(chromium, measured, default_site,
-                                                     default_root, width):
+def test_charts_reflow_the_plot_keeps_half_the_width(chromium, default_phone_loads,
+                                                     default_site, default_root, width):
     pages = [p for p in site_pages(default_site)
              if 'class="chart-draw"' in (default_site / p).read_text("utf-8")]
-    loads = measured(default_root, pages, width)
+    loads = default_loads(default_phone_loads, default_root, pages, width, chromium)
     drawn = 0
     for path, load in loads.items():
         assert load.overflow == 0, path
