@@ -42,12 +42,14 @@ def shared_data(shared_dir: Path) -> Path:
 # tests"); CI runs everything.  A test is marked
 # - browser: it uses the chromium fixture (directly or through another fixture);
 # - slow: it uses default_site (the default site built from ../shared/data), its module
-#   says so (`pytestmark = pytest.mark.slow`), or it is listed in SLOW below: tests of
-#   more than about 5 s in files whose code is being moved (ffsite/annotate ->
-#   ffsite/collect), which cannot carry a mark of their own until the move is done.
+#   says so (`pytestmark = pytest.mark.slow`, `@pytest.mark.slow`), or it is listed in
+#   SLOW below: tests of about 5 s or more (kill -9 and resume, runs in fresh processes)
+#   in files whose code is being moved (ffsite/annotate -> ffsite/collect), which cannot
+#   carry a mark of their own until the move is done.
 SLOW = {
     "test_eigenbench_run.py": {"test_kill_and_resume_pays_no_answered_call_twice",
-                               "test_run_with_faults_then_fit_and_page"},
+                               "test_run_with_faults_then_fit_and_page",
+                               "test_rerun_makes_no_calls_and_writes_the_same_bytes"},
     "test_annotate_resume.py": {"test_kill_and_resume"},
     "test_lmlpa_run.py": {"test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes"},
 }

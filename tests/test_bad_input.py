@@ -399,8 +399,8 @@ def test_the_limit_in_this_process_fails_a_write_and_is_lifted_after(tmp_path):
 
 
 PARAMS = [pytest.param(case, "here", id=case.id) for case in CASES] + [
-    pytest.param(case, "process", id=f"{case.id}-process") for case in CASES
-    if case.id in SUBPROCESS]
+    pytest.param(case, "process", id=f"{case.id}-process", marks=pytest.mark.slow)
+    for case in CASES if case.id in SUBPROCESS]  # slow: the same checks, in a fresh process
 
 
 @pytest.mark.parametrize(("case", "where"), PARAMS)

@@ -98,6 +98,7 @@ def test_version_imports_nothing_heavy():
     assert not any("ffsite.commands" in line for line in done.stderr.splitlines())
 
 
+@pytest.mark.slow  # a fresh process per command (15)
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_commands_help_loads_only_what_its_options_need(command):
     """(A subcommand's `--help`, `import likert --help`, imports what its group's does: the

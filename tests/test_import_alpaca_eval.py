@@ -105,6 +105,7 @@ def test_unknown_reference_is_a_clear_error(tmp_path):
     assert not (tmp_path / "x.parquet").exists()
 
 
+@pytest.mark.slow  # imports all of the real AlpacaEval data
 def test_real_data_counts(shared_data):
     folder = shared_data / "alpaca_eval"
     result = import_alpaca_eval(folder, reference="gpt4_1106_preview", seed=0)

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from site_fixture import REPO, build_tiny, write_content, write_tiny
 
 from ffsite.site.build import build_site
@@ -17,6 +18,7 @@ def tree(folder) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # three builds, one in a fresh process
 def test_rebuild_is_byte_identical_across_processes(tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     first = tree(build_tiny(tmp_path / "one"))
