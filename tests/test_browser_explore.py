@@ -222,6 +222,9 @@ def test_dataset_and_judge_on_the_default_site(chromium, default_root):
     page.goto(default_root + "explore.html")
     settle(page, DRAWN)
     assert page.locator("#ex-judge").input_value() == "rules-1"
+    # The viewer draws its comparison once the page's script has fetched it, which may be
+    # after the table (a race the full suite on a busy machine lost once).
+    settle(page, "document.querySelectorAll('.vw-text').length > 0")
     assert page.locator(".vw-text").count() >= 2  # AlpacaEval's texts: both responses
     page.select_option("#ex-dataset", label="eqbench3")
     settle(page, "new URLSearchParams(location.search).get('j') === 'claude-3.7-sonnet'")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,9 +15,9 @@ from ffsite.commands.options import (
     quiet_option,
     templates_option,
 )
-from ffsite.progress import Progress
-from ffsite.site.build import build_site
-from ffsite.site.context import ResultsCache
+
+if TYPE_CHECKING:  # the site's code is imported when a build runs, not for `--help`
+    from ffsite.site.context import ResultsCache
 
 site_out_option = out_option("Where the site goes.", default="site", folder=True)
 examples_base_data_option = base_data_option("Base-data folder for example texts.")
@@ -40,6 +41,9 @@ def build(annotations: str, base_data: Path | None, content: str, templates: str
 def run_build(annotations: str, base_data: Path | None, content: str, templates: str,
               out: str, quiet: bool, cache: ResultsCache | None = None, *,
               force: bool = False) -> None:
+    from ffsite.progress import Progress
+    from ffsite.site.build import build_site
+
     result = build_site(annotations, out, content=content, templates=templates,
                         base_data=base_data, progress=Progress(quiet), cache=cache,
                         force=force)

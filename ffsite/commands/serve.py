@@ -17,9 +17,6 @@ from ffsite.commands.options import (
     templates_option,
 )
 from ffsite.errors import FfsiteError
-from ffsite.site import serve as preview
-from ffsite.site.config import load_config
-from ffsite.site.context import ResultsCache
 
 
 def _report(exc: Exception) -> None:
@@ -43,6 +40,10 @@ def _report(exc: Exception) -> None:
 def serve(port: int, prefix: str | None, watch: bool, annotations: str,
           base_data: Path | None, content: str, templates: str, out: str) -> None:
     """Build the site and serve it for preview on 127.0.0.1."""
+    from ffsite.site import serve as preview  # here: `--help` needs none of them
+    from ffsite.site.config import load_config
+    from ffsite.site.context import ResultsCache
+
     if prefix is None:  # where the site will live, so the 404 page's links work too
         base_url = load_config(content).base_url
         prefix = urlsplit(base_url).path if base_url else "/"
