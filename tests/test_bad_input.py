@@ -97,7 +97,7 @@ CASES = [
          "{site_options}-new", ("port {busy_port}", "already in use", "--port")),
     Case("serve-corrupt", "serve --port 0 --no-watch --annotations corrupt {site_options}", (
         "corrupt/bad.parquet", "not a readable Parquet file")),
-    Case("serve-full-disk", "serve --port 0 --no-watch --annotations annotations "
+    Case("serve-full-disk", "serve --port 0 --no-watch --annotations annotations --force "
          "{site_options}", FULL, fsize=64_000),
     Case("serve-missing-base-data", "serve --port 0 --no-watch --annotations annotations "
          "--base-data nowhere {site_options}", ("base data nowhere", "no such folder",

@@ -126,7 +126,7 @@ def strength_from_scores(scores: Scores, registry: Registry | None = None, *,
 def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: int,
             floors: Mapping[str, float] | None = None) -> Iterator[_Block]:
     long = _long(scores, registry or Registry())
-    spellings = _spellings(long)
+    spellings = _block_spellings(long)
     rng = np.random.default_rng(seed)
     for key, part in long.groupby(BLOCK, sort=True, observed=True):
         model_code, models = pd.factorize(part["model"], sort=True)
@@ -148,7 +148,7 @@ def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: i
                      times.astype(float), below.astype(np.int64))
 
 
-def _spellings(long: pd.DataFrame) -> pd.Series:
+def _block_spellings(long: pd.DataFrame) -> pd.Series:
     """(block key, model) -> the dataset's names for the model in that block, '; '-joined;
     worked out once for every block (nearly every model has one name: joined only where
     there are several)."""
@@ -162,6 +162,13 @@ def _spellings(long: pd.DataFrame) -> pd.Series:
         joined = pairs.set_index(keys).loc[several[several].index, "source_model"]
         names[several] = joined.groupby(level=list(range(len(keys)))).agg("; ".join)
     return names
+
+
+def _model_spellings(part: pd.DataFrame) -> pd.Series:
+    """model -> the dataset's names for it, '; '-joined (from the distinct pairs only)."""
+    pairs = part[["model", "source_model"]].drop_duplicates()
+    return pairs.groupby("model", sort=True)["source_model"].agg(
+        lambda names: "; ".join(sorted(names)))
 
 
 def _interval(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -325,7 +332,7 @@ def _pressure(scores: Scores, registry: Registry | None, baseline: str, pair_by:
         count = np.bincount(cell, minlength=size)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = (total / count).reshape(shape)
-        spellings = _spellings(part)
+        spellings = _model_spellings(part)
         rng = np.random.default_rng(seed)
         draws = rng.integers(0, len(pairs), size=(n_bootstrap, len(pairs)))
         times = np.bincount((draws + len(pairs) * np.arange(n_bootstrap)[:, None]).ravel(),

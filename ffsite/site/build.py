@@ -8,6 +8,7 @@ date from SOURCE_DATE_EPOCH or the annotation files' git history, never the cloc
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import shutil
@@ -69,12 +70,10 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              "or pass {annotations} DIR", "annotations")
     updated = last_updated(files)
     inputs = fingerprint(files, config.content_dir, Path(templates), base_dir, updated)
-    found = recorded(out) if (out / MARKER).is_file() and not force else None
-    if found is not None and found.get("fingerprint") == inputs:
+    current = None if force else current_site(out, inputs)
+    if current is not None:
         progress.step("the site is current: its inputs have not changed")
-        return BuildResult(out, int(found["pages"]), int(found["files"]),
-                           int(found["bytes"]), [str(n) for n in found.get("notes", [])],
-                           current=True)
+        return current
     progress.step(f"reading {len(files)} annotation files")
     registry = load_registry(config.content_dir, reference=config.reference_model)
     annotation_data = read_annotations(files)
@@ -109,17 +108,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
             check_target(out)  # again: another build may have changed it meanwhile
             staging = swap.staging_folder(out)
             try:
-                writer = SiteWriter(staging, env, common)
-                writer.write_output(output, progress)
-                for path, data in assets.values():
-                    writer.write(path, data)
-                writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
-                written = [p for p in staging.rglob("*") if p.is_file()
-                           and p.name != swap.STAGING_MARKER]  # (not published)
-                result = BuildResult(out, len(output.pages), len(written),
-                                     sum(p.stat().st_size for p in written), ctx.notes)
-                writer.write(INPUTS, record(inputs, result.pages, result.files, result.bytes,
-                                            result.notes))
+                result = _write(SiteWriter(staging, env, common), output, assets, progress,
+                                BuildResult(out, len(output.pages), 0, 0, ctx.notes), inputs)
                 swap.swap_in(staging, out)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -128,6 +118,32 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              "site is unchanged; free some space or pick another {out}",
                              "out") from None
     return result
+
+
+def _write(writer: SiteWriter, output: SiteOutput, assets: dict, progress: Progress,
+           result: BuildResult, inputs: str) -> BuildResult:
+    """Every page, table and asset into the staging folder, then the marker and the
+    record of the inputs; `result` with the files and bytes counted."""
+    writer.write_output(output, progress)
+    for path, data in assets.values():
+        writer.write(path, data)
+    writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
+    written = [p for p in writer.root.rglob("*") if p.is_file()
+               and p.name != swap.STAGING_MARKER]  # (not published)
+    result = dataclasses.replace(result, files=len(written),
+                                 bytes=sum(p.stat().st_size for p in written))
+    writer.write(INPUTS, record(inputs, result.pages, result.files, result.bytes,
+                                result.notes))
+    return result
+
+
+def current_site(out: Path, inputs: str) -> BuildResult | None:
+    """The site at `out`, when it was built from inputs with this fingerprint."""
+    found = recorded(out) if (out / MARKER).is_file() else None
+    if found is None or found.get("fingerprint") != inputs:
+        return None
+    return BuildResult(out, int(found["pages"]), int(found["files"]), int(found["bytes"]),
+                       [str(note) for note in found.get("notes", [])], current=True)
 
 
 def check_target(out: Path) -> None:
