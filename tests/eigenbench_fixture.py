@@ -64,20 +64,28 @@ def names(n_models: int) -> tuple[str, ...]:
     return tuple(f"sim-model-{m:02d}" for m in range(n_models))
 
 
-def simulate(model: Truth, n_judgments: int, seed: int) -> eb.Judgments:
-    """Judgments by random judges on random pairs of other models."""
+def simulate(model: Truth, n_judgments: int, seed: int, *,
+             self_judgments: bool = True) -> eb.Judgments:
+    """Judgments by random judges on random pairs, the judge drawn independently of the
+    pair (as the paper samples them), or, without self-judgments, never one of the two."""
     rng = np.random.default_rng(seed)
     n = len(model.lambdas)
-    judge, first, second = pairs_for_judges(n, n_judgments, rng)
+    judge, first, second = pairs_for_judges(n, n_judgments, rng, self_judgments=self_judgments)
     outcome = draw_outcomes(model, judge, first, second, rng)
     return eb.Judgments(names(n), judge.astype(np.int32), first.astype(np.int32),
                         second.astype(np.int32), outcome.astype(np.int8),
                         np.arange(n_judgments))
 
 
-def pairs_for_judges(n: int, count: int, rng: np.random.Generator):
-    """(judge, first, second): two different evaluees, neither of them the judge."""
+def pairs_for_judges(n: int, count: int, rng: np.random.Generator, *,
+                     self_judgments: bool = True):
+    """(judge, first, second): two different evaluees and a judge drawn independently of
+    them (so the judge is one of the two in 2/N of the judgments), or, without
+    self-judgments, a judge that is neither of them."""
     judge = rng.integers(0, n, count)
+    if self_judgments:
+        first = rng.integers(0, n, count)
+        return judge, first, (first + rng.integers(1, n, count)) % n
     first = (judge + rng.integers(1, n, count)) % n
     second = (judge + rng.integers(1, n, count)) % n
     clash = first == second

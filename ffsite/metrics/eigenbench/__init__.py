@@ -34,6 +34,7 @@ from ffsite.metrics.eigenbench.btd import (
 )
 from ffsite.metrics.eigenbench.judgments import (
     MIN_MODELS,
+    Derived,
     Judgments,
     both_orders_rule,
     constitutions,
@@ -72,11 +73,12 @@ __all__ = [
     "BOOTSTRAP_STARTS", "DIMENSION_CHOICES", "ELO_BASE", "ELO_SCALE", "FIRST",
     "HELD_OUT_FOLDS", "INIT_SCALE", "LOG_LAMBDA_BOUNDS", "MIN_MODELS", "OUTCOMES",
     "POWER_TOLERANCE", "RESTARTS", "RIDGE", "SECOND", "TIE", "WIDE_INTERVAL", "Bootstrap",
-    "BtdFit", "EigenBenchResult", "Fits", "Identification", "Judgments", "both_orders_rule",
-    "bootstrap", "bootstrap_elo", "cold_starts", "constitutions", "count_tensor",
-    "eigenbench", "eigentrust", "elo_from_trust", "fit_btd", "fit_many", "fit_restarts",
-    "held_out_log_likelihood", "judge_diagnostics", "judgments_from_annotations",
-    "log_likelihood", "log_likelihoods", "pair_counts", "ratings_of", "resampled_counts",
-    "select_annotators", "self_preference", "trust_matrix",
+    "BtdFit", "Derived", "EigenBenchResult", "Fits", "Identification", "Judgments",
+    "both_orders_rule", "bootstrap", "bootstrap_elo", "cold_starts", "constitutions",
+    "count_tensor", "eigenbench", "eigentrust", "elo_from_trust", "fit_btd", "fit_many",
+    "fit_restarts", "held_out_log_likelihood", "judge_diagnostics",
+    "judgments_from_annotations", "log_likelihood", "log_likelihoods", "pair_counts",
+    "ratings_of", "resampled_counts", "select_annotators", "self_preference",
+    "trust_matrix",
 ]
 

@@ -30,7 +30,7 @@ import numpy as np
 
 FIRST, SECOND, TIE = 0, 1, 2
 OUTCOMES = 3
-RIDGE = 1e-3
+RIDGE = 0.5  # a N(0, 1) prior on every coordinate of lenses and dispositions
 LOG_LAMBDA_BOUNDS = (-8.0, 8.0)  # tie propensity between 3e-4 and 3e3
 INIT_SCALE = 0.1  # cold starts: lenses and dispositions from N(0, 0.01 I), lambda = 1 (paper)
 GRADIENT_TOLERANCE = 1e-9  # largest gradient entry (per judgment) of a converged fit
@@ -38,6 +38,7 @@ SWITCH = 1e-2  # gradient below which Gauss-Newton steps give way to exact Newto
 GAUSS_NEWTON_STEPS = 10  # ... or after this many steps
 MAX_STEPS = 400
 MU_START, MU_MAX = 1e-3, 1e10  # the damping added to the Hessian's diagonal
+MU_EXACT = 1e-6  # ... restarted this low when the exact steps begin
 SADDLE = -1e-7  # an exact-Hessian eigenvalue below this marks a saddle, not an optimum
 MAX_ESCAPES = 3
 CHUNK_CELLS = 400_000  # problems x judges x pairs handled at once (memory)
@@ -104,8 +105,9 @@ def cold_starts(rng: np.random.Generator, count: int, n: int, dims: int) -> np.n
 # ------------------------------------------------------------------ counts and layout
 
 class _Layout:
-    """Index arrays of one (N, d): the pairs j < k, and where each block of the
-    Hessian goes in the packed (P x P) matrix."""
+    """Index arrays of one (N, d): the pairs j < k, how a pair's terms add up into a
+    judge's Hessian in theta, and where a judge's own blocks go in the packed (P x P)
+    Hessian."""
 
     def __init__(self, n: int, dims: int) -> None:
         self.n, self.d = n, dims
@@ -121,21 +123,12 @@ class _Layout:
         self.square = square
         nd = self.nd = n * dims
         p = self.p = n_parameters(n, dims)
-        u = lambda i, a: i * dims + a  # noqa: E731
-        v = lambda j, a: nd + j * dims + a  # noqa: E731
-        lam = lambda i: 2 * nd + i  # noqa: E731
         i, a, c = np.meshgrid(np.arange(n), np.arange(dims), np.arange(dims), indexing="ij")
-        self.uu = (u(i, a) * p + u(i, c)).ravel()
-        i, a, j, c = np.meshgrid(np.arange(n), np.arange(dims), np.arange(n),
-                                 np.arange(dims), indexing="ij")
-        self.uv, self.vu = (u(i, a) * p + v(j, c)).ravel(), (v(j, c) * p + u(i, a)).ravel()
-        self.vv = (v(i, a) * p + v(j, c)).ravel()  # (j, a, k, c) in the names above
+        self.uu = ((i * dims + a) * p + i * dims + c).ravel()  # where a judge's blocks go
         i, a = np.meshgrid(np.arange(n), np.arange(dims), indexing="ij")
-        self.ul, self.lu = (u(i, a) * p + lam(i)).ravel(), (lam(i) * p + u(i, a)).ravel()
-        j, a, i = np.meshgrid(np.arange(n), np.arange(dims), np.arange(n), indexing="ij")
-        self.vl, self.lv = (v(j, a) * p + lam(i)).ravel(), (lam(i) * p + v(j, a)).ravel()
-        self.ll = lam(np.arange(n)) * (p + 1)
-        self.ridge = np.arange(2 * nd) * (p + 1)
+        self.ul = ((i * dims + a) * p + 2 * nd + i).ravel()
+        self.lu = ((2 * nd + i) * p + i * dims + a).ravel()
+        self.ll = (2 * nd + np.arange(n)) * (p + 1)
         self.lam = np.arange(2 * nd, p)
 
 
@@ -159,9 +152,9 @@ def _unpack(x: np.ndarray, n: int, dims: int) -> tuple[np.ndarray, np.ndarray, n
 # ------------------------------------------------------------------ likelihood
 
 def _cells(lay: _Layout, counts: np.ndarray, lenses: np.ndarray, dispositions: np.ndarray,
-           log_lambdas: np.ndarray) -> tuple:
-    """Per problem, judge and pair: the log-likelihood's sum, the outcome probabilities
-    and the counts."""
+           log_lambdas: np.ndarray, value: bool = True) -> tuple:
+    """Per problem, judge and pair: the outcome probabilities and the counts, and (when
+    `value`) the log-likelihood's sum per problem."""
     theta = lenses @ dispositions.transpose(0, 2, 1)  # theta[b, i, j] = u_i . v_j
     a, b = theta[:, :, lay.first], theta[:, :, lay.second]
     c = log_lambdas[:, :, None] + (a + b) / 2
@@ -170,31 +163,35 @@ def _cells(lay: _Layout, counts: np.ndarray, lenses: np.ndarray, dispositions: n
     total = ea + eb + ec
     n1, n2, n3 = counts[..., FIRST], counts[..., SECOND], counts[..., TIE]
     n_all = n1 + n2 + n3
-    value = (n1 * a + n2 * b + n3 * c - n_all * (top + np.log(total))).sum(axis=(1, 2))
-    return value, ea / total, eb / total, ec / total, n1, n2, n3, n_all
+    summed = ((n1 * a + n2 * b + n3 * c - n_all * (top + np.log(total))).sum(axis=(1, 2))
+              if value else None)
+    return summed, ea / total, eb / total, ec / total, n1, n2, n3, n_all
 
 
 def _penalty(lenses: np.ndarray, dispositions: np.ndarray) -> np.ndarray:
-    return RIDGE * ((lenses ** 2).sum(axis=(1, 2)) + (dispositions ** 2).sum(axis=(1, 2)))
+    return (lenses ** 2).sum(axis=(1, 2)) + (dispositions ** 2).sum(axis=(1, 2))
 
 
-def _objective(lay: _Layout, counts: np.ndarray, scale: np.ndarray, x: np.ndarray
+def _objective(lay: _Layout, weights: np.ndarray, ridge: np.ndarray, x: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
-    """(objective, log-likelihood) per problem."""
+    """(objective, log-likelihood) per problem, on `weights` (counts per judgment) with
+    the ridge per judgment."""
     lenses, dispositions, log_lambdas = _unpack(x, lay.n, lay.d)
-    value = _cells(lay, counts, lenses, dispositions, log_lambdas)[0]
-    return -(value - _penalty(lenses, dispositions)) / scale, value
+    value = _cells(lay, weights, lenses, dispositions, log_lambdas)[0]
+    return ridge * _penalty(lenses, dispositions) - value, value
 
 
-def _derivatives(lay: _Layout, counts: np.ndarray, scale: np.ndarray, x: np.ndarray,
-                 exact: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(objective, gradient, Hessian) per problem; `exact` False: the Gauss-Newton
-    Hessian (the exact one without its term in d LL / d theta)."""
-    n, d, p = lay.n, lay.d, lay.p
+def _derivatives(lay: _Layout, weights: np.ndarray, ridge: np.ndarray, x: np.ndarray,
+                 exact: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """(gradient, Hessian blocks) of the objective per problem; `exact` False: the
+    Gauss-Newton Hessian (the exact one without its term in d LL / d theta).  The blocks
+    (`_full_hessian` puts them together): uu (B, N, d, d), ul (B, N, d) and ll (B, N), a
+    judge's own; uv (B, Nd, Nd), vv (B, Nd, Nd) and vl (B, Nd, N)."""
+    n, d, nd = lay.n, lay.d, lay.nd
     count = x.shape[0]
     lenses, dispositions, log_lambdas = _unpack(x, n, d)
-    value, pa, pb, pc, n1, n2, n3, n_all = _cells(lay, counts, lenses, dispositions,
-                                                  log_lambdas)
+    _, pa, pb, pc, n1, n2, n3, n_all = _cells(lay, weights, lenses, dispositions,
+                                              log_lambdas, value=False)
     ga, gb, gc = n1 - n_all * pa, n2 - n_all * pb, n3 - n_all * pc  # observed - expected
     d_theta = (ga + gc / 2) @ lay.to_first + (gb + gc / 2) @ lay.to_second  # (B, N, N)
     # Minus the Hessian of LL in the logits, n (diag p - p p^T), taken to (theta_ij,
@@ -206,29 +203,44 @@ def _derivatives(lay: _Layout, counts: np.ndarray, scale: np.ndarray, x: np.ndar
     k01 = -wa * pb + (w_ac + w_bc) / 2 + w_cc / 4
     h_tt = (np.concatenate([k00, k11, k01], axis=2) @ lay.square).reshape(count, n, n, n)
     h_tl = (w_ac + w_cc / 2) @ lay.to_first + (w_bc + w_cc / 2) @ lay.to_second
+    twice = 2 * ridge[:, None, None]
     gradient = np.concatenate([
-        (-(d_theta @ dispositions) + 2 * RIDGE * lenses).reshape(count, -1),
-        (-(d_theta.transpose(0, 2, 1) @ lenses) + 2 * RIDGE * dispositions).reshape(count, -1),
+        (twice * lenses - d_theta @ dispositions).reshape(count, -1),
+        (twice * dispositions - d_theta.transpose(0, 2, 1) @ lenses).reshape(count, -1),
         -gc.sum(axis=2)], axis=1)
     along = h_tt @ dispositions[:, None]  # (B, i, j, a) = sum_k H_i[j, k] v_ka
-    h_uu = dispositions[:, None].transpose(0, 1, 3, 2) @ along
-    h_uv = along.transpose(0, 1, 3, 2)[..., None] * lenses[:, :, None, None, :]
-    h_uv = h_uv - (exact[:, None, None, None, None] * d_theta[:, :, None, :, None]
-                   * np.eye(d)[None, None, :, None, :])
+    uu = dispositions[:, None].transpose(0, 1, 3, 2) @ along + twice[..., None] * np.eye(d)
+    uv = np.einsum("bija,bic->biajc", along, lenses)
+    if exact.any():  # the term in d LL / d theta: -d_theta[i, j] where the axes agree
+        term = exact[:, None, None] * d_theta
+        for axis in range(d):
+            uv[:, :, axis, :, axis] -= term
+    uv = uv.reshape(count, nd, nd)
     outer = (lenses[:, :, :, None] * lenses[:, :, None, :]).reshape(count, n, d * d)
-    h_vv = (outer.transpose(0, 2, 1) @ h_tt.reshape(count, n, n * n)).reshape(
-        count, d, d, n, n).transpose(0, 3, 1, 4, 2)
-    h_ul = h_tl @ dispositions
-    h_vl = (lenses[:, :, None, :] * h_tl[:, :, :, None]).transpose(0, 2, 3, 1)
-    hessian = np.zeros((count, p * p))
-    for where, block in ((lay.uu, h_uu), (lay.uv, h_uv), (lay.vu, h_uv), (lay.vv, h_vv),
-                         (lay.ul, h_ul), (lay.lu, h_ul), (lay.vl, h_vl), (lay.lv, h_vl),
-                         (lay.ll, w_cc.sum(axis=2))):
-        hessian[:, where] = block.reshape(count, -1)
-    hessian[:, lay.ridge] += 2 * RIDGE
-    objective = -(value - _penalty(lenses, dispositions)) / scale
-    return (objective, gradient / scale[:, None],
-            hessian.reshape(count, p, p) / scale[:, None, None])
+    vv = (outer.transpose(0, 2, 1) @ h_tt.reshape(count, n, n * n)).reshape(
+        count, d, d, n, n).transpose(0, 3, 1, 4, 2).reshape(count, nd, nd)
+    vv += twice * np.eye(nd)
+    vl = (lenses[:, :, None, :] * h_tl[:, :, :, None]).transpose(0, 2, 3, 1).reshape(
+        count, nd, n)
+    return gradient, (uu, h_tl @ dispositions, w_cc.sum(axis=2), uv, vv, vl)
+
+
+def _full_hessian(lay: _Layout, blocks: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The packed (B x P x P) Hessian of `_derivatives`' blocks."""
+    uu, ul, ll, uv, vv, vl = blocks
+    count, nd, p = len(uu), lay.nd, lay.p
+    hessian = np.zeros((count, p, p))
+    hessian[:, :nd, nd:2 * nd] = uv
+    hessian[:, nd:2 * nd, :nd] = uv.transpose(0, 2, 1)
+    hessian[:, nd:2 * nd, nd:2 * nd] = vv
+    hessian[:, nd:2 * nd, 2 * nd:] = vl
+    hessian[:, 2 * nd:, nd:2 * nd] = vl.transpose(0, 2, 1)
+    flat = hessian.reshape(count, p * p)
+    flat[:, lay.uu] = uu.reshape(count, -1)
+    flat[:, lay.ul] = ul.reshape(count, -1)
+    flat[:, lay.lu] = ul.reshape(count, -1)
+    flat[:, lay.ll] = ll
+    return hessian
 
 
 def log_likelihoods(counts: np.ndarray, dims: int, x: np.ndarray) -> np.ndarray:
@@ -236,6 +248,7 @@ def log_likelihoods(counts: np.ndarray, dims: int, x: np.ndarray) -> np.ndarray:
     parameters `x` (B x P)."""
     lay = _layout(counts.shape[1], dims)
     return _cells(lay, counts, *_unpack(x, lay.n, dims))[0]
+
 
 
 def log_likelihood(counts: np.ndarray, lenses: np.ndarray, dispositions: np.ndarray,
@@ -248,10 +261,8 @@ def log_likelihood(counts: np.ndarray, lenses: np.ndarray, dispositions: np.ndar
     pairs = pair_counts(counts)[None]
     x = np.concatenate([lenses.ravel(), dispositions.ravel(), log_lambdas])[None]
     value = _cells(lay, pairs, *_unpack(x, n, d))[0]
-    _, gradient, _ = _derivatives(lay, pairs, np.ones(1), x, np.zeros(1, bool))
-    penalty_gradient = 2 * RIDGE * x[0, :2 * n * d]
-    g = -gradient[0]
-    g[:2 * n * d] += penalty_gradient
+    gradient, _ = _derivatives(lay, pairs, np.zeros(1), x, np.zeros(1, bool))
+    g = -gradient[0]  # with no ridge, minus the objective's gradient is the LL's
     return (float(value[0]), g[:n * d].reshape(n, d), g[n * d:2 * n * d].reshape(n, d),
             g[2 * n * d:])
 
@@ -283,14 +294,35 @@ def _projected(lay: _Layout, x: np.ndarray, gradient: np.ndarray
     return np.where(held, 0.0, gradient), held
 
 
-def _step(lay: _Layout, x: np.ndarray, gradient: np.ndarray, hessian: np.ndarray,
-          mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the damped Newton trial point, the projected gradient's largest entry)."""
+def _step(lay: _Layout, x: np.ndarray, gradient: np.ndarray,
+          blocks: tuple[np.ndarray, ...], mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the damped Newton trial point, the projected gradient's largest entry).
+
+    (H + mu I) step = -g is solved by blocks: each judge's (u_i, log lambda_i) block is
+    eliminated (N small systems), which leaves one (Nd x Nd) system in the dispositions
+    (its Schur complement), far cheaper than the whole (P x P) one."""
+    n, d, nd = lay.n, lay.d, lay.nd
+    count = len(x)
+    uu, ul, ll, uv, vv, vl = blocks
     g, held = _projected(lay, x, gradient)
-    system = np.where(held[:, :, None] | held[:, None, :], 0.0, hessian)
-    diagonal = np.arange(lay.p)
-    system[:, diagonal, diagonal] += np.where(held, 1.0, mu[:, None])
-    trial = x - np.linalg.solve(system, g[:, :, None])[:, :, 0]
+    free = ~held[:, lay.lam]
+    own = np.empty((count, n, d + 1, d + 1))  # a judge's (u_i, log lambda_i) block
+    own[:, :, :d, :d] = uu + mu[:, None, None, None] * np.eye(d)
+    own[:, :, :d, d] = own[:, :, d, :d] = ul * free[:, :, None]
+    own[:, :, d, d] = np.where(free, ll + mu[:, None], 1.0)
+    coupling = np.empty((count, n, d + 1, nd))
+    coupling[:, :, :d] = uv.reshape(count, n, d, nd)
+    coupling[:, :, d] = vl.transpose(0, 2, 1) * free[:, :, None]
+    g_own = np.concatenate([g[:, :nd].reshape(count, n, d), g[:, lay.lam][:, :, None]], axis=2)
+    inverse = np.linalg.inv(own)
+    solved = (inverse @ coupling).reshape(count, n * (d + 1), nd)
+    y = (inverse @ g_own[..., None]).reshape(count, n * (d + 1), 1)
+    flat = coupling.reshape(count, n * (d + 1), nd).transpose(0, 2, 1)
+    schur = vv + mu[:, None, None] * np.eye(nd) - flat @ solved
+    step_v = -np.linalg.solve(schur, g[:, nd:2 * nd, None] - flat @ y)
+    step_own = -(y + solved @ step_v).reshape(count, n, d + 1)
+    trial = x + np.concatenate([step_own[:, :, :d].reshape(count, nd), step_v[:, :, 0],
+                                step_own[:, :, d]], axis=1)
     trial[:, lay.lam] = np.clip(trial[:, lay.lam], *LOG_LAMBDA_BOUNDS)
     return trial, np.abs(g).max(axis=1)
 
@@ -328,28 +360,48 @@ def fit_btd(counts: np.ndarray, dims: int, *, seed: int = 0, start: BtdFit | Non
     return fit_restarts(counts, dims, seed=seed, restarts=restarts, start=start)[0]
 
 
+class _Rows:
+    """Arrays sharing their first axis (the problems), read and written by rows."""
+
+    def __init__(self, arrays: tuple[np.ndarray, ...]) -> None:
+        self.arrays = arrays
+
+    def __getitem__(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        if len(rows) == len(self.arrays[0]):  # all of them, in order: no copy
+            return self.arrays
+        return tuple(array[rows] for array in self.arrays)
+
+    def __setitem__(self, rows: np.ndarray, values: tuple[np.ndarray, ...]) -> None:
+        for array, value in zip(self.arrays, values, strict=True):
+            array[rows] = value
+
+
 def _fit_chunk(lay: _Layout, counts: np.ndarray, starts: np.ndarray) -> tuple:
     # long: one damped Newton loop over the whole batch, with its bookkeeping
     count = len(starts)
     scale = np.maximum(counts.sum(axis=(1, 2, 3)), 1.0)
+    weights, ridge = counts / scale[:, None, None, None], RIDGE / scale
     x = _rebalance(lay, np.array(starts, dtype=np.float64))
     exact = np.zeros(count, dtype=bool)
-    f, g, h = _derivatives(lay, counts, scale, x, exact)
+    f = _objective(lay, weights, ridge, x)[0]
+    g, blocks = _derivatives(lay, weights, ridge, x, exact)
+    h = _Rows(blocks)
     mu = np.full(count, MU_START)
     done = np.zeros(count, dtype=bool)
     converged = np.zeros(count, dtype=bool)
     escapes = np.zeros(count, dtype=np.int64)
     for number in range(MAX_STEPS):
         if done.all():  # every problem stopped: is each a minimum, not a saddle?
-            escaped = _escape_saddles(lay, counts, scale, x,
+            escaped = _escape_saddles(lay, weights, ridge, x,
                                       converged & (escapes < MAX_ESCAPES))
             if not len(escaped):
                 break
             escapes[escaped] += 1
             done[escaped] = converged[escaped] = exact[escaped] = False
             mu[escaped] = MU_START
-            f[escaped], g[escaped], h[escaped] = _derivatives(
-                lay, counts[escaped], scale[escaped], x[escaped], exact[escaped])
+            f[escaped] = _objective(lay, weights[escaped], ridge[escaped], x[escaped])[0]
+            g[escaped], h[escaped] = _derivatives(lay, weights[escaped], ridge[escaped],
+                                                  x[escaped], exact[escaped])
         live = np.flatnonzero(~done)
         trial, size = _step(lay, x[live], g[live], h[live], mu[live])
         switch = ~exact[live] & ((size < SWITCH) | (number >= GAUSS_NEWTON_STEPS))
@@ -358,46 +410,53 @@ def _fit_chunk(lay: _Layout, counts: np.ndarray, starts: np.ndarray) -> tuple:
         converged[live] = finished | (stuck & (size < 1e3 * GRADIENT_TOLERANCE))
         done[live[finished | stuck]] = True
         if switch.any():  # the same point, now with the exact Hessian
-            exact[live[switch]] = True
-            _, _, h[live[switch]] = _derivatives(lay, counts[live[switch]],
-                                                 scale[live[switch]], x[live[switch]],
-                                                 exact[live[switch]])
+            turned = live[switch]
+            exact[turned] = True
+            mu[turned] = np.minimum(mu[turned], MU_EXACT)
+            h[turned] = _derivatives(lay, weights[turned], ridge[turned], x[turned],
+                                     exact[turned])[1]
         moving = ~(finished | stuck | switch)
         live, trial = live[moving], trial[moving]
         if not len(live):
             continue
-        f_trial = _objective(lay, counts[live], scale[live], trial)[0]
+        f_trial, value = _objective(lay, weights[live], ridge[live], trial)
         better = f_trial < f[live]
         mu[live] = np.where(better, np.maximum(mu[live] * 0.3, 1e-12), mu[live] * 5)
         moved = live[better]
         if len(moved):
-            x[moved] = _rebalance(lay, trial[better])
-            f[moved], g[moved], h[moved] = _derivatives(lay, counts[moved], scale[moved],
-                                                        x[moved], exact[moved])
-    value = _objective(lay, counts, scale, x)
-    return x, value[0], value[1], converged & done
+            x[moved] = _rebalance(lay, trial[better])  # the same likelihood, less ridge
+            lenses, dispositions, _ = _unpack(x[moved], lay.n, lay.d)
+            f[moved] = ridge[moved] * _penalty(lenses, dispositions) - value[better]
+            g[moved], h[moved] = _derivatives(lay, weights[moved], ridge[moved], x[moved],
+                                              exact[moved])
+    objective, value = _objective(lay, weights, ridge, x)
+    return x, objective, value * scale, converged & done
 
 
-def _escape_saddles(lay: _Layout, counts: np.ndarray, scale: np.ndarray, x: np.ndarray,
+def _escape_saddles(lay: _Layout, weights: np.ndarray, ridge: np.ndarray, x: np.ndarray,
                     candidates: np.ndarray) -> np.ndarray:
     """Problems among `candidates` stopped at a saddle (the exact Hessian has an
-    eigenvalue below SADDLE): each is moved, in place, a step along that eigenvector
-    (the sign that lowers the objective); returns their positions."""
+    eigenvalue below SADDLE): each is moved, in place, along that eigenvector (the sign
+    and size, of three, that lower the objective most); returns their positions."""
     chosen = np.flatnonzero(candidates)
     if not len(chosen):
         return chosen
-    _, _, h = _derivatives(lay, counts[chosen], scale[chosen], x[chosen],
-                           np.ones(len(chosen), dtype=bool))
-    values, vectors = np.linalg.eigh(h)
-    saddle = values[:, 0] < SADDLE
-    chosen, direction = chosen[saddle], vectors[saddle, :, 0]
+    h = _full_hessian(lay, _derivatives(lay, weights[chosen], ridge[chosen], x[chosen],
+                                        np.ones(len(chosen), dtype=bool))[1])
+    try:  # the usual case, every one a minimum: one Cholesky decomposition tells
+        np.linalg.cholesky(h - SADDLE * np.eye(lay.p))
+        return chosen[:0]
+    except np.linalg.LinAlgError:
+        lowest = np.linalg.eigvalsh(h)[:, 0]
+    chosen, h = chosen[lowest < SADDLE], h[lowest < SADDLE]
     if not len(chosen):
         return chosen
+    direction = np.linalg.eigh(h)[1][:, :, 0]
     tries = [x[chosen] + sign * size * direction for sign in (1.0, -1.0)
              for size in (1.0, 0.3, 0.1)]
     for trial in tries:
         trial[:, lay.lam] = np.clip(trial[:, lay.lam], *LOG_LAMBDA_BOUNDS)
-    values = np.stack([_objective(lay, counts[chosen], scale[chosen], t)[0] for t in tries])
+    values = np.stack([_objective(lay, weights[chosen], ridge[chosen], t)[0] for t in tries])
     best = np.argmin(values, axis=0)
     x[chosen] = np.stack(tries)[best, np.arange(len(chosen))]
     return chosen

@@ -43,6 +43,22 @@ class Judgments:
         return int(self.comparison.max()) + 1 if len(self.comparison) else 0
 
 
+@dataclass(frozen=True, eq=False)
+class Derived:
+    """Judgments a dataset derives from data that are not pairwise votes (a record's
+    `peer_judgments` hook: llm-dreams' judges scoring each other's answers), fitted and
+    shown like a constitution's.  `name` is the constitution's name (pages, `ffsite
+    eigenbench fit --constitution`), `label` how pages name it, `derivation` how the
+    judgments were made, in sentences a page shows."""
+
+    name: str
+    label: str
+    dataset: str
+    trait_id: str
+    judgments: Judgments
+    derivation: str
+
+
 # ---------------------------------------------------------------- votes -> judgments
 
 def constitutions(annotations, registry=None) -> pd.DataFrame:

@@ -31,7 +31,7 @@ DIMENSION_CHOICES = (1, 2, 3, 4)
 HELD_OUT_FOLDS = 5
 RESTARTS = 8  # cold starts of the full fit
 HELD_OUT_STARTS = 2  # cold starts of each held-out fit
-BOOTSTRAP_STARTS = 2  # cold starts of each bootstrap refit, besides the full fit's optimum
+BOOTSTRAP_STARTS = 1  # cold starts of each bootstrap refit, besides the full fit's optimum
 SAME_OPTIMUM = 1e-9  # objectives (per judgment) closer than this are one optimum
 # When the ratings count as weakly identified (docs/eigenbench.md, "Identification"):
 WIDE_INTERVAL = 400.0  # an interval wider than this (Elo): a tenfold range of trust
