@@ -45,8 +45,9 @@ def eigenbench_group() -> None:
               help="A model of the population (its name on the API); give three or more. "
               "Each answers the scenarios and judges the others.")
 @click.option("--constitution", required=True,
-              help=f"{' or '.join(SHIPPED)} (shipped), or a file of criteria, one per line "
-              "(its name is the file's stem).")
+              help=f"{' or '.join(SHIPPED)} (shipped), or a file of criteria: one per line, "
+              "or a JSON list of them as EigenBench publishes its constitutions (its name "
+              "is the file's stem).")
 @click.option("--prompts", "dataset", default=DEFAULT_PROMPT_SET.id, show_default=True,
               help=f"The scenarios: {DEFAULT_PROMPT_SET.id} (from the base data), or a file of "
               "prompts (one per line, or a JSON/JSONL list of strings or of records with "
@@ -56,6 +57,10 @@ def eigenbench_group() -> None:
 @click.option("--pairs-per-judge", type=click.IntRange(1, 100), default=1,
               show_default=True, help="Pairs of other models each judge compares per "
               "scenario (each in both orders).")
+@click.option("--self-judgments/--no-self-judgments", default=True, show_default=True,
+              help="Whether a judge is also given pairs that include its own answer, as "
+              "often as any other pair (the paper's design). Without them a judge's "
+              "self-trust is extrapolated and the intervals widen.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the pair sampling and the sides.")
 @out_option("The votes file (default: annotations/eigenbench/<constitution>.parquet).")
@@ -72,18 +77,25 @@ def eigenbench_group() -> None:
 @max_invalid_option()
 @base_data_option()
 @api_options
-def run(api, models, constitution, dataset, scenarios, pairs_per_judge, seed, out,
-        responses_out, max_tokens, reflection_max_tokens, judge_max_tokens, temperature,
-        max_invalid, base_data) -> None:
+def run(api, models, constitution, dataset, scenarios, pairs_per_judge, self_judgments,
+        seed, out, responses_out, max_tokens, reflection_max_tokens, judge_max_tokens,
+        temperature, max_invalid, base_data) -> None:
     """Collect judgments: every model answers the scenarios, then judges pairs of the
-    others' answers against the constitution (reflect on each, then compare, both
-    orders). Writes an annotation file for `ffsite eigenbench fit` and the site."""
+    population's answers, its own among them, against the constitution (reflect on each,
+    then compare, both orders). Writes an annotation file for `ffsite eigenbench fit` and
+    the site."""
     chosen = load_constitution(constitution)
+    if not self_judgments:
+        click.echo("warning: --no-self-judgments: no judge sees its own answer, so each "
+                   "judge's trust in itself (T_ii) is extrapolated from its lens and "
+                   "disposition rather than observed; EigenTrust still weights it, and the "
+                   "intervals widen (docs/eigenbench.md, Identification)", err=True)
     out_path = Path(out) if out else default_out("eigenbench", chosen.name)
     settings = RunSettings(
         models=check_models(list(models)), constitution=chosen, out=out_path,
         responses_out=Path(responses_out) if responses_out else responses_file(out_path),
-        api=api.api, pairs_per_judge=pairs_per_judge, scenarios=scenarios, seed=seed,
+        api=api.api, pairs_per_judge=pairs_per_judge, self_judgments=self_judgments,
+        scenarios=scenarios, seed=seed,
         temperature=temperature, max_tokens=max_tokens,
         reflection_max_tokens=reflection_max_tokens, judge_max_tokens=judge_max_tokens,
         max_invalid=max_invalid)
