@@ -5,8 +5,8 @@ The path, top to bottom:
 1. `judgments.py`: trait votes whose judge is one of the compared models become judgments
    (judge i, evaluees j and k, outcome), after the both-orders rule; counts of them per
    judge, pair and outcome, for one data set or many resamples at once.
-2. `btd.py`: the low-rank Bradley-Terry-Davidson model by maximum likelihood (a damped
-   Newton method on a whole batch of problems at once).
+2. `btd.py`, `newton.py`: the low-rank Bradley-Terry-Davidson model and its fit by
+   maximum likelihood (a damped Newton method on a whole batch of problems at once).
 3. `trust.py`: the trust matrix T, its left principal eigenvector t and
    Elo_j = 1500 + 400 log10(N t_j).
 4. `method.py`: all of it, with d chosen by held-out log-likelihood when not given,
@@ -25,13 +25,11 @@ from ffsite.metrics.eigenbench.btd import (
     BtdFit,
     Fits,
     cold_starts,
-    fit_btd,
-    fit_many,
-    fit_restarts,
     log_likelihood,
     log_likelihoods,
     pair_counts,
 )
+from ffsite.metrics.eigenbench.derived import derived_constitutions
 from ffsite.metrics.eigenbench.judgments import (
     MIN_MODELS,
     Derived,
@@ -59,6 +57,7 @@ from ffsite.metrics.eigenbench.method import (
     judge_diagnostics,
     ratings_of,
 )
+from ffsite.metrics.eigenbench.newton import fit_btd, fit_many, fit_restarts
 from ffsite.metrics.eigenbench.trust import (
     ELO_BASE,
     ELO_SCALE,
@@ -74,9 +73,9 @@ __all__ = [
     "HELD_OUT_FOLDS", "INIT_SCALE", "LOG_LAMBDA_BOUNDS", "MIN_MODELS", "OUTCOMES",
     "POWER_TOLERANCE", "RESTARTS", "RIDGE", "SECOND", "TIE", "WIDE_INTERVAL", "Bootstrap",
     "BtdFit", "Derived", "EigenBenchResult", "Fits", "Identification", "Judgments",
-    "both_orders_rule", "bootstrap", "bootstrap_elo", "cold_starts", "constitutions",
-    "count_tensor", "eigenbench", "eigentrust", "elo_from_trust", "fit_btd", "fit_many",
-    "fit_restarts", "held_out_log_likelihood", "judge_diagnostics",
+    "bootstrap", "bootstrap_elo", "both_orders_rule", "cold_starts", "constitutions",
+    "count_tensor", "derived_constitutions", "eigenbench", "eigentrust", "elo_from_trust",
+    "fit_btd", "fit_many", "fit_restarts", "held_out_log_likelihood", "judge_diagnostics",
     "judgments_from_annotations", "log_likelihood", "log_likelihoods", "pair_counts",
     "ratings_of", "resampled_counts", "select_annotators", "self_preference",
     "trust_matrix",

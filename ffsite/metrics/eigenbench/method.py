@@ -12,7 +12,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite.errors import FfsiteError
-from ffsite.metrics.eigenbench import btd
+from ffsite.metrics.eigenbench import btd, newton
 from ffsite.metrics.eigenbench.btd import TIE, BtdFit
 from ffsite.metrics.eigenbench.judgments import (
     MIN_MODELS,
@@ -132,7 +132,7 @@ def held_out_log_likelihood(judgments: Judgments, dims_choices: tuple[int, ...],
     out = []
     for dims in dims_choices:
         starts = btd.cold_starts(np.random.default_rng([seed, dims]), len(rows), n, dims)
-        fits = btd.fit_many(train, dims, starts, rows)
+        fits = newton.fit_many(train, dims, starts, rows)
         best = np.argmin(fits.objective.reshape(HELD_OUT_FOLDS, HELD_OUT_STARTS), axis=1)
         chosen = fits.x[np.arange(HELD_OUT_FOLDS) * HELD_OUT_STARTS + best]
         total = btd.log_likelihoods(test, dims, chosen).sum()
@@ -168,7 +168,7 @@ def _eigenbench(judgments: Judgments, dims: int | None, n_bootstrap: int, seed: 
     else:
         held_out = pd.DataFrame({"dims": [dims], "held_out_log_likelihood": [np.nan],
                                  "chosen": [True]})
-    fit, starts = btd.fit_restarts(count_tensor(judgments), dims, seed=seed,
+    fit, starts = newton.fit_restarts(count_tensor(judgments), dims, seed=seed,
                                    restarts=restarts)
     trust, t, elo = ratings_of(fit)
     low, high = np.full(n, np.nan), np.full(n, np.nan)
@@ -203,7 +203,7 @@ def bootstrap(judgments: Judgments, fit: BtdFit, n_bootstrap: int, seed: int,
                              btd.cold_starts(np.random.default_rng([seed, 0]),
                                              n_bootstrap * cold, n, dims)])
     rows = np.tile(np.arange(n_bootstrap), cold + 1)
-    fits = btd.fit_many(counts, dims, starts, rows)
+    fits = newton.fit_many(counts, dims, starts, rows)
     objective = fits.objective.reshape(cold + 1, n_bootstrap)
     trust, elo = _elo_of(fits.x, n, dims)
     trust = trust.reshape(cold + 1, n_bootstrap, n, n)
