@@ -133,3 +133,38 @@ def write_simulated_votes(folder: Path, model: Truth, n_comparisons: int, seed: 
     write_votes(vote_frame(model, n_comparisons, seed, **kwargs), path,
                 extra={"note": "TEST FIXTURE: simulated EigenBench judgments"})
     return path
+
+
+# ------------------------------------------- the truth, computed apart from ffsite's code
+
+def independent_trust(model: Truth) -> np.ndarray:
+    """The trust matrix of seed 002's formula written out term by term (not ffsite's
+    vectorised code): T_ij = (s_ij + lambda_i/2 sum_{k != j} sqrt(s_ij s_ik)) / row sum."""
+    n = len(model.lambdas)
+    s = np.exp(model.lenses @ model.dispositions.T)
+    trust = np.empty((n, n))
+    for i in range(n):
+        raw = [s[i, j] + model.lambdas[i] / 2 * sum(np.sqrt(s[i, j] * s[i, k])
+                                                    for k in range(n) if k != j)
+               for j in range(n)]
+        trust[i] = np.array(raw) / sum(raw)
+    return trust
+
+
+def independent_elo(model: Truth) -> np.ndarray:
+    """EigenTrust Elo from the left principal eigenvector of T (numpy's eig, not power
+    iteration): 1500 + 400 log10(N t_j)."""
+    trust = independent_trust(model)
+    values, vectors = np.linalg.eig(trust.T)
+    t = np.real(vectors[:, np.argmax(np.real(values))])
+    t = t / t.sum()
+    return 1500 + 400 * np.log10(len(t) * t)
+
+
+def independent_self_preference(model: Truth) -> np.ndarray:
+    """400 log10(T_ii / mean over the other judges k of T_ki), per judge."""
+    trust = independent_trust(model)
+    n = len(trust)
+    own = np.diag(trust)
+    others = np.array([np.mean([trust[k, i] for k in range(n) if k != i]) for i in range(n)])
+    return 400 * np.log10(own / others)

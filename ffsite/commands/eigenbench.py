@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import click
+import numpy as np
 
 from ffsite.collect.eigenbench.constitution import SHIPPED, load_constitution
 from ffsite.collect.eigenbench.design import RunSettings, check_models
@@ -24,13 +25,22 @@ from ffsite.commands.options import (
     TOKENS,
     annotation_paths,
     base_data_option,
+    content_option,
     format_option,
     out_option,
 )
-from ffsite.datasets import DEFAULT_PROMPT_SET
+from ffsite.datasets import DATASETS, DEFAULT_PROMPT_SET, PANELS
 from ffsite.errors import FfsiteError
 from ffsite.format.read import read_annotations
-from ffsite.metrics.eigenbench import eigenbench, judgments_from_annotations
+from ffsite.format.scores import read_scores
+from ffsite.metrics.big_five import split_lmlpa
+from ffsite.metrics.eigenbench import (
+    derived_constitutions,
+    eigenbench,
+    judgments_from_annotations,
+)
+from ffsite.metrics.judges import pool_panels
+from ffsite.models import load_registry
 
 DIMS = click.IntRange(1, 64)
 
@@ -106,7 +116,9 @@ def run(api, models, constitution, dataset, scenarios, pairs_per_judge, self_jud
 @annotation_paths
 @click.option("--constitution", default=None, metavar="NAME",
               help="The constitution (trait set), or one criterion (trait id or wording), "
-                   "whose judgments to fit. Needed only when the files hold several.")
+                   "whose judgments to fit; or a set of judgments a dataset derives from "
+                   "its scores (llm-dreams' traits: llm-dreams-creativity, ...). Needed "
+                   "only when the files hold several.")
 @click.option("--dims", type=DIMS, default=None,
               help="Dimension d of lenses and dispositions. Default: the d in 1-4 with "
                    "the best held-out log-likelihood.")
@@ -115,16 +127,31 @@ def run(api, models, constitution, dataset, scenarios, pairs_per_judge, self_jud
               help="Bootstrap refits (resampling comparisons) for the 95% intervals; 0: none.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the start, the held-out split and the bootstrap.")
+@content_option
 @format_option
 def fit(paths: tuple[str, ...], constitution: str | None, dims: int | None,
-        n_bootstrap: int, seed: int, fmt: str) -> None:
+        n_bootstrap: int, seed: int, content: str, fmt: str) -> None:
     """Fit the low-rank Bradley-Terry-Davidson model to the judgments and print each
     model's EigenTrust Elo (model, elo, ci_low, ci_high, trust).
 
-    A judgment is a trait vote whose judge is one of the compared models; the JSON also
-    carries lenses, dispositions, tie propensities and the diagnostics."""
+    A judgment is a trait vote whose judge is one of the compared models, or one a
+    dataset derives from its judges' scores (named as the site names the models, by
+    --content's models.toml); the JSON also carries lenses, dispositions, tie
+    propensities, the diagnostics and whether the ratings are identified."""
     annotations = read_annotations(paths)
-    judgments = judgments_from_annotations(annotations, constitution)
+    derived = derived_judgments(paths, content)
+    chosen = next((d for d in derived if constitution in (d.name, d.label, d.trait_id)),
+                  None)
+    if chosen is not None:
+        judgments = chosen.judgments
+    else:
+        try:
+            judgments = judgments_from_annotations(annotations, constitution)
+        except FfsiteError as exc:
+            if not derived:
+                raise
+            raise FfsiteError(f"{exc}; or one derived from scores: "
+                              + ", ".join(d.name for d in derived)) from None
     if dims is not None and dims >= judgments.n_models:
         raise FfsiteError(f"--dims {dims}: must be below the number of models "
                           f"({judgments.n_models}); give a smaller --dims or leave it out")
@@ -132,6 +159,7 @@ def fit(paths: tuple[str, ...], constitution: str | None, dims: int | None,
     if fmt != "json":
         emit(result.ratings, fmt)
         return
+    identification = result.identification
     document = {
         "models": list(result.models),
         "dims": result.dims,
@@ -140,6 +168,7 @@ def fit(paths: tuple[str, ...], constitution: str | None, dims: int | None,
         "bootstrap": result.n_bootstrap,
         "seed": seed,
         "notes": result.notes,
+        "derivation": chosen.derivation if chosen is not None else None,
         "converged": result.fit.converged,
         "ratings": records_json(result.ratings),
         "lenses": result.fit.lenses.tolist(),
@@ -148,8 +177,39 @@ def fit(paths: tuple[str, ...], constitution: str | None, dims: int | None,
         "trust_matrix": result.trust.tolist(),
         "held_out": records_json(result.held_out),
         "judges": records_json(result.judges),
+        "identification": {
+            "weakly_identified": identification.weak,
+            "reasons": list(identification.reasons),
+            "restarts": identification.restarts,
+            "restarts_at_best": identification.restarts_at_best,
+            "restart_spread": identification.restart_spread,
+            "refits_disagreeing": identification.refits_disagreeing,
+            "widest_interval": identification.widest_interval,
+            "judges_without_self_judgments": list(identification.without_self_judgments),
+        },
     }
-    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    click.echo(json.dumps(_finite(document), indent=2, ensure_ascii=False))
+
+
+def derived_judgments(paths: tuple[str, ...], content: str) -> list:
+    """The judgments datasets derive from the scores in `paths`, models named by the
+    registry in `content`, as `ffsite build` derives them."""
+    scores, _ = split_lmlpa(read_scores(paths))
+    if not len(scores):
+        return []
+    pooled, members = pool_panels(scores, PANELS)
+    return derived_constitutions(DATASETS, pooled, members, PANELS, load_registry(content))
+
+
+def _finite(value):
+    """NaN and infinities as null, as `--format json` prints tables."""
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def records_json(frame) -> list[dict]:

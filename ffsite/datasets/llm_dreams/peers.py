@@ -67,38 +67,46 @@ def peer_judgments(scores: Scores, registry: Registry | None = None) -> list[eb.
     columns = np.array([column for _, _, column in members])
     values = data.values[rows][:, :, columns]  # [model, answer set, judge, repetition, trait]
     n, units, _, seeds, _ = values.shape
-    first, second = np.triu_indices(n, 1)
-    # Every (pair, answer set, judge, repetition), flattened in that order.
-    grid = np.indices((len(first), units, n, seeds)).reshape(4, -1)
-    pair, unit, judge, seed = grid
+    pairs = n * (n - 1) // 2
     out = []
     for t, trait_id in enumerate(data.traits):
-        a = values[first[pair], unit, judge, seed, t]
-        b = values[second[pair], unit, judge, seed, t]
-        scored = np.isfinite(a) & np.isfinite(b)
-        outcome = np.select([a > b, a < b], [eb.FIRST, eb.SECOND], eb.TIE)[scored]
-        comparison = (unit * len(first) + pair)[scored]
-        who = judge[scored]
-        ruled = eb.both_orders_rule(comparison, who, outcome)
-        _, renumbered = np.unique(comparison, return_inverse=True)
-        judgments = eb.Judgments(
-            names, who.astype(np.int32), first[pair][scored].astype(np.int32),
-            second[pair][scored].astype(np.int32), ruled.astype(np.int8),
-            renumbered.astype(np.int64),
-            {"votes": int(scored.sum()), "outside_population": 0,
-             "turned_into_ties": int(((outcome != eb.TIE) & (ruled == eb.TIE)).sum())})
-        label = _trait_label(scores, str(trait_id))
+        wording = _wording(scores, str(trait_id))
         out.append(eb.Derived(
             name=f"{DATASET.name}-{str(trait_id).removeprefix('ld-')}",
-            label=f"{DATASET.name}: {label}", dataset=DATASET.id, trait_id=str(trait_id),
-            judgments=judgments,
-            derivation=DERIVATION.format(judges=n, pairs=len(first),
-                                         per_judge=len(first) * units * seeds,
+            label=f"{DATASET.name}: {wording.split(':')[0]}", dataset=DATASET.id,
+            trait_id=str(trait_id), criterion=wording,
+            judgments=judgments_from_values(values[..., t], names),
+            derivation=DERIVATION.format(judges=n, pairs=pairs, per_judge=pairs * units * seeds,
                                          own=(n - 1) * units * seeds)))
     return out
 
 
-def _trait_label(scores: Scores, trait_id: str) -> str:
-    """The trait's name as its wording begins ("Creativity: 1 conventional, ...")."""
+def judgments_from_values(values: np.ndarray, names: tuple[str, ...]) -> eb.Judgments:
+    """The judgments of one trait from scores values[model, answer set, judge,
+    repetition] (NaN: no score), model m being judge m: every judge on every pair j < k
+    of the same answer set, once per repetition, then the both-orders rule over each
+    judge's repetitions.  A comparison is an answer set and a pair."""
+    n, units, _, seeds = values.shape
+    first, second = np.triu_indices(n, 1)
+    # Every (pair, answer set, judge, repetition), flattened in that order.
+    pair, unit, judge, seed = np.indices((len(first), units, n, seeds)).reshape(4, -1)
+    a = values[first[pair], unit, judge, seed]
+    b = values[second[pair], unit, judge, seed]
+    scored = np.isfinite(a) & np.isfinite(b)
+    outcome = np.select([a > b, a < b], [eb.FIRST, eb.SECOND], eb.TIE)[scored]
+    comparison = (unit * len(first) + pair)[scored]
+    who = judge[scored]
+    ruled = eb.both_orders_rule(comparison, who, outcome)
+    _, renumbered = np.unique(comparison, return_inverse=True)
+    return eb.Judgments(
+        names, who.astype(np.int32), first[pair][scored].astype(np.int32),
+        second[pair][scored].astype(np.int32), ruled.astype(np.int8),
+        renumbered.astype(np.int64),
+        {"votes": int(scored.sum()), "outside_population": 0,
+         "turned_into_ties": int(((outcome != eb.TIE) & (ruled == eb.TIE)).sum())})
+
+
+def _wording(scores: Scores, trait_id: str) -> str:
+    """The trait's wording ("Creativity: 1 conventional, literal; 10 inventive, ...")."""
     wording = scores.columns.loc[scores.columns["trait_id"] == trait_id, "trait"]
-    return str(wording.iloc[0]).split(":")[0] if len(wording) else trait_id
+    return str(wording.iloc[0]) if len(wording) else trait_id

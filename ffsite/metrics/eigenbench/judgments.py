@@ -48,13 +48,15 @@ class Derived:
     """Judgments a dataset derives from data that are not pairwise votes (a record's
     `peer_judgments` hook: llm-dreams' judges scoring each other's answers), fitted and
     shown like a constitution's.  `name` is the constitution's name (pages, `ffsite
-    eigenbench fit --constitution`), `label` how pages name it, `derivation` how the
-    judgments were made, in sentences a page shows."""
+    eigenbench fit --constitution`), `label` how pages name it, `criterion` the trait's
+    wording as the judges were asked it, `derivation` how the judgments were made, in
+    sentences a page shows."""
 
     name: str
     label: str
     dataset: str
     trait_id: str
+    criterion: str
     judgments: Judgments
     derivation: str
 

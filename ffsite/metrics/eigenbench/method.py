@@ -203,7 +203,7 @@ def bootstrap(judgments: Judgments, fit: BtdFit, n_bootstrap: int, seed: int,
                              btd.cold_starts(np.random.default_rng([seed, 0]),
                                              n_bootstrap * cold, n, dims)])
     rows = np.tile(np.arange(n_bootstrap), cold + 1)
-    fits = newton.fit_many(counts, dims, starts, rows)
+    fits = newton.fit_many(counts, dims, starts, rows, near=np.arange(len(rows)) < n_bootstrap)
     objective = fits.objective.reshape(cold + 1, n_bootstrap)
     trust, elo = _elo_of(fits.x, n, dims)
     trust = trust.reshape(cold + 1, n_bootstrap, n, n)

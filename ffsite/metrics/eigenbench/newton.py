@@ -4,9 +4,10 @@ method (Levenberg-Marquardt) run on a whole batch of problems at once with numpy
 Gauss-Newton steps first (the Hessian without its term in the gradient, positive
 semi-definite, so a start near the saddle at u = v = 0 moves away from it), until the
 gradient is small or GAUSS_NEWTON_STEPS have passed; then exact Newton steps, which
-converge quadratically.  After each accepted step the factors are rebalanced (the SVD of
-U V^T split evenly between U and V), which changes no probability and never raises the
-ridge: it removes the scale and rotation the likelihood cannot see.  A point where the
+converge quadratically.  The start and the end are rebalanced (the SVD of U V^T split
+evenly between U and V), which changes no probability and never raises the ridge: at an
+optimum it only picks the rotation the likelihood cannot see, so every fit reports its
+factors the same way.  A point where the
 gradient vanishes but the exact Hessian has a negative eigenvalue (a saddle) is left
 along that direction and the fit goes on.
 """
@@ -68,8 +69,10 @@ def _projected(lay: _Layout, x: np.ndarray, gradient: np.ndarray
 
 
 def _step(lay: _Layout, x: np.ndarray, gradient: np.ndarray,
-          blocks: tuple[np.ndarray, ...], mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the damped Newton trial point, the projected gradient's largest entry).
+          blocks: tuple[np.ndarray, ...], mu: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the damped Newton trial point, the projected gradient's largest entry, the
+    decrease the quadratic model predicts: (mu |step|^2 - g . step) / 2).
 
     (H + mu I) step = -g is solved by blocks: each judge's (u_i, log lambda_i) block is
     eliminated (N small systems), which leaves one (Nd x Nd) system in the dispositions
@@ -94,21 +97,26 @@ def _step(lay: _Layout, x: np.ndarray, gradient: np.ndarray,
     schur = vv + mu[:, None, None] * np.eye(nd) - flat @ solved
     step_v = -np.linalg.solve(schur, g[:, nd:2 * nd, None] - flat @ y)
     step_own = -(y + solved @ step_v).reshape(count, n, d + 1)
-    trial = x + np.concatenate([step_own[:, :, :d].reshape(count, nd), step_v[:, :, 0],
-                                step_own[:, :, d]], axis=1)
+    step = np.concatenate([step_own[:, :, :d].reshape(count, nd), step_v[:, :, 0],
+                           step_own[:, :, d]], axis=1)
+    trial = x + step
     trial[:, lay.lam] = np.clip(trial[:, lay.lam], *LOG_LAMBDA_BOUNDS)
-    return trial, np.abs(g).max(axis=1)
+    predicted = (mu * (step ** 2).sum(axis=1) - (g * step).sum(axis=1)) / 2
+    return trial, np.abs(g).max(axis=1), predicted
 
 
 def fit_many(counts: np.ndarray, dims: int, starts: np.ndarray,
-             rows: np.ndarray | None = None) -> Fits:
+             rows: np.ndarray | None = None, near: np.ndarray | None = None) -> Fits:
     """Fit problem b from `starts[b]` (packed parameters) on `counts[rows[b]]` (counts:
     R x N x pairs x 3, `pair_counts`; rows: every problem its own counts by default).
-    The batch is split only to bound memory."""
+    `near[b]`: the start is near an optimum (a fit of similar data), so exact Newton
+    steps begin at once.  The batch is split only to bound memory."""
     rows = np.arange(len(starts)) if rows is None else np.asarray(rows)
+    near = np.zeros(len(starts), dtype=bool) if near is None else np.asarray(near, bool)
     n = counts.shape[1]
     chunk = max(1, CHUNK_CELLS // max(1, n * counts.shape[2]))
-    parts = [_fit_chunk(_layout(n, dims), counts[rows[s:s + chunk]], starts[s:s + chunk])
+    parts = [_fit_chunk(_layout(n, dims), counts[rows[s:s + chunk]], starts[s:s + chunk],
+                        near[s:s + chunk])
              for s in range(0, len(starts), chunk)]
     return Fits(*(np.concatenate([part[k] for part in parts]) for k in range(4)))
 
@@ -149,37 +157,44 @@ class _Rows:
             array[rows] = value
 
 
-def _fit_chunk(lay: _Layout, counts: np.ndarray, starts: np.ndarray) -> tuple:
+def _fit_chunk(lay: _Layout, counts: np.ndarray, starts: np.ndarray,
+               near: np.ndarray) -> tuple:
     # long: one damped Newton loop over the whole batch, with its bookkeeping
     count = len(starts)
     scale = np.maximum(counts.sum(axis=(1, 2, 3)), 1.0)
     weights, ridge = counts / scale[:, None, None, None], RIDGE / scale
     x = _rebalance(lay, np.array(starts, dtype=np.float64))
-    exact = np.zeros(count, dtype=bool)
+    exact = near.copy()
     f = _objective(lay, weights, ridge, x)[0]
     g, blocks = _derivatives(lay, weights, ridge, x, exact)
     h = _Rows(blocks)
-    mu = np.full(count, MU_START)
+    mu = np.where(near, MU_EXACT, MU_START)
+    growth = np.full(count, 2.0)
     done = np.zeros(count, dtype=bool)
     converged = np.zeros(count, dtype=bool)
     escapes = np.zeros(count, dtype=np.int64)
     for number in range(MAX_STEPS):
-        if done.all():  # every problem stopped: is each a minimum, not a saddle?
-            escaped = _escape_saddles(lay, weights, ridge, x,
-                                      converged & (escapes < MAX_ESCAPES))
-            if not len(escaped):
-                break
-            escapes[escaped] += 1
-            done[escaped] = converged[escaped] = exact[escaped] = False
-            mu[escaped] = MU_START
-            f[escaped] = _objective(lay, weights[escaped], ridge[escaped], x[escaped])[0]
-            g[escaped], h[escaped] = _derivatives(lay, weights[escaped], ridge[escaped],
-                                                  x[escaped], exact[escaped])
         live = np.flatnonzero(~done)
-        trial, size = _step(lay, x[live], g[live], h[live], mu[live])
+        if not len(live):
+            break
+        trial, size, predicted = _step(lay, x[live], g[live], h[live], mu[live])
         switch = ~exact[live] & ((size < SWITCH) | (number >= GAUSS_NEWTON_STEPS))
         finished = exact[live] & (size < GRADIENT_TOLERANCE)
         stuck = mu[live] > MU_MAX
+        left = np.zeros(len(live), dtype=bool)  # saddles just left: their trial is stale
+        if finished.any():  # a minimum, or a saddle to leave (at most MAX_ESCAPES times)?
+            candidates = np.zeros(count, dtype=bool)
+            candidates[live[finished]] = escapes[live[finished]] < MAX_ESCAPES
+            escaped = _escape_saddles(lay, weights, ridge, x, h, candidates)
+            if len(escaped):
+                escapes[escaped] += 1
+                mu[escaped] = MU_EXACT
+                f[escaped] = _objective(lay, weights[escaped], ridge[escaped], x[escaped])[0]
+                g[escaped], h[escaped] = _derivatives(lay, weights[escaped], ridge[escaped],
+                                                      x[escaped], exact[escaped])
+                left = np.isin(live, escaped)
+                finished &= ~left
+                stuck &= ~left
         converged[live] = finished | (stuck & (size < 1e3 * GRADIENT_TOLERANCE))
         done[live[finished | stuck]] = True
         if switch.any():  # the same point, now with the exact Hessian
@@ -188,34 +203,40 @@ def _fit_chunk(lay: _Layout, counts: np.ndarray, starts: np.ndarray) -> tuple:
             mu[turned] = np.minimum(mu[turned], MU_EXACT)
             h[turned] = _derivatives(lay, weights[turned], ridge[turned], x[turned],
                                      exact[turned])[1]
-        moving = ~(finished | stuck | switch)
-        live, trial = live[moving], trial[moving]
+        moving = ~(finished | stuck | switch | left)
+        live, trial, predicted = live[moving], trial[moving], predicted[moving]
         if not len(live):
             continue
         f_trial, value = _objective(lay, weights[live], ridge[live], trial)
         better = f_trial < f[live]
-        mu[live] = np.where(better, np.maximum(mu[live] * 0.3, 1e-12), mu[live] * 5)
+        # Nielsen's rule: the damping follows how well the quadratic model predicted.
+        ratio = np.clip((f[live] - f_trial) / np.maximum(predicted, 1e-300), -1.0, 2.0)
+        mu[live] = np.where(better, np.maximum(
+            mu[live] * np.maximum(1 / 3, 1 - (2 * ratio - 1) ** 3), 1e-12),
+            mu[live] * growth[live])
+        growth[live] = np.where(better, 2.0, growth[live] * 2)
         moved = live[better]
         if len(moved):
-            x[moved] = _rebalance(lay, trial[better])  # the same likelihood, less ridge
+            x[moved] = trial[better]
             lenses, dispositions, _ = _unpack(x[moved], lay.n, lay.d)
             f[moved] = ridge[moved] * _penalty(lenses, dispositions) - value[better]
             g[moved], h[moved] = _derivatives(lay, weights[moved], ridge[moved], x[moved],
                                               exact[moved])
+    x = _rebalance(lay, x)  # the same likelihood, no more ridge: the canonical factors
     objective, value = _objective(lay, weights, ridge, x)
     return x, objective, value * scale, converged & done
 
 
 def _escape_saddles(lay: _Layout, weights: np.ndarray, ridge: np.ndarray, x: np.ndarray,
-                    candidates: np.ndarray) -> np.ndarray:
-    """Problems among `candidates` stopped at a saddle (the exact Hessian has an
-    eigenvalue below SADDLE): each is moved, in place, along that eigenvector (the sign
-    and size, of three, that lower the objective most); returns their positions."""
+                    blocks: _Rows, candidates: np.ndarray) -> np.ndarray:
+    """Problems among `candidates` stopped at a saddle (their exact Hessian, `blocks` at
+    `x`, has an eigenvalue below SADDLE): each is moved, in place, along that eigenvector
+    (the sign and size, of three, that lower the objective most); returns their
+    positions."""
     chosen = np.flatnonzero(candidates)
     if not len(chosen):
         return chosen
-    h = _full_hessian(lay, _derivatives(lay, weights[chosen], ridge[chosen], x[chosen],
-                                        np.ones(len(chosen), dtype=bool))[1])
+    h = _full_hessian(lay, blocks[chosen])
     try:  # the usual case, every one a minimum: one Cholesky decomposition tells
         np.linalg.cholesky(h - SADDLE * np.eye(lay.p))
         return chosen[:0]
