@@ -104,7 +104,7 @@ def self_preferring_truth() -> fixture.Truth:
 def test_a_self_preferring_judge_is_found_within_its_interval():
     truth = self_preferring_truth()
     true_self = fixture.independent_self_preference(truth)
-    assert true_self[0] > 300  # by construction, checked apart from ffsite
+    assert true_self[0] > 150  # by construction (187), checked apart from ffsite
     hits = 0
     for number in range(5):
         result = eb.eigenbench(fixture.simulate(truth, 6000, seed=500 + number), dims=2,
