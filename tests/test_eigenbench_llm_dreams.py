@@ -137,7 +137,7 @@ def test_the_default_site_has_an_eigenbench_page_per_trait(default_site):
             assert weak and f"wider than {eb.WIDE_INTERVAL:.0f} Elo" in html
         # The panel's mean and rank beside each rating, and how the orders differ.
         assert {"panel_mean", "panel_rank"} <= set(ratings.columns)
-        assert "Spearman's correlation between the two orders" in html
+        assert "correlation between the two orders of these 8 models" in html
     overview = (default_site / "eigenbench.html").read_text("utf-8")
     assert overview.count("derived from llm-dreams") == 15
 
