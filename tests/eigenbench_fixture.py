@@ -64,20 +64,28 @@ def names(n_models: int) -> tuple[str, ...]:
     return tuple(f"sim-model-{m:02d}" for m in range(n_models))
 
 
-def simulate(model: Truth, n_judgments: int, seed: int) -> eb.Judgments:
-    """Judgments by random judges on random pairs of other models."""
+def simulate(model: Truth, n_judgments: int, seed: int, *,
+             self_judgments: bool = True) -> eb.Judgments:
+    """Judgments by random judges on random pairs, the judge drawn independently of the
+    pair (as the paper samples them), or, without self-judgments, never one of the two."""
     rng = np.random.default_rng(seed)
     n = len(model.lambdas)
-    judge, first, second = pairs_for_judges(n, n_judgments, rng)
+    judge, first, second = pairs_for_judges(n, n_judgments, rng, self_judgments=self_judgments)
     outcome = draw_outcomes(model, judge, first, second, rng)
     return eb.Judgments(names(n), judge.astype(np.int32), first.astype(np.int32),
                         second.astype(np.int32), outcome.astype(np.int8),
                         np.arange(n_judgments))
 
 
-def pairs_for_judges(n: int, count: int, rng: np.random.Generator):
-    """(judge, first, second): two different evaluees, neither of them the judge."""
+def pairs_for_judges(n: int, count: int, rng: np.random.Generator, *,
+                     self_judgments: bool = True):
+    """(judge, first, second): two different evaluees and a judge drawn independently of
+    them (so the judge is one of the two in 2/N of the judgments), or, without
+    self-judgments, a judge that is neither of them."""
     judge = rng.integers(0, n, count)
+    if self_judgments:
+        first = rng.integers(0, n, count)
+        return judge, first, (first + rng.integers(1, n, count)) % n
     first = (judge + rng.integers(1, n, count)) % n
     second = (judge + rng.integers(1, n, count)) % n
     clash = first == second
@@ -125,3 +133,38 @@ def write_simulated_votes(folder: Path, model: Truth, n_comparisons: int, seed: 
     write_votes(vote_frame(model, n_comparisons, seed, **kwargs), path,
                 extra={"note": "TEST FIXTURE: simulated EigenBench judgments"})
     return path
+
+
+# ------------------------------------------- the truth, computed apart from ffsite's code
+
+def independent_trust(model: Truth) -> np.ndarray:
+    """The trust matrix of seed 002's formula written out term by term (not ffsite's
+    vectorised code): T_ij = (s_ij + lambda_i/2 sum_{k != j} sqrt(s_ij s_ik)) / row sum."""
+    n = len(model.lambdas)
+    s = np.exp(model.lenses @ model.dispositions.T)
+    trust = np.empty((n, n))
+    for i in range(n):
+        raw = [s[i, j] + model.lambdas[i] / 2 * sum(np.sqrt(s[i, j] * s[i, k])
+                                                    for k in range(n) if k != j)
+               for j in range(n)]
+        trust[i] = np.array(raw) / sum(raw)
+    return trust
+
+
+def independent_elo(model: Truth) -> np.ndarray:
+    """EigenTrust Elo from the left principal eigenvector of T (numpy's eig, not power
+    iteration): 1500 + 400 log10(N t_j)."""
+    trust = independent_trust(model)
+    values, vectors = np.linalg.eig(trust.T)
+    t = np.real(vectors[:, np.argmax(np.real(values))])
+    t = t / t.sum()
+    return 1500 + 400 * np.log10(len(t) * t)
+
+
+def independent_self_preference(model: Truth) -> np.ndarray:
+    """400 log10(T_ii / mean over the other judges k of T_ki), per judge."""
+    trust = independent_trust(model)
+    n = len(trust)
+    own = np.diag(trust)
+    others = np.array([np.mean([trust[k, i] for k in range(n) if k != i]) for i in range(n)])
+    return 400 * np.log10(own / others)

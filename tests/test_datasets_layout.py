@@ -20,7 +20,7 @@ MAX_MODULE_LINES = 450
 MAX_FUNCTION_LINES = 80
 REASON = "# long: "  # the first line of a longer module or function body says why
 HOOKS = ("texts", "prompt_set", "answers", "command", "defaults", "builder", "trait_page",
-         "home", "model_section", "reasoning")
+         "home", "model_section", "reasoning", "peer_judgments")
 
 
 def modules() -> list[Path]:

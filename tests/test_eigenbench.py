@@ -198,3 +198,90 @@ def test_judges_are_named_through_the_model_registry(tmp_path):
     unnamed = eb.judgments_from_annotations(annotations)  # judges left as spelt
     assert "renamed-model" not in unnamed.models and len(unnamed.models) == 4
     assert list(eb.constitutions(annotations, registry)["models"]) == [5]
+
+
+# --------------------------------------------------- the fit reaches the optimum (issue 24)
+
+def independent_objective(judgments: eb.Judgments, dims: int):
+    """Minus the penalised log-likelihood per judgment, judgment by judgment (not from
+    ffsite's count tensor), and its numerical gradient: for scipy's optimiser."""
+    n = judgments.n_models
+    judge, first, second = judgments.judge, judgments.first, judgments.second
+    outcome = judgments.outcome
+
+    def value(x: np.ndarray) -> float:
+        u = x[:n * dims].reshape(n, dims)
+        v = x[n * dims:2 * n * dims].reshape(n, dims)
+        log_lambda = x[2 * n * dims:]
+        a = (u[judge] * v[first]).sum(axis=1)
+        b = (u[judge] * v[second]).sum(axis=1)
+        c = log_lambda[judge] + (a + b) / 2
+        logits = np.stack([a, b, c], axis=1)  # FIRST, SECOND, TIE
+        log_p = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+        picked = log_p[np.arange(len(outcome)), outcome].sum()
+        return -(picked - eb.RIDGE * (u ** 2).sum() - eb.RIDGE * (v ** 2).sum()) / len(outcome)
+    return value
+
+
+def test_the_fit_is_the_optimum_an_independent_optimiser_finds():
+    from scipy.optimize import minimize
+
+    truth = fixture.truth(5, 2, seed=21)
+    judgments = fixture.simulate(truth, 1500, seed=22)
+    fit = eb.fit_btd(eb.count_tensor(judgments), 2, seed=0)
+    objective = independent_objective(judgments, 2)
+    rng = np.random.default_rng(7)
+    best = min((minimize(objective, np.concatenate([rng.normal(0, 0.5, 20), np.zeros(5)]),
+                         method="L-BFGS-B", bounds=[(None, None)] * 20 + [eb.LOG_LAMBDA_BOUNDS] * 5,
+                         options={"maxiter": 5000, "ftol": 1e-15, "gtol": 1e-10})
+                for _ in range(4)), key=lambda r: r.fun)
+    assert fit.objective == pytest.approx(objective(fit.packed()), abs=1e-12)
+    assert fit.objective <= best.fun + 1e-9  # as good as scipy's best of four
+    u, v = best.x[:10].reshape(5, 2), best.x[10:20].reshape(5, 2)
+    theirs = eb.elo_from_trust(eb.eigentrust(eb.trust_matrix(u, v, np.exp(best.x[20:]))))
+    np.testing.assert_allclose(eb.ratings_of(fit)[2], theirs, atol=0.01)
+
+
+def test_a_refit_started_from_a_bad_point_reaches_the_cold_start_optimum():
+    truth = fixture.truth(6, 2, seed=23)
+    judgments = fixture.simulate(truth, 6000, seed=24)
+    counts = eb.count_tensor(judgments)
+    cold = eb.fit_btd(counts, 2, seed=0)  # the best of 8 cold starts
+    # Bad points: every disposition reversed and the lenses stretched fivefold, tie
+    # propensities at a bound; and the optimum of other data (issue 24's warm start).
+    bad = eb.BtdFit(5 * cold.lenses, -cold.dispositions, np.full(6, 8.0), 0.0, False)
+    other = eb.fit_btd(eb.count_tensor(fixture.simulate(fixture.truth(6, 2, seed=99), 6000,
+                                                        seed=98)), 2, seed=0)
+    for start in (bad, other):
+        alone = eb.fit_btd(counts, 2, start=start, restarts=0)  # from that start only
+        assert alone.converged
+        assert alone.objective == pytest.approx(cold.objective, abs=1e-10)
+        np.testing.assert_allclose(eb.ratings_of(alone)[2], eb.ratings_of(cold)[2],
+                                   atol=1e-4)
+
+
+def test_the_newton_blocks_solve_the_whole_system():
+    """The step solved by blocks (Schur complement) is the dense solve of
+    (H + mu I) step = -g, and H is the gradient's finite-difference Jacobian."""
+    from ffsite.metrics.eigenbench import btd, newton
+
+    truth = fixture.truth(5, 2, seed=25)
+    pairs = eb.pair_counts(eb.count_tensor(fixture.simulate(truth, 900, seed=26)))[None]
+    lay = btd._layout(5, 2)
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.normal(0, 0.7, 20), rng.normal(0, 0.5, 5)])[None]
+    weights, ridge = pairs / pairs.sum(), np.array([eb.RIDGE / pairs.sum()])
+    gradient, blocks = btd._derivatives(lay, weights, ridge, x, np.ones(1, bool))
+    hessian = btd._full_hessian(lay, blocks)[0]
+    step = 1e-6
+    for k in range(x.shape[1]):
+        plus, minus = x.copy(), x.copy()
+        plus[0, k] += step
+        minus[0, k] -= step
+        column = (btd._derivatives(lay, weights, ridge, plus, np.ones(1, bool))[0]
+                  - btd._derivatives(lay, weights, ridge, minus, np.ones(1, bool))[0]) / (2 * step)
+        np.testing.assert_allclose(hessian[:, k], column[0], atol=1e-7)
+    mu = np.array([1e-3])
+    trial, _, _ = newton._step(lay, x, gradient, blocks, mu)
+    dense = x[0] - np.linalg.solve(hessian + mu[0] * np.eye(25), gradient[0])
+    np.testing.assert_allclose(trial[0], dense, atol=1e-10)

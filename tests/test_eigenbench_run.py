@@ -103,19 +103,27 @@ def run(command: list[str], url: str, timeout: float = 120) -> tuple[int, str, s
 
 # ------------------------------------------------------------------------ the design
 
-def test_every_judge_sees_every_pair_of_others_equally_often(tmp_path):
-    prompts = prompt_set(make_base_data(tmp_path, 30) / "alpaca_eval")
-    settings = RunSettings(models=tuple(MODELS), constitution=parse_constitution(
+def design_settings(tmp_path, **changes) -> RunSettings:
+    return RunSettings(**{**dict(models=tuple(MODELS), constitution=parse_constitution(
         "c", CONSTITUTION, "test"), out=tmp_path / "o.parquet",
-        responses_out=tmp_path / "r.json", api=Api(tmp_path), pairs_per_judge=2)
+        responses_out=tmp_path / "r.json", api=Api(tmp_path), pairs_per_judge=2), **changes})
+
+
+def test_the_judge_is_drawn_independently_of_the_pair(tmp_path):
+    prompts = prompt_set(make_base_data(tmp_path, 30) / "alpaca_eval")
+    settings = design_settings(tmp_path)
     design = plan(settings, prompts)
     assert len(design.judge) == 5 * 30 * 2
     pairs = Counter()
     for judge, a, b in zip(design.judge, design.side_a, design.side_b, strict=True):
-        assert judge not in (a, b) and a != b
+        assert a != b
         pairs[judge, min(a, b), max(a, b)] += 1
-    # 60 judgments per judge over the 6 pairs of the 4 others: 10 each, exactly.
-    assert len(pairs) == 5 * 6 and set(pairs.values()) == {10}
+    # 60 judgments per judge over all 10 pairs of the 5 models: 6 each, exactly, its own
+    # 4 pairs among them (self-judgments: 24 of its 60, 2 in 5).
+    assert len(pairs) == 5 * 10 and set(pairs.values()) == {6}
+    own = [(j == a) | (j == b) for j, a, b in zip(design.judge, design.side_a,
+                                                   design.side_b, strict=True)]
+    assert sum(own) == 5 * 24
     # One comparison per scenario and pair; a judge never gets one pair twice per scenario.
     table = design.table
     assert not table[["prompt_id", "model_a", "model_b"]].duplicated().any()
@@ -124,8 +132,22 @@ def test_every_judge_sees_every_pair_of_others_equally_often(tmp_path):
     # The same settings give the same design; another seed another walk.
     again = plan(settings, prompts)
     assert (again.comparison == design.comparison).all()
-    other = plan(RunSettings(**{**settings.__dict__, "seed": 1}), prompts)
+    other = plan(design_settings(tmp_path, seed=1), prompts)
     assert not np.array_equal(other.side_a, design.side_a)
+
+
+def test_without_self_judgments_every_judge_sees_every_pair_of_others(tmp_path):
+    prompts = prompt_set(make_base_data(tmp_path, 30) / "alpaca_eval")
+    design = plan(design_settings(tmp_path, self_judgments=False), prompts)
+    pairs = Counter()
+    for judge, a, b in zip(design.judge, design.side_a, design.side_b, strict=True):
+        assert judge not in (a, b) and a != b
+        pairs[judge, min(a, b), max(a, b)] += 1
+    # 60 judgments per judge over the 6 pairs of the 4 others: 10 each, exactly.
+    assert len(pairs) == 5 * 6 and set(pairs.values()) == {10}
+    with pytest.raises(ParameterError, match="only 6 pairs of others"):
+        plan(design_settings(tmp_path, self_judgments=False, pairs_per_judge=7), prompts)
+    assert len(plan(design_settings(tmp_path, pairs_per_judge=7), prompts).judge) == 5 * 30 * 7
 
 
 @pytest.mark.parametrize(("models", "message"), [
@@ -168,11 +190,14 @@ def test_run_with_faults_then_fit_and_page(inputs):
     rows = vote_rows(tmp / "votes.parquet").to_pandas()
     assert set(rows["judge"]) == set(MODELS) and set(rows["trait_set"]) == {"kind"}
     assert set(rows["seed"]) == {0, 1} and set(rows["vote"]) <= {"A", "B", "tie", "invalid"}
-    assert (rows["judge"] != rows["model_a"]).all() and (rows["judge"] != rows["model_b"]).all()
+    # The judge is drawn independently of the pair: some judgments are self-judgments.
+    own = (rows["judge"] == rows["model_a"]) | (rows["judge"] == rows["model_b"])
+    assert 0 < own.sum() < len(rows)
     assert rows.loc[rows["vote"] == "invalid", "note"].str.contains("unparsable").all()
     summary = json.loads(pq.read_schema(tmp / "votes.parquet").metadata[b"ffsite"])["extra"]
     # 5 judges x 6 scenarios x 2 pairs, both orders, 2 criteria.
     assert summary["judgments"] == 60 and summary["votes"] == 60 * 2 * 2
+    assert summary["self_judgments"] == own.sum() / (2 * 2)  # two orders, two criteria
     assert summary["retries"] > 0 and summary["complete"] is True
     invalid = summary["invalid_votes"]
     assert 0 < invalid <= 0.2 * summary["votes"]
@@ -320,7 +345,8 @@ def test_budget_stops_the_run_in_the_comparisons_and_says_so(inputs):
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    (["--pairs-per-judge", "7"], "only 6 pairs"),
+    (["--pairs-per-judge", "11"], "--pairs-per-judge 11: with 5 models a judge has only 10 pairs"),
+    (["--pairs-per-judge", "7", "--no-self-judgments"], "only 6 pairs of others"),
     (["--constitution", "no-such-file.txt"], "not ff-personality or hhh"),
     (["--max-cost", "1"], "--max-cost needs a price for 'm-best'")])
 def test_bad_options_end_in_one_line(inputs, extra, message):

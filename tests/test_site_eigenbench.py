@@ -129,16 +129,22 @@ def test_no_judgments_no_page_and_no_nav_entry(tiny_site):
     assert not list((tiny_site / "data").glob("eigenbench*"))
 
 
-def test_the_default_annotations_hold_no_eigenbench_judgments():
+def test_the_default_annotations_hold_no_eigenbench_votes():
+    # The default site's EigenBench pages come from llm-dreams' scores (derived
+    # judgments, tests/test_eigenbench_llm_dreams.py), not from votes asked as pairs.
     found = eb.constitutions(read_annotations([REPO / "annotations"]))
     assert found.empty
 
 
 LAYOUT = """() => ({
     overflow: document.documentElement.scrollWidth - window.innerWidth,
-    marks: [...document.querySelectorAll('.chart')].map(  // the drawing on screen
+    // the drawing on screen: its cells, counted as outlines (cells of one colour are
+    // drawn as one path of several outlines)
+    marks: [...document.querySelectorAll('.chart')].map(
         c => [...c.querySelectorAll('svg g.role-mark > *')].filter(
-            m => m.getClientRects().length > 0).length),
+            m => m.getClientRects().length > 0).map(
+            m => ((m.getAttribute('d') || 'M').match(/M/g) || []).length).reduce(
+            (a, b) => a + b, 0)),
     background: getComputedStyle(document.documentElement).backgroundColor,
     intervals: [...document.querySelectorAll('#eigenbench-ratings tbody .ci')].length,
 })"""

@@ -77,6 +77,9 @@ class Dataset:
     trait_page: str | None = None  # (ctx, trait, page) -> bool: draws its traits' pages
     home: str | None = None  # (ctx, page) -> (table, anchor, download): its home table
     model_section: str | None = None  # (ctx, model) -> [Section]: its part of model pages
+    # (scores, registry) -> [metrics.eigenbench.Derived]: EigenBench judgments it derives
+    # from its judges' scores, when judges are rated models too (llm-dreams).
+    peer_judgments: str | None = None
     # Its judges' reasoning, base data: (folder) -> {(comparison id, seed): reasoning}.
     reasoning: str | None = None
     viewer_note: str | None = None  # what the explorer's pair viewer can and cannot show

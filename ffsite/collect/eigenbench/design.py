@@ -1,10 +1,16 @@
 """Who judges what in an EigenBench run: the settings, and the design of comparisons.
 
 Every model is a judge.  For each scenario each judge gets `pairs_per_judge` pairs of
-*other* models, walking through a seeded shuffle of all such pairs, so over the run every
-judge sees every pair (hence every other model) equally often, give or take one.  A
-scenario and a pair of evaluees is one comparison (sides A/B by ffsite's seeded coin
-flip); several judges may vote on it.
+models, walking through a seeded shuffle of all pairs of the population, so over the run
+every judge sees every pair equally often, give or take one.  The judge is thus drawn
+independently of the pair, as the paper samples it: a pair that includes the judge's own
+answer (a self-judgment) comes up as often as any other, 2 in N of a judge's judgments.
+Self-judgments are what identify a judge's self-trust T_ii; without them
+(`self_judgments=False`, each judge given pairs of the *other* models only) T_ii is
+extrapolated from the judge's lens and its disposition, EigenTrust still weights it, and
+the intervals widen (docs/eigenbench.md, "Identification").  A scenario and a pair of
+evaluees is one comparison (sides A/B by ffsite's seeded coin flip); several judges may
+vote on it.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class RunSettings:
     responses_out: Path
     api: Api
     pairs_per_judge: int = 1  # pairs each judge compares per scenario
+    self_judgments: bool = True  # pairs that include the judge's own answer come up too
     scenarios: int | None = None  # the first N prompts of the set (by id); None: all
     seed: int = 0  # the pair shuffle and the side flip
     temperature: float = 0.0  # of answers; judges always answer at 0
@@ -73,18 +80,26 @@ def check_models(models: Sequence[str]) -> tuple[str, ...]:
                              "models")
     if len(models) < 3:
         raise ParameterError(f"EigenBench needs at least 3 models (got {len(models)}): "
-                             "each judges pairs of the others; give {models} three or more "
-                             "times", "models")
+                             "each judges pairs of the population; give {models} three or "
+                             "more times", "models")
     return tuple(models)
+
+
+def pairs_of(n_models: int, judge: int, self_judgments: bool) -> np.ndarray:
+    """The pairs (low, high) a judge is given: all pairs of the population, or, without
+    self-judgments, the pairs of the other models."""
+    shown = [m for m in range(n_models) if self_judgments or m != judge]
+    return np.array(list(itertools.combinations(shown, 2)), np.int64)
 
 
 def plan(settings: RunSettings, prompts: PromptSet) -> Design:
     """The run's comparisons and judgments (a pure function of the settings)."""
     n_models = len(settings.models)
-    n_pairs = (n_models - 1) * (n_models - 2) // 2
+    n_pairs = len(pairs_of(n_models, 0, settings.self_judgments))
     if settings.pairs_per_judge > n_pairs:
+        whose = "" if settings.self_judgments else " of others"
         raise ParameterError(f"{{pairs_per_judge}} {settings.pairs_per_judge}: with "
-                             f"{n_models} models a judge has only {n_pairs} pairs of others",
+                             f"{n_models} models a judge has only {n_pairs} pairs{whose}",
                              "pairs_per_judge")
     if settings.scenarios is not None:
         prompts = prompts.head(settings.scenarios)
@@ -95,8 +110,7 @@ def plan(settings: RunSettings, prompts: PromptSet) -> Design:
     steps = np.arange(n_scenarios * per)
     judges, scenarios, firsts, seconds = [], [], [], []
     for judge in range(n_models):
-        others = [m for m in range(n_models) if m != judge]
-        pairs = np.array(list(itertools.combinations(others, 2)), np.int64)
+        pairs = pairs_of(n_models, judge, settings.self_judgments)
         walk = pairs[rng.permutation(len(pairs))[steps % len(pairs)]]
         judges.append(np.full(len(steps), judge))
         scenarios.append(steps // per)

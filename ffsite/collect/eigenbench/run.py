@@ -1,6 +1,7 @@
 """`ffsite eigenbench run` as a collecting method: answers, reflections, comparisons.
 
-1. **Design.** Who judges what (`design.py`): every model judges pairs of the others.
+1. **Design.** Who judges what (`design.py`): every model judges pairs of the population,
+   its own answer among them as often as any other (self-judgments), unless excluded.
 2. **Answers.** Each model answers each scenario it appears in (the same call, and cache
    entry, as `ffsite annotate`'s generation).
 3. **Reflections.** The judge reflects on each answer it will compare, alone, against the
@@ -204,7 +205,10 @@ class EigenBench(Method[Design, Judged]):
             "criteria": len(settings.constitution.criteria), "models": list(settings.models),
             "scenario_set": design.prompts.dataset, "scenarios": len(design.prompts),
             "pairs_per_judge": settings.pairs_per_judge, "comparisons": len(design.table),
-            "judgments": len(design.judge), "judge_prompt": TEMPLATE_VERSION,
+            "judgments": len(design.judge),
+            "self_judgments": int(((design.judge == design.side_a)
+                                   | (design.judge == design.side_b)).sum()),
+            "judge_prompt": TEMPLATE_VERSION,
             "seed": settings.seed, "temperature": settings.temperature,
             "max_tokens": settings.max_tokens,
         }

@@ -34,4 +34,5 @@ DATASET = Dataset(
     defaults="defaults:write_defaults",
     files="files.toml",
     model_section="page:model_section",
+    peer_judgments="peers:peer_judgments",
 )

@@ -1,0 +1,123 @@
+"""What the EigenBench pages and model sections show, computed once per build: every
+constitution rated (from votes in the annotations, `SiteContext.eigenbench_results`, and
+from judgments a dataset derives from its scores, `Dataset.peer_judgments`), and for a
+derived one the dataset's own panel scores of the same models beside it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ffsite.datasets import DATASETS, PANELS, dataset_name, find
+from ffsite.metrics import eigenbench as eb
+from ffsite.metrics.ranking import interval_ranks
+from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
+
+SEED = 0  # the site's fits: the same judgments always give the same pages
+
+
+@dataclass(frozen=True)
+class Rated:
+    """One constitution's fit as the pages show it.  `derived`: how its judgments were
+    made when a dataset derived them (None: votes asked as pairwise questions);
+    `compared`: for a derived one, each model's EigenBench rating beside the dataset's
+    own mean score of the trait (`panel_comparison`)."""
+
+    name: str
+    label: str
+    result: eb.EigenBenchResult
+    datasets: tuple[str, ...]
+    derived: eb.Derived | None = None
+    compared: pd.DataFrame | None = None
+    scorer: str = ""  # whose mean scores `compared` holds (a panel's name, or a judge)
+
+    @property
+    def ranks(self) -> np.ndarray:
+        """Each model's rank in `result.ratings` order: 1 + the models whose 95% interval
+        lies wholly above its own."""
+        ratings = self.result.ratings
+        return interval_ranks(ratings["ci_low"], ratings["ci_high"])
+
+
+def rated(ctx: SiteContext) -> dict[str, Rated]:
+    """Every constitution with its fit, by name: the annotations' (as found), then the
+    datasets' derived ones (in the records' order), each fitted with seed SEED and
+    EIGENBENCH_BOOTSTRAP refits (`ctx.prepared(rated)`: once per build)."""
+    found: dict[str, Rated] = {}
+    sets = ctx.constitutions.set_index("constitution")["datasets"] if len(
+        ctx.constitutions) else pd.Series(dtype=object)
+    for name, result in ctx.eigenbench_results.items():
+        found[name] = Rated(name, name, result, tuple(sets.get(name, ())))
+    derived = eb.derived_constitutions(DATASETS, ctx.scores, ctx.judge_scores, PANELS,
+                                       ctx.registry)
+    if derived:
+        ctx.progress.step(f"EigenBench: fitting {len(derived)} sets of judgments derived "
+                          "from scores")
+    for item in derived:
+        if item.name in found:
+            continue  # a constitution of votes by that name comes first
+        result = eb.eigenbench(item.judgments, n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=SEED)
+        compared, scorer = panel_comparison(ctx, item, result)
+        found[item.name] = Rated(item.name, item.label, result, (item.dataset,), item,
+                                 compared, scorer)
+    return found
+
+
+def panel_comparison(ctx: SiteContext, item: eb.Derived, result: eb.EigenBenchResult
+                     ) -> tuple[pd.DataFrame, str]:
+    """Per model of the population, in rating order: its EigenBench Elo and rank among
+    the population (by Elo), and the dataset's published mean score of the same trait
+    (its panel's, when it has one) with its interval and its rank among the same
+    models; and whose means they are."""
+    panel = PANELS.get(item.dataset)
+    record = find(item.dataset)
+    scorer = panel[0] if panel else (record.judges[0] if record and record.judges else "")
+    means = ctx.score_results.means
+    own = means[(means["dataset"] == item.dataset) & (means["trait_id"] == item.trait_id)
+                & (means["judge"] == scorer)].set_index("model")
+    ratings = result.ratings.reset_index(drop=True)
+    frame = pd.DataFrame({
+        "model": ratings["model"], "elo": ratings["elo"], "ci_low": ratings["ci_low"],
+        "ci_high": ratings["ci_high"],
+        "eigenbench_rank": np.arange(1, len(ratings) + 1),
+        "panel_mean": own["mean"].reindex(ratings["model"]).to_numpy(),
+        "panel_low": own["ci_low"].reindex(ratings["model"]).to_numpy(),
+        "panel_high": own["ci_high"].reindex(ratings["model"]).to_numpy()})
+    frame["panel_rank"] = frame["panel_mean"].rank(ascending=False, method="min")
+    return frame, scorer
+
+
+def ranking_difference(compared: pd.DataFrame, names) -> str:
+    """How the EigenBench order and the panel's order of the same models differ, in a
+    sentence: Spearman's correlation and the models that move most."""
+    usable = compared.dropna(subset=["panel_mean"])
+    if len(usable) < 3:
+        return ""
+    rho = float(usable["elo"].corr(usable["panel_mean"], method="spearman"))
+    moved = (usable["eigenbench_rank"] - usable["panel_rank"]).abs()
+    same = int((moved == 0).sum())
+    text = (f"Spearman's correlation between the two orders of these {len(usable)} models "
+            f"is {rho:.2f}; {same} of them hold the same place in both.")
+    largest = usable[moved == moved.max()] if moved.max() >= 2 else usable.iloc[:0]
+    if len(largest):
+        text += " Largest moves: " + "; ".join(
+            f"{names(r.model)} ({_ordinal(r.eigenbench_rank)} by EigenBench, "
+            f"{_ordinal(r.panel_rank)} by the mean score)"
+            for r in largest.itertuples(index=False)) + "."
+    return text
+
+
+def _ordinal(rank: float) -> str:
+    rank = int(rank)
+    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10,
+                                                                                "th")
+    return f"{rank}{suffix}"
+
+
+def source_name(item: Rated) -> str:
+    """Where a constitution's judgments come from, as the overview names it."""
+    if item.derived is None:
+        return "judgments asked as pairs"
+    return f"derived from {dataset_name(item.derived.dataset)}'s scores"
