@@ -29,6 +29,7 @@ COMMANDS = {
     "fetch": "ffsite.commands.fetch:fetch",
     "eigenbench": "ffsite.commands.eigenbench:eigenbench_group",
     "lmlpa": "ffsite.commands.lmlpa:lmlpa_group",
+    "protocol": "ffsite.commands.protocol:protocol_group",
     "default-annotations": "ffsite.commands.defaults:default_annotations",
 }
 

@@ -33,5 +33,6 @@ DATASET = Dataset(
     command="command:import_command",
     defaults="defaults:write_defaults",
     files="files.toml",
+    protocol="protocol:protocol",
     model_section="page:model_section",
 )
