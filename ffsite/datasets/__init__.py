@@ -10,6 +10,7 @@ annotations/.  docs/architecture.md walks through one.
 from __future__ import annotations
 
 from ffsite.datasets import (
+    aa_personality,
     alpaca_eval,
     behavioral_profiling,
     eqbench3,
@@ -32,6 +33,7 @@ DATASETS: tuple[Dataset, ...] = (
     eqbench3.DATASET,
     llm_dreams.DATASET,
     poem_eval.DATASET,
+    aa_personality.DATASET,
 )
 _BY_ID = {dataset.id: dataset for dataset in DATASETS}
 

@@ -166,6 +166,10 @@ class PanelProtocol:
     panel: str  # the judge name its votes carry (members in `meta.judge`)
     traits: tuple[Trait, ...]
     questions: Callable[[], tuple[Question, ...]]  # ffsite's own, from the repository
+    # (trait, question, the answer shown first, the other) -> the judge call's messages
+    messages: Callable[[Trait, str, str, str], list[Message]]
+    read: Callable[[str], tuple[str | None, str | None]]  # reply -> (A | B | tie, why not)
+    describe_panel: str  # the panel's description in the votes file
     anchor: str  # fixed at Elo 1000, compared more than the others
     comparisons: int = 20  # target comparisons per model and trait
     anchor_share: float = 0.4  # of a model's comparisons, the share against the anchor
