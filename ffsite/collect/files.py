@@ -1,9 +1,10 @@
 """Where the collecting methods' files go: the one place their names are spelled.
 
 By default a method writes its annotation file to `annotations/<folder>/` (`contrib` for
-annotate, `contrib/<dataset>` for a protocol run, `eigenbench`, `lmlpa`) and its texts beside it or, for LMLPA, outside the
-annotations folder (the site reads every file there, and texts are base data).  The site
-finds `<name>.responses.json` beside `<name>.parquet` through `responses_file`.
+annotate, `contrib/<dataset>` for a protocol run, `eigenbench`, `lmlpa`) and its texts
+beside it or, for LMLPA, outside the annotations folder (the site reads every file
+there, and texts are base data).  The site finds `<name>.responses.json` beside
+`<name>.parquet` through `responses_file`.
 """
 
 from __future__ import annotations

@@ -76,13 +76,13 @@ APART = "@"  # "<dataset>@<judges and settings>": numbers made another way, kept
 def dataset_name(dataset: str) -> str:
     """How pages name a dataset: its record's name, else its id.  Numbers kept apart
     from a dataset's own ("<id>@<how>": other judges or settings) are named by it and
-    by how they were made."""
+    by how they were made: "llm-dreams (apart: <judges> [<settings>])"."""
     found = _BY_ID.get(dataset)
     if found:
         return found.name
     base, apart, how = dataset.partition(APART)
     if apart and base in _BY_ID:
-        return f"{_BY_ID[base].name} [apart: {how}]"
+        return f"{_BY_ID[base].name} (apart: {how})"
     return dataset
 
 

@@ -35,7 +35,7 @@ class Variant:
     comparable: bool
     judges: tuple[str, ...]  # the run's judges, by name
     other_judges: bool
-    settings: tuple[str, ...]  # "temperature 0.7 (protocol: not sent)", ...
+    settings: tuple[str, ...]  # "temperature 0.7, not unset", ...
 
     @property
     def differs(self) -> list[str]:
@@ -46,11 +46,11 @@ class Variant:
     def label(self) -> str:
         """How the numbers are labelled when apart: the judges, then what else differs."""
         what = "+".join(sorted(self.judges))
-        return what + (f" ({'; '.join(self.settings)})" if self.settings else "")
+        return what + (f" [{'; '.join(self.settings)}]" if self.settings else "")
 
 
 def shown(value: Any) -> str:
-    return "not sent" if value is None else f"{value:g}" if isinstance(value, float) \
+    return "unset" if value is None else f"{value:g}" if isinstance(value, float) \
         else str(value)
 
 
@@ -60,7 +60,7 @@ def variant(protocol: Protocol, judges: Sequence[Judge], chosen: Mapping[str, An
     in `chosen` against the protocol's value."""
     names = judge_names(judges)
     other = sorted(names) != sorted(judge_names(protocol.judges))
-    settings = tuple(f"{name} {shown(chosen[name])} (protocol: {shown(default)})"
+    settings = tuple(f"{name} {shown(chosen[name])}, not {shown(default)}"
                      for name, default in protocol.settings.items()
                      if name in chosen and chosen[name] != default)
     return Variant(not other and not settings, names, other, settings)

@@ -18,8 +18,9 @@ def describe(protocol: Protocol, base_dir: Path | None) -> list[str]:
                                     f"{j.model})" for j in protocol.judges)]
     if protocol.panel:
         lines.append(f"numbers filed as: {protocol.panel}")
-    lines.append("settings: " + ", ".join(f"{name} {shown(value)}" for name, value in
-                                          protocol.settings.items()))
+    lines.append("settings: " + ", ".join(
+        f"{name} {'not sent' if value is None else shown(value)}"
+        for name, value in protocol.settings.items()))
     lines += [f"reproduces: {protocol.reproduces}", f"cannot reproduce or adds: "
               f"{protocol.differs}"]
     if isinstance(protocol, ScoredProtocol) and base_dir is not None:

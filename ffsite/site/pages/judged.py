@@ -56,7 +56,9 @@ def judged_overview(ctx: SiteContext, page: str) -> Judged | None:
     if not len(ctx.scores):
         return None
     scored = ctx.score_results
-    means = scored.means[scored.means["condition"] == BASELINE]
+    lead = {d.id for d in DATASETS if d.conditions}  # (numbers kept apart have no record)
+    means = scored.means[(scored.means["condition"] == BASELINE).to_numpy()
+                         & scored.means["dataset"].isin(lead).to_numpy()]
     if means.empty:
         return None
     traits = ctx.traits[ctx.traits["scored"]].set_index("trait_id")
