@@ -107,7 +107,7 @@ def judge_call(settings: PanelSettings, plan: Plan, one: Comparison,
     judge = settings.judges[one.judge]
     return settings.api.call("protocol-compare", _body(
         judge.model, messages, settings.judge_temperature, settings.judge_max_tokens),
-        protocol=protocol.version, attempt=attempt)
+        protocol=protocol.version, comparison=one.id, attempt=attempt)
 
 
 def _question(plan: Plan, question_id: str) -> Question:

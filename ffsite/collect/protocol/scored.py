@@ -109,8 +109,11 @@ def judge_call(settings: ScoredSettings, plan: Plan, asked: Asked, texts: dict,
     unit, judge = plan.units[asked.unit], settings.judges[asked.judge]
     body = _body(judge.model, settings.material.judge_messages(unit, texts),
                  settings.judge_temperature, settings.judge_max_tokens)
+    # The unit is in the key: two units whose answers happen to be the same text are
+    # still two judgements, as the protocol asks.
     return settings.api.call("protocol-judge", body, protocol=settings.protocol.version,
-                             repetition=asked.repetition, attempt=attempt)
+                             unit=unit.response_id, repetition=asked.repetition,
+                             attempt=attempt)
 
 
 def _prompts(settings: ScoredSettings) -> dict:
@@ -364,11 +367,14 @@ def _rows(settings: ScoredSettings, plan: Plan, judgements: list[Judgement],
             rows += [(u, k, r, j, np.nan, note) for j, r in who for k in keys]
             continue
         mine = by_unit.get(u, [])
-        if not mine or not all(one.sent for one in mine):
-            continue  # the budget stopped it: no rows, the run is incomplete
-        rows += (_mean_rows(settings, u, mine, keys) if protocol.panel else
-                 [(u, k, one.asked.repetition, one.asked.judge, *_score(one, k))
-                  for one in mine for k in keys])
+        # A call the budget never sent gives no row (the run is incomplete); a mean
+        # needs every judge's.
+        if protocol.panel:
+            if mine and all(one.sent for one in mine):
+                rows += _mean_rows(settings, u, mine, keys)
+            continue
+        rows += [(u, k, one.asked.repetition, one.asked.judge, *_score(one, k))
+                 for one in mine if one.sent for k in keys]
     return _frame(settings, plan, rows)
 
 
@@ -432,7 +438,8 @@ def _record(settings: ScoredSettings, plan: Plan, answered: Phase,
     return {
         "protocol": settings.protocol.name, "version": settings.protocol.version,
         "model": settings.model,
-        "answers": [{"prompt_id": key[0], "answer_set": key[1], "answer": text}
+        "answers": [{"prompt_id": key[0], "answer_set": key[1],
+                     "answer": settings.material.clean(text)}  # as the dataset stores it
                     for key, text in zip(plan.answers, answered.texts(), strict=True)
                     if text is not None],
         "judgements": [{"response_id": units[one.asked.unit].response_id,
