@@ -63,7 +63,8 @@ def bp_prefix(root: Path) -> str:
 
 class Script:
     """Answers every protocol's calls; `faults[(kind, model)]` lists replies for the
-    first requests of that kind to that model (counted across identical requests);
+    first requests of that kind to that model (counted across identical requests), and
+    `faults[(kind, model, text)]` for those whose user message contains `text`;
     `replies[(kind, model)]` replaces every answer of that kind and model."""
 
     def __init__(self, shared_data: Path, faults: dict | None = None,
@@ -87,11 +88,12 @@ class Script:
     def __call__(self, request: Request) -> Reply:
         kind = self.kind(request)
         key = (kind, request.model)
-        attempt = self.seen[key]
-        self.seen[key] += 1
-        faults = self.faults.get(key, [])
-        if attempt < len(faults):
-            return faults[attempt]
+        for fault in self.faults:
+            if fault[:2] == key and (len(fault) == 2 or fault[2] in request.user_text):
+                attempt = self.seen[fault]
+                self.seen[fault] += 1
+                if attempt < len(self.faults[fault]):
+                    return self.faults[fault][attempt]
         if key in self.replies:
             return Reply(self.replies[key])
         return getattr(self, kind.replace("-", "_"))(request)
