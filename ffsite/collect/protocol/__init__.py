@@ -8,6 +8,6 @@
   file for Bradley-Terry ratings), its comparisons and judges assigned in balance;
 - `votes.py`: Feedback Forensics' judge on a prompt set (`ffsite annotate`'s method);
 - `compare.py`: whether a run is comparable with the dataset's numbers or kept apart;
-- `contrib.py`: `ffsite validate --site` on a protocol run's file;
+- `contrib.py`: a protocol run's file checked against a site (`ffsite validate`);
 - `parse.py`: reading judges' replies; `show.py`: `ffsite protocol show`.
 """

@@ -13,7 +13,7 @@ how it differs:
   (`ffsite.metrics.judges.judge_trait_id`), so no judge's votes are ever counted as
   another's whichever has more votes.
 
-A trial (`limit`) is comparable but partial; `ffsite validate --site` says how much it
+A trial (`limit`) is comparable but partial; validating it against the site says how much it
 covers.
 """
 
@@ -73,7 +73,7 @@ def filed_under(protocol: Protocol, found: Variant) -> str:
 
 def summary_fields(protocol: Protocol, found: Variant) -> dict:
     """What a run's file summary says about its protocol and its variant (the site marks
-    contributions from it; `ffsite validate --site` checks it)."""
+    contributions from it; validating against the site checks it)."""
     return {"protocol": protocol.name, "protocol_version": protocol.version,
             "comparable": found.comparable,
             "differs": found.differs or None}

@@ -1,5 +1,6 @@
-"""`ffsite validate --site` on a protocol run's file: is it what it says, may it join the
-site, and is it comparable with the dataset's numbers or kept apart?
+"""A protocol run's file validated against a site (`ffsite validate` with a site): is it
+what it says, may it join the site, and is it comparable with the dataset's numbers or
+kept apart?
 
 The file's summary names its protocol, judges and settings; the check works out the
 variant again from them (compare.py) against the protocol the site ships now, and the

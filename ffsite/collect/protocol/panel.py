@@ -322,7 +322,8 @@ class PanelRun(Method[Plan, Judged]):
                  f"kept apart under the judge key '{summary['judge']}'")
         return [f"wrote {settings.out}: {summary['votes']} votes ({where}); answers in "
                 f"{settings.responses_out}",
-                f"next: ffsite ratings {settings.out} --anchor {settings.anchor} --indices"]
+                f"next: ffsite ratings {settings.out}, anchored on {settings.anchor}, "
+                "and its indices"]
 
 
 def _read(settings: PanelSettings, text: str) -> tuple[str | None, str | None]:

@@ -123,7 +123,8 @@ def default_out(protocol: Protocol, name: str, found: compare.Variant) -> Path:
 
 
 def _scored(protocol: ScoredProtocol, choices: Choices, options: dict) -> Method:
-    from ffsite.collect.protocol.scored import ScoredRun, ScoredSettings
+    from ffsite.collect.protocol.scored import ScoredRun
+    from ffsite.collect.protocol.scored_plan import ScoredSettings
 
     model = _one_model(protocol, choices.models)
     if choices.base_dir is None:
