@@ -88,6 +88,11 @@ def verdict_lines(protocol: Protocol, found: compare.Variant, summary: dict,
                   shown_as: str, models_there: int) -> list[str]:
     """The closing lines: which case applies, and what the site shows."""
     name = dataset_name(protocol.dataset)
+    if found.comparable and not models_there:
+        return [f"comparable: same protocol ({protocol.name} {protocol.version}) and "
+                f"judges as {name}, which has no models on the site yet: these are its "
+                f"first, marked 'contributed' ({run_line(summary)}); later runs of the "
+                "same protocol are ranked with them"]
     if found.comparable:
         return [f"comparable: same protocol ({protocol.name} {protocol.version}) and "
                 f"judges as {name}: ranked with its {models_there} models and marked "
@@ -199,8 +204,7 @@ def _check_votes(path: Path, site_files: list[Path], protocol: Protocol,
     if missing:
         lines.append(f"note: compared with {', '.join(missing)}, which the site does not "
                      "rate yet: contribute their files too")
-    shown = f"{traits['trait'].iloc[0]}" if not found.comparable else ""
-    return lines + verdict_lines(protocol, found, summary, shown or key,
+    return lines + verdict_lines(protocol, found, summary, f"<trait> [judged by {key}]",
                                  len(rated - set(added)))
 
 

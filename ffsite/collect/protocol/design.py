@@ -11,10 +11,12 @@ Per trait, each model being added gets `target` comparisons on that trait's ques
    so a model may end one above its target ("up to a fixed target").
 
 Each comparison gets the trait's next question (a seeded order, round and round) and
-goes to one judge: the one with the fewest of the two models' comparisons so far (ties:
-the fewest in all, then the panel's order), so every model's comparisons split about
-evenly over the judges.  Which answer the judge sees first is a seeded coin per
-comparison.  Everything is a pure function of the models, the settings and the seed.
+goes to one judge, chosen so that every model's comparisons split about evenly over the
+judges: greedy in a seeded order, then repaired by moving single comparisons and by
+flipping alternating chains of two judges' comparisons (a model's split between any two
+judges then differs by at most two, tested over seeds; a perfect split is not always
+reached).  Which answer the judge sees first is a seeded coin per comparison.
+Everything is a pure function of the models, the settings and the seed.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def design(questions: Mapping[str, Sequence[str]], added: Sequence[str],
         rng = np.random.default_rng([seed, number])
         pairs = _pairs(models, added, anchor, target, anchor_share, rng)
         order = [ids[i] for i in rng.permutation(len(ids))]
-        found += _assigned(trait, pairs, order, judges)
+        found += _assigned(trait, pairs, order, judges, rng)
     return found
 
 
@@ -88,24 +90,102 @@ def _pairs(models: list[str], added: Sequence[str], anchor: str, target: int,
 
 
 def _assigned(trait: str, pairs: list[tuple[str, str]], questions: list[str],
-              judges: int) -> list[Comparison]:
-    load: dict[str, list[int]] = {}
+              judges: int, rng: np.random.Generator) -> list[Comparison]:
+    """Questions round and round; judges in balance: pairs in a seeded order, each to
+    a judge at (or nearest) both models' fewest, then a repair pass that moves a
+    comparison from a model's busiest judge to its idlest while that evens both."""
+    order = rng.permutation(len(pairs))
+    load: dict[str, list[int]] = {m: [0] * judges for pair in pairs for m in pair}
     total = [0] * judges
+    judge_of = [0] * len(pairs)
+    for k in order:
+        first, second = pairs[k]
+
+        def cost(j: int, a: str = first, b: str = second) -> tuple:
+            return (max(load[a][j] - min(load[a]), load[b][j] - min(load[b])),
+                    load[a][j] + load[b][j], total[j], j)
+
+        judge = min(range(judges), key=cost)
+        judge_of[k] = judge
+        load[first][judge] += 1
+        load[second][judge] += 1
+        total[judge] += 1
+    _repair(pairs, judge_of, load, judges)
     seen: dict[tuple, int] = {}
     found = []
     for k, (first, second) in enumerate(pairs):
         question = questions[k % len(questions)]
-        for model in (first, second):
-            load.setdefault(model, [0] * judges)
-        judge = min(range(judges), key=lambda j: (load[first][j] + load[second][j],
-                                                  total[j], j))
-        load[first][judge] += 1
-        load[second][judge] += 1
-        total[judge] += 1
         low, high = sorted((first, second))
         again = seen.get((question, low, high), 0)
         seen[(question, low, high)] = again + 1
         digest = hashlib.sha256(f"{trait}\0{question}\0{low}\0{high}\0{again}".encode())
-        found.append(Comparison(trait, question, first, second, judge,
+        found.append(Comparison(trait, question, first, second, judge_of[k],
                                 f"aa-{digest.hexdigest()[:20]}"))
     return found
+
+
+def _repair(pairs: list[tuple[str, str]], judge_of: list[int],
+            load: dict[str, list[int]], judges: int) -> None:
+    """Move single comparisons to another judge while that lowers the two models'
+    summed squares of comparisons per judge (so spreads even out); then flip
+    alternating chains of two judges' comparisons from a model whose split is off by
+    more than one.  Stops when no move helps."""
+    improved = True
+    while improved:
+        improved = False
+        for k, (first, second) in enumerate(pairs):
+            now = judge_of[k]
+            for other in range(judges):
+                gain = sum(load[m][other] - load[m][now] for m in (first, second)) + 2
+                if other != now and gain < 0:
+                    for model in (first, second):
+                        load[model][now] -= 1
+                        load[model][other] += 1
+                    judge_of[k] = now = other
+                    improved = True
+        improved = _flip_chains(pairs, judge_of, load, judges) or improved
+
+
+def _flip_chains(pairs: list[tuple[str, str]], judge_of: list[int],
+                 load: dict[str, list[int]], judges: int) -> bool:
+    """One Kempe-chain flip where it helps: from a model whose split between two judges
+    is off by two or more, follow comparisons alternately of those judges and swap the
+    two on the whole chain: the models inside keep their split, only its two ends
+    change, and the flip is kept when their summed squares fall."""
+    at: dict[str, list[int]] = {}
+    for k, pair in enumerate(pairs):
+        for model in pair:
+            at.setdefault(model, []).append(k)
+    for start in sorted(load):
+        for busy in range(judges):
+            for idle in range(judges):
+                if load[start][busy] - load[start][idle] < 2:
+                    continue
+                chain, used, model, colour = [], set(), start, busy
+                while True:
+                    step = next((k for k in at[model] if k not in used
+                                 and judge_of[k] == colour), None)
+                    if step is None:
+                        break
+                    chain.append(step)
+                    used.add(step)
+                    first, second = pairs[step]
+                    model = second if first == model else first
+                    colour = idle if colour == busy else busy
+                ends = {start, model}
+                before = sum(c * c for m in ends for c in load[m])
+                _swap(pairs, judge_of, load, chain, busy, idle)
+                if sum(c * c for m in ends for c in load[m]) < before:
+                    return True
+                _swap(pairs, judge_of, load, chain, busy, idle)  # undo
+    return False
+
+
+def _swap(pairs: list[tuple[str, str]], judge_of: list[int], load: dict[str, list[int]],
+          chain: list[int], one: int, two: int) -> None:
+    for k in chain:
+        new = two if judge_of[k] == one else one
+        for model in pairs[k]:
+            load[model][judge_of[k]] -= 1
+            load[model][new] += 1
+        judge_of[k] = new

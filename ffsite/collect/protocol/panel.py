@@ -406,8 +406,9 @@ def _votes(settings: PanelSettings, plan: Plan, verdicts: Mapping[str, Any],
 
 def panel_method(protocol: PanelProtocol, choices: Choices, options: dict) -> PanelRun:
     """The run `setup.method` builds for a panel protocol."""
-    chosen = {**protocol.settings, **{k: v for k, v in options.items()
-                                      if k in protocol.settings}}
+    chosen = {**protocol.settings, **protocol.design,
+              **{k: v for k, v in options.items()
+                 if k in protocol.settings or k in protocol.design}}
     found = compare.variant(protocol, choices.judges, chosen)
     models = choices.models
     name = models[0] if len(models) == 1 else "+".join(models)

@@ -21,6 +21,9 @@ def describe(protocol: Protocol, base_dir: Path | None) -> list[str]:
     lines.append("settings: " + ", ".join(
         f"{name} {'not sent' if value is None else shown(value)}"
         for name, value in protocol.settings.items()))
+    if isinstance(protocol, PanelProtocol):
+        lines.append("design (comparable whatever it is): " + ", ".join(
+            f"{name} {shown(value)}" for name, value in protocol.design.items()))
     lines += [f"reproduces: {protocol.reproduces}", f"cannot reproduce or adds: "
               f"{protocol.differs}"]
     if isinstance(protocol, ScoredProtocol) and base_dir is not None:

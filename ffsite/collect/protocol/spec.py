@@ -186,11 +186,17 @@ class PanelProtocol:
 
     @property
     def settings(self) -> dict[str, Any]:
-        return {"anchor": self.anchor, "comparisons": self.comparisons,
-                "anchor_share": self.anchor_share, "reasks": self.reasks,
-                "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "judge_temperature": self.judge_temperature,
+        """How an answer and a verdict are made.  The anchor, the target, the anchor's
+        share and the seed say how many comparisons are drawn between whom, not how one
+        is made: a run that changes them stays comparable (less or more precise)."""
+        return {"reasks": self.reasks, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "judge_temperature": self.judge_temperature,
                 "judge_max_tokens": self.judge_max_tokens}
+
+    @property
+    def design(self) -> dict[str, Any]:
+        return {"anchor": self.anchor, "comparisons": self.comparisons,
+                "anchor_share": self.anchor_share}
 
 
 @dataclass(frozen=True)
