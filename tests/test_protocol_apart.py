@@ -56,7 +56,7 @@ def test_scores_by_other_judges_move_apart_and_never_join_the_panel(tmp_path):
     scores = read_scores([path])
     apart = keep_apart(scores, SCORE_JUDGES)
     long = apart.long().sort_values(["dataset", "model", "judge"]).reset_index(drop=True)
-    assert list(zip(long["dataset"], long["model"], long["judge"])) == [
+    assert list(zip(long["dataset"], long["model"], long["judge"], strict=True)) == [
         ("llm_dreams", "old", "gpt-5.5"), ("llm_dreams", "old", "grok-4.3"),
         (f"llm_dreams@{CRAFTED}", "old", CRAFTED),
         (f"llm_dreams@{CRAFTED}+other", "new", CRAFTED),
