@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,12 +29,10 @@ import numpy as np
 import pandas as pd
 
 from ffsite._atomic import write_text
-from ffsite.collect.api import Api, Cache, Call, Estimate, Phase, Session
-from ffsite.collect.files import beside, communication_file, contributions_of
+from ffsite.collect.api import Api, Cache, Call, Estimate, Outcome, Phase, Session
+from ffsite.collect.files import communication_file
 from ffsite.collect.protocol import compare
 from ffsite.collect.protocol.design import Comparison, design
-from ffsite.collect.protocol.population import read_population
-from ffsite.collect.protocol.setup import Choices, default_out
 from ffsite.collect.protocol.spec import Judge, PanelProtocol, Question
 from ffsite.collect.run import MAX_INVALID, Collected, Method, Phases, invalid_votes
 from ffsite.errors import ParameterError
@@ -233,14 +232,41 @@ class PanelRun(Method[Plan, Judged]):
                                    *(j.model for j in self.settings.judges)]))
 
     async def collect(self, plan: Plan, session: Session) -> Phases:
+        """Answers and comparisons as streams: a comparison is sent as soon as its two
+        answers are in; re-asks after."""
         settings = self.settings
         text = {q.id: q.text for q in plan.questions}
-        answered = await session.run("answer", [answer_call(settings, text[q], m)
-                                                for m, q in plan.answering])
-        texts = _texts(settings, plan, answered)
+        texts = _texts(settings, plan, None)  # the population's, then each answer made
+        answering = session.stream("answer", len(plan.answering))
+        judging = session.stream("judge", len(plan.comparisons))
+
+        async def answer(key: tuple[str, str]) -> Outcome:
+            (outcome,) = await answering.send([answer_call(settings, text[key[1]], key[0])])
+            if outcome.entry is not None:
+                texts[key] = outcome.entry["content"]
+            return outcome
+
+        asked_for = {key: asyncio.ensure_future(answer(key)) for key in plan.answering}
+
+        async def compare(one: Comparison) -> Outcome | None:
+            keys = [(one.first, one.question), (one.second, one.question)]
+            await asyncio.gather(*(asked_for[k] for k in keys if k in asked_for))
+            if not all(k in texts for k in keys):
+                return None
+            (outcome,) = await judging.send([judge_call(settings, plan, one, texts, 0)])
+            return outcome
+
+        try:
+            compared = await asyncio.gather(*(compare(c) for c in plan.comparisons))
+            await asyncio.gather(*asked_for.values())  # (answers no comparison shows)
+        finally:
+            answering.close()
+            judging.close()
+        answered = Phase([answer_call(settings, text[q], m) for m, q in plan.answering],
+                         [asked_for[key].result() for key in plan.answering])
         ready = _ready(plan, texts)
-        first = await session.run("judge", [judge_call(settings, plan, c, texts, 0)
-                                            for c in ready]) if ready else None
+        first = Phase([judge_call(settings, plan, c, texts, 0) for c in ready],
+                      [o for o in compared if o is not None]) if ready else None
         again = Phase([], [])
         pending = [c for c, o in zip(ready, first.outcomes, strict=True)
                    if o.entry and _read(settings, o.entry["content"])[0] is None
@@ -402,26 +428,3 @@ def _votes(settings: PanelSettings, plan: Plan, verdicts: Mapping[str, Any],
         "seed": pd.array([0] * len(rows), dtype="Int64"),
         "vote": votes, "note": [note for *_, note in rows],
     })
-
-
-def panel_method(protocol: PanelProtocol, choices: Choices, options: dict) -> PanelRun:
-    """The run `setup.method` builds for a panel protocol."""
-    chosen = {**protocol.settings, **protocol.design,
-              **{k: v for k, v in options.items()
-                 if k in protocol.settings or k in protocol.design}}
-    found = compare.variant(protocol, choices.judges, chosen)
-    models = choices.models
-    name = models[0] if len(models) == 1 else "+".join(models)
-    out = choices.out or default_out(protocol, name, found)
-    responses_out = choices.responses_out or beside(out, ".responses.json")
-    paths = options.get("population")
-    if paths is None:  # the answers beside the dataset's contributions, but this run's
-        folder = contributions_of(protocol.dataset)
-        paths = [p for p in sorted(folder.glob("*.responses.json"))
-                 if p.resolve() != responses_out.resolve()] if folder.is_dir() else []
-    population = read_population([Path(p) for p in paths], protocol.questions())
-    return PanelRun(PanelSettings(
-        protocol=protocol, models=tuple(models), judges=choices.judges,
-        population=population, api=choices.api, out=out, responses_out=responses_out,
-        seed=options.get("seed", 0), limit=choices.limit, max_invalid=choices.max_invalid,
-        **chosen))

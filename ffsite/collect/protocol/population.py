@@ -1,15 +1,22 @@
-"""The answers of models a panel has rated already, from earlier runs' answers files
-(`<name>.responses.json` beside their votes): later runs compare new models with them
-without asking them again."""
+"""A panel run's set-up: the answers of models it has rated already, from earlier runs'
+answers files (`<name>.responses.json` beside their votes), which later runs compare new
+models with without asking them again; and the run `setup.method` builds."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ffsite.collect.protocol.spec import Question
+from ffsite.collect.files import beside, contributions_of
+from ffsite.collect.protocol import compare
+from ffsite.collect.protocol.setup import Choices, default_out
+from ffsite.collect.protocol.spec import PanelProtocol, Question
 from ffsite.errors import FfsiteError
+
+if TYPE_CHECKING:
+    from ffsite.collect.protocol.panel import PanelRun
 
 
 def read_population(paths: Sequence[Path], questions: Sequence[Question]
@@ -43,3 +50,27 @@ def read_population(paths: Sequence[Path], questions: Sequence[Question]
                                   "model")
             answers[qid] = record["answer"]
     return found
+
+
+def panel_method(protocol: PanelProtocol, choices: Choices, options: dict) -> PanelRun:
+    """The run `setup.method` builds for a panel protocol."""
+    from ffsite.collect.protocol.panel import PanelRun, PanelSettings  # (it imports this)
+    chosen = {**protocol.settings, **protocol.design,
+              **{k: v for k, v in options.items()
+                 if k in protocol.settings or k in protocol.design}}
+    found = compare.variant(protocol, choices.judges, chosen)
+    models = choices.models
+    name = models[0] if len(models) == 1 else "+".join(models)
+    out = choices.out or default_out(protocol, name, found)
+    responses_out = choices.responses_out or beside(out, ".responses.json")
+    paths = options.get("population")
+    if paths is None:  # the answers beside the dataset's contributions, but this run's
+        folder = contributions_of(protocol.dataset)
+        paths = [p for p in sorted(folder.glob("*.responses.json"))
+                 if p.resolve() != responses_out.resolve()] if folder.is_dir() else []
+    population = read_population([Path(p) for p in paths], protocol.questions())
+    return PanelRun(PanelSettings(
+        protocol=protocol, models=tuple(models), judges=choices.judges,
+        population=population, api=choices.api, out=out, responses_out=responses_out,
+        seed=options.get("seed", 0), limit=choices.limit, max_invalid=choices.max_invalid,
+        **chosen))

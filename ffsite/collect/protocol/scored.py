@@ -21,6 +21,7 @@ skeleton's (collect/run.py).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,13 +125,43 @@ class ScoredRun(Method[Plan, Scored]):
         return [self.settings.model, *(judge.model for judge in self.settings.judges)]
 
     async def collect(self, plan: Plan, session: Session) -> Phases:
+        """Answers and judge calls as streams: a unit's judges are called as soon as its
+        answers are in (no wait for the last answer of the run); re-asks after."""
         settings = self.settings
-        answered = await session.run("answer", [answer_call(settings, k)
-                                                for k in plan.answers])
+        answering = session.stream("answer", len(plan.answers))
+        judging = session.stream("judge", len(plan.units) * len(settings.judges)
+                                 * settings.repetitions)
+        asked_for: dict[AnswerKey, asyncio.Task] = {}
+
+        async def answer(key: AnswerKey) -> Outcome:
+            (outcome,) = await answering.send([answer_call(settings, key)])
+            return outcome
+
+        async def unit(index: int) -> list[Outcome]:
+            parts = plan.units[index].parts
+            for key in parts:  # each answer asked once, however many units show it
+                if key not in asked_for:
+                    asked_for[key] = asyncio.ensure_future(answer(key))
+            done = await asyncio.gather(*(asked_for[key] for key in parts))
+            if any(o.entry is None for o in done):
+                return []
+            texts = {key: settings.material.clean(o.entry["content"])
+                     for key, o in zip(parts, done, strict=True)}
+            calls = [judge_call(settings, plan, Asked(index, j, r), texts, 0)
+                     for j in range(len(settings.judges)) for r in range(settings.repetitions)]
+            return await judging.send(calls)
+
+        try:
+            judged_units = await asyncio.gather(*(unit(u) for u in range(len(plan.units))))
+        finally:
+            answering.close()
+            judging.close()
+        answered = Phase([answer_call(settings, key) for key in plan.answers],
+                         [asked_for[key].result() for key in plan.answers])
         texts = _texts(settings, plan, answered)
-        asked = judged(settings, plan, texts)
-        first = await session.run("judge", [judge_call(settings, plan, a, texts, 0)
-                                            for a in asked]) if asked else None
+        asked = judged(settings, plan, texts)  # the order `judged_units` is in
+        first = Phase([judge_call(settings, plan, a, texts, 0) for a in asked],
+                      [o for outcomes in judged_units for o in outcomes]) if asked else None
         again = Phase([], [])
         pending = [a for a, bad in zip(asked, _unreadable(settings, first.outcomes),
                                        strict=True) if bad] if first else []
@@ -142,8 +173,7 @@ class ScoredRun(Method[Plan, Scored]):
             again = Phase(again.calls + phase.calls, again.outcomes + phase.outcomes)
             pending = [a for a, still in zip(pending, _unreadable(settings, phase.outcomes),
                                              strict=True) if still]
-        return {"answer": answered, "judge": first,
-                "reask": again if again.calls else None}
+        return {"answer": answered, "judge": first, "reask": again if again.calls else None}
 
     def result(self, plan: Plan, phases: Phases) -> Collected[Scored]:
         settings = self.settings

@@ -92,7 +92,7 @@ def method(protocol: Protocol, choices: Choices) -> Method:
         return _scored(protocol, choices, options)
     if isinstance(protocol, PanelProtocol):
         _only(protocol, options, PANEL_CHOICES)
-        from ffsite.collect.protocol.panel import panel_method
+        from ffsite.collect.protocol.population import panel_method
 
         return panel_method(protocol, choices, options)
     _only(protocol, options, VOTES_CHOICES)
