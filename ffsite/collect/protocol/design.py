@@ -62,7 +62,7 @@ def design(questions: Mapping[str, Sequence[str]], added: Sequence[str],
         rng = np.random.default_rng([seed, number])
         pairs = _pairs(models, added, anchor, target, anchor_share, rng)
         order = [ids[i] for i in rng.permutation(len(ids))]
-        found += _assigned(trait, pairs, order, judges, rng)
+        found += _assigned(trait, pairs, order, judges, rng, number)
     return found
 
 
@@ -90,7 +90,7 @@ def _pairs(models: list[str], added: Sequence[str], anchor: str, target: int,
 
 
 def _assigned(trait: str, pairs: list[tuple[str, str]], questions: list[str],
-              judges: int, rng: np.random.Generator) -> list[Comparison]:
+              judges: int, rng: np.random.Generator, turn: int) -> list[Comparison]:
     """Questions round and round; judges in balance: pairs in a seeded order, each to
     a judge at (or nearest) both models' fewest, then a repair pass that moves a
     comparison from a model's busiest judge to its idlest while that evens both."""
@@ -102,8 +102,10 @@ def _assigned(trait: str, pairs: list[tuple[str, str]], questions: list[str],
         first, second = pairs[k]
 
         def cost(j: int, a: str = first, b: str = second) -> tuple:
+            # Ties go to the judges in an order that turns with the trait, so over the
+            # traits no judge is favoured.
             return (max(load[a][j] - min(load[a]), load[b][j] - min(load[b])),
-                    load[a][j] + load[b][j], total[j], j)
+                    load[a][j] + load[b][j], total[j], (j - turn) % judges)
 
         judge = min(range(judges), key=cost)
         judge_of[k] = judge
