@@ -9,9 +9,12 @@ how it differs:
 - scores go to the dataset `<dataset>@<judges>[ (<settings>)]`, never pooled into the
   dataset's panel nor ranked with its models (the site reads such a dataset as its own,
   named "<name> [apart: ...]");
-- votes keep their dataset, and their traits are filed as `<trait id>@<judge key>`
-  (`ffsite.metrics.judges.judge_trait_id`), so no judge's votes are ever counted as
-  another's whichever has more votes.
+- a panel's votes keep their dataset, and their traits are filed as
+  `<trait id>@<judge key>` (`ffsite.metrics.judges.judge_trait_id`), so no judge's
+  votes are ever counted as another's whichever has more votes;
+- a Feedback Forensics run's votes go under another judge key (the judge, and what
+  differs), which the site keeps apart as it keeps any two judges' votes
+  (`separate_judges`).
 
 A trial (`limit`) is comparable but partial; validating it against the site says how much it
 covers.
