@@ -317,3 +317,22 @@ def test_dry_run_prices_from_the_built_in_table(tmp_path):
         cost = float(re.search(r"~\$([\d.]+)", line).group(1))
         assert cost == pytest.approx(price.cost(tokens_in, tokens_out), abs=1e-4)
     assert lines[-1] == "dry run: nothing was sent"
+
+
+def test_the_budget_stops_the_run_cleanly_and_a_rerun_finishes_it(tmp_path, shared_data):
+    # The whole run costs ~$0.016 at the built-in prices (the server's answers are short).
+    command = args(tmp_path, "--comparisons", "4", *no_population(tmp_path),
+                   models=("openai/gpt-4.1-nano",))
+    with ChatServer(Script(shared_data)) as server:
+        stopped = run_cli([*command, "--max-cost", "0.01"], api_env(server.url))
+        assert stopped.exit_code == 0, stopped.output
+        assert "stopped at the budget: --max-cost 0.01" in stopped.output
+        summary = file_summary(tmp_path / "out.parquet")
+        assert summary["complete"] is False and summary["cost_usd"] <= 0.01
+        assert 0 < summary["judge_calls"] < 120 and summary["votes"] < 120
+        made = len(server.requests)
+        finished = run_cli(command, api_env(server.url))
+        assert finished.exit_code == 0, finished.output
+        assert len(server.requests) == made + 420 - summary["calls"]
+    done = file_summary(tmp_path / "out.parquet")
+    assert done["complete"] is True and done["votes"] == 120

@@ -87,14 +87,15 @@ FAULTS = {("answer", MODEL): [Reply(status=429, headers={"Retry-After": "0"}),
           # One prompt's answer fails for good: its nine means are invalid.
           ("answer", MODEL, "music impact our emotions"): [Reply(status=500)] * 3,
           ("bp-judge", "deepseek/deepseek-r1"): [Reply(drop=True),
-                                                 Reply("Scores: warmth high.")]}
+                                                 Reply("Scores: warmth high.")],
+          ("bp-judge", "meta-llama/llama-4-maverick"): [Reply(delay=3.0)]}  # past --timeout
 
 
 def test_end_to_end_with_faults_the_panel_mean_and_validate(tmp_path, shared_data):
     script = Script(shared_data, faults=FAULTS)
     with ChatServer(script) as server:
-        result = run_cli(args(tmp_path, shared_data, "--max-attempts", "3"),
-                         api_env(server.url))
+        result = run_cli(args(tmp_path, shared_data, "--max-attempts", "3", "--timeout",
+                              "1"), api_env(server.url))
         assert result.exit_code == 0, result.output
         judges = {r.model for r in server.requests if script.kind(r) == "bp-judge"}
     assert judges == set(JUDGE_MODELS.values())
@@ -181,3 +182,31 @@ def test_kill_and_resume_pays_no_call_twice(tmp_path, shared_data):
         assert resumed.returncode == 0, stderr
     assert 10 <= cached < 40 and len(server.requests) - before == 40 - cached
     assert f"({40 - cached} new, {cached} from cache" in stdout
+
+
+def test_dry_run_prices_from_the_built_in_table_and_the_budget_stops(tmp_path, shared_data):
+    from ffsite.collect.api.cost import BUILT_IN_PRICES
+
+    model = "openai/gpt-4.1-nano"
+    command = ["protocol", "run", "behavioral-profiling", "--model", model, "--base-data",
+               str(shared_data), "--cache-dir", str(tmp_path / "cache"), "--out",
+               str(tmp_path / "out.parquet"), "--backoff", "0"]
+    with ChatServer(Script(shared_data)) as server:
+        dry = run_cli([*command, "--dry-run"], api_env(server.url))
+        assert dry.exit_code == 0 and server.requests == [], dry.output
+        lines = dry.output.splitlines()[1:5]
+        for line in lines:
+            name = line.split(" calls to ")[1].split(" ")[0]
+            tokens_in = int(re.search(r"~(\d+) tokens in", line).group(1))
+            tokens_out = int(re.search(r"~(\d+) out", line).group(1))
+            cost = float(re.search(r"~\$([\d.]+)", line).group(1))
+            assert cost == pytest.approx(BUILT_IN_PRICES[name].cost(tokens_in, tokens_out),
+                                         abs=1e-4), line
+        # The whole run costs ~$0.15 at these prices (the server's answers are short); a
+        # judge call holds ~$0.05 at worst: a $0.1 budget stops it part way, cleanly.
+        stopped = run_cli([*command, "--max-cost", "0.1"], api_env(server.url))
+        assert stopped.exit_code == 0, stopped.output
+        assert "stopped at the budget: --max-cost 0.1" in stopped.output
+    summary = file_summary(tmp_path / "out.parquet")
+    assert summary["complete"] is False and summary["cost_usd"] <= 0.1
+    assert 50 < summary["calls"] < 200 and summary["cost_source"] == "price table"

@@ -5,7 +5,9 @@ what every protocol run shares: `protocol list` and `show`, and keys never writt
 from __future__ import annotations
 
 import json
+import re
 
+import pytest
 from annotate_helpers import (
     KEY,
     api_env,
@@ -129,3 +131,25 @@ def test_the_key_is_written_nowhere(tmp_path, shared_data):
     assert "sent with Bearer [redacted]" in record["answers"][0]["answer"]
     failed = [j for j in record["judgements"] if j["failure"]]
     assert failed and failed[0]["failure"].endswith("Incorrect API key provided: [redacted]")
+
+
+def test_dry_run_prices_and_the_budget_through_the_protocol(tmp_path, shared_data):
+    from ffsite.collect.api.cost import BUILT_IN_PRICES
+
+    base = make_base_data(tmp_path / "base", 6)
+    model = "openai/gpt-4.1-nano"
+    command = args(tmp_path, base)
+    command[command.index("--model") + 1] = model
+    with ChatServer(Script(shared_data)) as server:
+        dry = run_cli([*command, "--dry-run"], api_env(server.url))
+        assert dry.exit_code == 0 and server.requests == [], dry.output
+        judge = next(line for line in dry.output.splitlines() if line.startswith("judge:"))
+        tokens_in = int(re.search(r"~(\d+) tokens in", judge).group(1))
+        tokens_out = int(re.search(r"~(\d+) out", judge).group(1))
+        assert float(re.search(r"~\$([\d.]+)", judge).group(1)) == pytest.approx(
+            BUILT_IN_PRICES[JUDGE].cost(tokens_in, tokens_out), abs=1e-4)
+        stopped = run_cli([*command, "--max-cost", "0.004"], api_env(server.url))
+        assert stopped.exit_code == 0, stopped.output
+        assert "stopped at the budget: --max-cost 0.004" in stopped.output
+    summary = file_summary(tmp_path / "ff.parquet")
+    assert summary["complete"] is False and summary["cost_usd"] <= 0.004
