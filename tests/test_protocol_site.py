@@ -25,6 +25,7 @@ pytestmark = pytest.mark.slow
 
 BP_MODEL, DREAMER, APART, CRAFTED_MODEL = ("lab/profiled-1", "lab/dreamer-1",
                                            "lab/dreamer-other", "crafted/new")
+BP_APART = "lab/profiled-other"
 AA_MODELS = ("lab/alpha", "lab/beta")
 
 
@@ -57,6 +58,9 @@ def built(tmp_path_factory, shared_data: Path) -> Path:
     with ChatServer(Script(shared_data)) as server:
         run(["protocol", "run", "behavioral-profiling", "--model", BP_MODEL, *common,
              "--out", str(contrib / "bp" / "profiled.parquet")], server.url)
+        run(["protocol", "run", "behavioral-profiling", "--model", BP_APART, "--judge",
+             "lab/judge-y", "--limit", "10", *common,
+             "--out", str(contrib / "bp" / "other.parquet")], server.url)
         run(["protocol", "run", "llm-dreams", "--model", DREAMER, *common,
              "--out", str(contrib / "ld" / "dreamer.parquet")], server.url)
         run(["protocol", "run", "llm-dreams", "--model", APART, "--judge", "lab/judge-x",
@@ -102,13 +106,15 @@ def test_validate_says_which_case_applies(built):
             continue
         result = run_cli(["validate", str(path), "--site", str(annotations)], {})
         assert result.exit_code == 0, (path, result.output)
-        lines[path.stem] = result.output
-    assert "comparable: same protocol (behavioral-profiling" in lines["profiled"]
-    assert "ranked with its 9 models" in lines["profiled"]  # 6 and its 3 judges
-    assert "comparable: same protocol (llm-dreams" in lines["dreamer"]
+        lines[str(path.relative_to(annotations / "contrib").with_suffix(""))] = result.output
+    assert "comparable: same protocol (behavioral-profiling" in lines["bp/profiled"]
+    assert "ranked with its 9 models" in lines["bp/profiled"]  # 6 and its 3 judges
+    assert "comparable: same protocol (llm-dreams" in lines["ld/dreamer"]
+    assert "apart: judges lab/judge-y: shown as 'Behavioral Profiling (apart: " \
+        "lab/judge-y)'" in lines["bp/other"]
     assert "apart: judges lab/judge-x: shown as 'llm-dreams (apart: lab/judge-x)'" in (
-        lines["other"])
-    assert "comparable: same protocol (aa-personality" in lines["first"]
+        lines["ld/other"])
+    assert "comparable: same protocol (aa-personality" in lines["aa/first"]
 
 
 def test_the_contributed_model_is_in_its_dataset_s_tables_marked_contributed(built):
@@ -156,6 +162,10 @@ def test_numbers_made_another_way_are_apart_and_labelled(built):
         assert CRAFTED_MODEL in heads["llm_dreams@crafted-judge: crafted-judge"]
     assert seen == 15
     home = (site / "index.html").read_text("utf-8")
+    lead = home[home.index('id="judged-heading"'):home.index('id="llm-dreams-heading"')]
+    assert BP_MODEL in lead and BP_APART not in lead  # Behavioral Profiling's own table
+    bp_other = text(model_page(site, BP_APART))
+    assert "Judged personality (Behavioral Profiling (apart: lab/judge-y))" in bp_other
     glances = home[home.index('id="llm-dreams-glances"'):home.index('id="text-heading"')]
     assert APART not in glances and CRAFTED_MODEL not in glances
     assert "crafted-judge" not in home and "lab/judge-x" not in home

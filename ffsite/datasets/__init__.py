@@ -23,7 +23,7 @@ from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 __all__ = ["APART", "BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS",
            "DEFAULT_PROMPT_SET", "PANELS", "PROMPT_SETS", "PROTOCOLS", "RUBRIC_FLOORS",
            "SCORE_JUDGES", "SOURCES", "UNITS", "Condition", "Dataset", "Source", "Texts",
-           "condition_description", "condition_label", "dataset_name", "find"]
+           "condition_description", "condition_label", "dataset_name", "find", "is_apart"]
 
 # In the order commands and pages list them.
 DATASETS: tuple[Dataset, ...] = (
@@ -71,6 +71,12 @@ def find(dataset: str) -> Dataset | None:
 
 
 APART = "@"  # "<dataset>@<judges and settings>": numbers made another way, kept apart
+
+
+def is_apart(dataset: str) -> bool:
+    """Whether `dataset` holds numbers kept apart from a dataset's own ("<id>@<how>")."""
+    base, apart, _ = dataset.partition(APART)
+    return bool(apart) and base in _BY_ID
 
 
 def dataset_name(dataset: str) -> str:

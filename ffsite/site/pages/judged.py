@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ffsite.datasets import DATASETS
+from ffsite.datasets import DATASETS, is_apart
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
@@ -56,9 +56,8 @@ def judged_overview(ctx: SiteContext, page: str) -> Judged | None:
     if not len(ctx.scores):
         return None
     scored = ctx.score_results
-    lead = {d.id for d in DATASETS if d.conditions}  # (numbers kept apart have no record)
     means = scored.means[(scored.means["condition"] == BASELINE).to_numpy()
-                         & scored.means["dataset"].isin(lead).to_numpy()]
+                         & ~scored.means["dataset"].map(is_apart).to_numpy(bool)]
     if means.empty:
         return None
     traits = ctx.traits[ctx.traits["scored"]].set_index("trait_id")
