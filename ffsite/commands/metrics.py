@@ -6,10 +6,7 @@ import click
 
 from ffsite.commands._output import emit
 from ffsite.commands.options import annotation_paths, format_option
-from ffsite.format.read import read_annotations
 from ffsite.metrics.combine import RULES
-from ffsite.metrics.judges import separate_judges
-from ffsite.metrics.results import metrics_table
 
 
 @click.command()
@@ -27,6 +24,10 @@ from ffsite.metrics.results import metrics_table
 def metrics(paths: tuple[str, ...], against: str, reference_models: str, dataset: str | None,
             split_by: str | None, rule: str, judges: tuple[str, ...], fmt: str) -> None:
     """Per-trait strength, relevance and Cohen's kappa against a reference annotation."""
+    from ffsite.format.read import read_annotations  # here: `--help` needs none of them
+    from ffsite.metrics.judges import separate_judges
+    from ffsite.metrics.results import metrics_table
+
     # Read only what the table needs: the checks of unread columns are `validate`'s job.
     needed = ["model_a", "model_b"] if against.startswith("model:") else []
     if split_by:

@@ -14,10 +14,6 @@ from ffsite.commands.options import (
 )
 from ffsite.datasets import DEFAULT_PROMPT_SET
 from ffsite.errors import FfsiteError
-from ffsite.format.read import read_annotations
-from ffsite.metrics.judges import separate_judges
-from ffsite.metrics.results import indices_table, ratings_table
-from ffsite.models import apply_registry, load_registry, names_seen, source_names
 
 
 @click.command(name="ratings")
@@ -37,6 +33,11 @@ def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
 
     Models are named by the site's ids (content/models.toml); `source_model` gives each
     dataset's own spelling."""
+    from ffsite.format.read import read_annotations  # here: `--help` needs none of them
+    from ffsite.metrics.judges import separate_judges
+    from ffsite.metrics.results import indices_table, ratings_table
+    from ffsite.models import apply_registry, load_registry, names_seen, source_names
+
     registry = load_registry(content)
     original = read_annotations(paths)
     registry.check_merges(names_seen(original))
