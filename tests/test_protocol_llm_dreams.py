@@ -130,7 +130,9 @@ def test_end_to_end_with_faults_then_validate(tmp_path, shared_data):
         result = run_cli(args(tmp_path, shared_data, "--timeout", "1", "--concurrency", "4"),
                          api_env(server.url))
         assert result.exit_code == 0, result.output
-        assert server.max_in_flight <= 4
+        # Four lanes; the server may still hold the one request the client gave up on
+        # after its timeout while the retry is in flight.
+        assert server.max_in_flight <= 4 + 1
         asked = [r for r in server.requests if script.kind(r) == "dream-judge"]
     # 30 answers (three retried), 36 judge calls (two retried), grok-4.3's first reply
     # and qwen's four re-asked: 1 + 4 + 4 re-asks.
