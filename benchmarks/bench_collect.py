@@ -80,6 +80,36 @@ def timed(command: list[str], env: dict, in_run: list | None = None) -> float:
     return elapsed
 
 
+BARE = """
+import sys, time, tempfile
+from pathlib import Path
+from ffsite.collect.api import Api, Session, endpoint_from_env, run_sync
+n, concurrency = int(sys.argv[1]), int(sys.argv[2])
+api = Api(cache_dir=Path(tempfile.mkdtemp()), concurrency=concurrency)
+calls = [api.call("bench", {"model": "bare", "messages": [{"role": "user", "content":
+         f"question {i}"}], "max_tokens": 64}) for i in range(n)]
+async def main():
+    async with Session(api, endpoint_from_env()) as session:
+        await session.run("bare", calls)
+started = time.perf_counter()
+run_sync(main())
+print(time.perf_counter() - started)
+"""
+
+
+def bare_rate(args: argparse.Namespace, n: int = 1860) -> float:
+    """Calls per second of the API layer alone on this machine now: one phase of `n`
+    calls, no method around it (what the client and server can do under the load)."""
+    with ChatServer(answer, latency=args.latency) as server:
+        env = {**os.environ, "FFSITE_API_BASE": server.url, "FFSITE_API_KEY": "bench",
+               "PYTHONPATH": str(REPO)}
+        times = [float(subprocess.run([sys.executable, "-c", BARE, str(n),
+                                       str(args.concurrency)], env=env, capture_output=True,
+                                      text=True, check=True).stdout)
+                 for _ in range(args.runs)]
+    return n / statistics.median(times)
+
+
 def protocol_runs(args: argparse.Namespace, folder: Path) -> dict[str, dict[str, float]]:
     """Each protocol once per run, fresh then from the cache: calls, wall time, in-run."""
     found: dict[str, dict[str, list[float]]] = {}
@@ -168,11 +198,15 @@ def main() -> None:
 
 def report_protocols(found: dict[str, dict[str, float]], ceiling: float,
                      args: argparse.Namespace) -> None:
+    bare = bare_rate(args)
+    print(f"the API layer alone (one phase of 1860 calls, no method): {bare:.0f} calls/s "
+          f"({bare / ceiling:.0%} of the ceiling {ceiling:.0f}) on this machine now")
     for name, numbers in found.items():
         calls, fresh, run = numbers["calls"], numbers["fresh"], numbers["in_run"]
         print(f"{name}: {calls:.0f} calls in {fresh:.2f} s wall ({calls / fresh:.0f} "
               f"calls/s, {calls / fresh / ceiling:.0%} of the ceiling {ceiling:.0f}); "
-              f"in-run {run:.2f} s ({calls / run:.0f} calls/s, {calls / run / ceiling:.0%}); "
+              f"in-run {run:.2f} s ({calls / run:.0f} calls/s, {calls / run / ceiling:.0%}, "
+              f"{calls / run / bare:.0%} of the API layer alone); "
               f"rerun from the cache {numbers['cached']:.2f} s")
 
 
