@@ -31,6 +31,7 @@ COMMANDS = {
     "fetch": "ffsite.commands.fetch:fetch",
     "eigenbench": "ffsite.commands.eigenbench:eigenbench_group",
     "lmlpa": "ffsite.commands.lmlpa:lmlpa_group",
+    "protocol": "ffsite.commands.protocol:protocol_group",
     "default-annotations": "ffsite.commands.defaults:default_annotations",
 }
 
@@ -60,6 +61,7 @@ SUMMARIES = {
     "fetch": "Download base datasets NAMES (default: all), resumable and checksum-verified.",
     "eigenbench": "EigenBench: models judge each other's answers against a constitution.",
     "lmlpa": "LMLPA: the Big Five from a model's open-ended answers, scored by an AI rater.",
+    "protocol": "Judged datasets' protocols: add a model the way a dataset made its numbers.",
     "default-annotations": "Write every base dataset's default annotations (ids, votes, "
                            "scores; no text).",
 }

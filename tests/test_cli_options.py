@@ -41,12 +41,13 @@ def test_every_command_takes_the_shared_options():
     base_data = {name for name, command in commands.items()
                  if any(p.name == "base_data" for p in command.params)}
     assert base_data == {"build", "serve", "annotate", "default-annotations",
-                         "export annotated-pairs", "eigenbench run"}
+                         "export annotated-pairs", "eigenbench run", "protocol run",
+                         "protocol show"}
     # Commands that call models take every API option, declared once (commands/_api.py).
     calling = {name: sorted(p.name for p in command.params if p.name in _api._NAMES)
                for name, command in commands.items()
                if any(p.name == "max_cost" for p in command.params)}
-    assert set(calling) == {"annotate", "eigenbench run", "lmlpa run"}
+    assert set(calling) == {"annotate", "eigenbench run", "lmlpa run", "protocol run"}
     assert all(names == sorted(_api._NAMES) for names in calling.values())
     paths = {name for name, command in commands.items()
              if any(p.name == "paths" for p in command.params)}

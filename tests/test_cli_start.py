@@ -35,6 +35,7 @@ STILL_HEAVY = {
     "eigenbench": "ffsite.collect.*, ffsite.metrics.eigenbench (scipy) at the top of "
                   "commands/eigenbench.py",
     "lmlpa": "ffsite.collect.lmlpa at the top of commands/lmlpa.py and _api.py",
+    "protocol": "ffsite.collect.protocol at the top of commands/protocol.py and _api.py",
 }
 
 

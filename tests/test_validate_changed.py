@@ -86,3 +86,32 @@ def test_a_changed_contribution_is_checked_against_the_site(repo):
     # Not made by ffsite annotate: refused by the --site checks, naming the file.
     assert ("error: annotations/contrib/my model.parquet: no run summary naming the model"
             in done.stderr), done.stderr
+
+
+def test_a_protocol_contribution_says_whether_it_is_comparable(repo, tmp_path, shared_data):
+    """The pull request adds a run of llm-dreams' protocol (made against the local chat
+    server) to a site with llm-dreams' published scores: the check says which case it
+    is."""
+    from annotate_helpers import api_env, run_cli
+    from chat_server import ChatServer
+    from protocol_fixture import Script
+
+    shutil.copy(REPO / "annotations" / "llm_dreams" / "scores.parquet",
+                repo / "annotations" / "llm_dreams.parquet")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the site has llm-dreams")
+    git(repo, "branch", "-f", "main")
+    out = repo / "annotations" / "contrib" / "llm_dreams" / "lab dreamer.parquet"
+    with ChatServer(Script(shared_data)) as server:
+        made = run_cli(["protocol", "run", "llm-dreams", "--model", "lab/dreamer",
+                        "--base-data", str(shared_data), "--cache-dir", str(tmp_path / "c"),
+                        "--out", str(out)], api_env(server.url))
+        assert made.exit_code == 0, made.output
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "contribution")
+    done = run_script(repo)
+    assert done.returncode == 0, done.stderr
+    assert "ok annotations/contrib/llm_dreams/lab dreamer.parquet: model 'lab/dreamer', " \
+        "protocol llm-dreams" in done.stdout
+    assert "comparable: same protocol (llm-dreams llm-dreams-1) and judges as llm-dreams: " \
+        "ranked with its 236 models and marked 'contributed'" in done.stdout

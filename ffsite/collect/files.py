@@ -1,9 +1,10 @@
 """Where the collecting methods' files go: the one place their names are spelled.
 
 By default a method writes its annotation file to `annotations/<folder>/` (`contrib` for
-annotate, `eigenbench`, `lmlpa`) and its texts beside it or, for LMLPA, outside the
-annotations folder (the site reads every file there, and texts are base data).  The site
-finds `<name>.responses.json` beside `<name>.parquet` through `responses_file`.
+annotate, `contrib/<dataset>` for a protocol run, `eigenbench`, `lmlpa`) and its texts
+beside it or, for LMLPA, outside the annotations folder (the site reads every file
+there, and texts are base data).  The site finds `<name>.responses.json` beside
+`<name>.parquet` through `responses_file`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,17 @@ def default_out(folder: str, name: str) -> Path:
     """A method's annotation file for `name` (a model, a constitution):
     annotations/<folder>/<safe name>.parquet."""
     return ANNOTATIONS / folder / f"{safe_name(name)}.parquet"
+
+
+def contribution_out(dataset: str, name: str) -> Path:
+    """A protocol run's file for `name` (a model, or a label of several) on `dataset`:
+    annotations/contrib/<safe dataset>/<safe name>.parquet."""
+    return ANNOTATIONS / "contrib" / safe_name(dataset) / f"{safe_name(name)}.parquet"
+
+
+def contributions_of(dataset: str) -> Path:
+    """The folder of `dataset`'s contributions (their answers are read from here)."""
+    return ANNOTATIONS / "contrib" / safe_name(dataset)
 
 
 def beside(out: Path, suffix: str) -> Path:

@@ -76,7 +76,8 @@ def _resolve_base_data(ctx: click.Context, param: click.Parameter,
 
 
 # Library parameters whose flag is not the parameter's name with dashes.
-_FLAGS = {"base_dir": "--base-data", "models": "--model"}
+_FLAGS = {"base_dir": "--base-data", "models": "--model", "judges": "--judge",
+          "judge_models": "--judge-model"}
 
 
 def flag(param: str) -> str:

@@ -12,7 +12,7 @@ from ffsite.commands.options import (
     content_option,
     format_option,
 )
-from ffsite.datasets import PANELS, RUBRIC_FLOORS, UNITS
+from ffsite.datasets import PANELS, RUBRIC_FLOORS, SCORE_JUDGES, UNITS
 from ffsite.errors import FfsiteError
 
 COLUMNS = ["dataset", "condition", "model", "source_model", "trait", "judge", "mean",
@@ -38,7 +38,7 @@ def scores(paths: tuple[str, ...], n_bootstrap: int, seed: int, content: str,
 
     from ffsite.format import read_scores
     from ffsite.metrics.from_scores import score_means
-    from ffsite.metrics.judges import pool_panels
+    from ffsite.metrics.judges import keep_apart, pool_panels
     from ffsite.metrics.results import unit_intervals
     from ffsite.models import load_registry
 
@@ -47,6 +47,7 @@ def scores(paths: tuple[str, ...], n_bootstrap: int, seed: int, content: str,
         raise FfsiteError("no scores in " + ", ".join(paths) + "; import some with ffsite "
                           "import behavioral-profiling, or give the files that hold them")
     registry, options = load_registry(content), {"n_bootstrap": n_bootstrap, "seed": seed}
+    found = keep_apart(found, SCORE_JUDGES)  # other judges' scores on a dataset stand apart
     pooled, members = pool_panels(found, PANELS)  # a panel's rows, then each member's
     means = score_means(pooled, registry, floors=RUBRIC_FLOORS, **options)
     judges = score_means(members, registry, floors=RUBRIC_FLOORS, **options)

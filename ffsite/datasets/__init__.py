@@ -10,6 +10,7 @@ annotations/.  docs/architecture.md walks through one.
 from __future__ import annotations
 
 from ffsite.datasets import (
+    aa_personality,
     alpaca_eval,
     behavioral_profiling,
     eqbench3,
@@ -19,10 +20,10 @@ from ffsite.datasets import (
 )
 from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 
-__all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "DEFAULT_PROMPT_SET",
-           "PANELS", "PROMPT_SETS", "RUBRIC_FLOORS", "SOURCES", "UNITS", "Condition", "Dataset",
-           "Source", "Texts", "condition_description", "condition_label", "dataset_name",
-           "find"]
+__all__ = ["APART", "BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS",
+           "DEFAULT_PROMPT_SET", "PANELS", "PROMPT_SETS", "PROTOCOLS", "RUBRIC_FLOORS",
+           "SCORE_JUDGES", "SOURCES", "UNITS", "Condition", "Dataset", "Source", "Texts",
+           "condition_description", "condition_label", "dataset_name", "find", "is_apart"]
 
 # In the order commands and pages list them.
 DATASETS: tuple[Dataset, ...] = (
@@ -32,6 +33,7 @@ DATASETS: tuple[Dataset, ...] = (
     eqbench3.DATASET,
     llm_dreams.DATASET,
     poem_eval.DATASET,
+    aa_personality.DATASET,
 )
 _BY_ID = {dataset.id: dataset for dataset in DATASETS}
 
@@ -48,6 +50,11 @@ CONDITIONS: dict[str, tuple[str, str]] = {
 # Judges pooled into a declared panel, by dataset: (the panel's name, its members).
 PANELS: dict[str, tuple[str, tuple[str, ...]]] = {
     d.id: (d.panel, d.judges) for d in DATASETS if d.panel}
+# The judges each scores dataset's own numbers come from; anyone else's are kept apart.
+SCORE_JUDGES: dict[str, tuple[str, ...]] = {
+    d.id: d.score_judges for d in DATASETS if d.kind == "scores" and d.judges}
+# The datasets a new model can be added to the way their numbers were made.
+PROTOCOLS: tuple[Dataset, ...] = tuple(d for d in DATASETS if d.protocol)
 # The column of each dataset that tells a model's repeated answers apart (Dataset.unit).
 UNITS: dict[str, str] = {d.id: d.unit for d in DATASETS if d.unit}
 # The lowest anchor of each rubric: scores under it are counted where they are shown.
@@ -63,10 +70,26 @@ def find(dataset: str) -> Dataset | None:
     return _BY_ID.get(dataset)
 
 
+APART = "@"  # "<dataset>@<judges and settings>": numbers made another way, kept apart
+
+
+def is_apart(dataset: str) -> bool:
+    """Whether `dataset` holds numbers kept apart from a dataset's own ("<id>@<how>")."""
+    base, apart, _ = dataset.partition(APART)
+    return bool(apart) and base in _BY_ID
+
+
 def dataset_name(dataset: str) -> str:
-    """How pages name a dataset: its record's name, else its id."""
+    """How pages name a dataset: its record's name, else its id.  Numbers kept apart
+    from a dataset's own ("<id>@<how>": other judges or settings) are named by it and
+    by how they were made: "llm-dreams (apart: <judges> [<settings>])"."""
     found = _BY_ID.get(dataset)
-    return found.name if found else dataset
+    if found:
+        return found.name
+    base, apart, how = dataset.partition(APART)
+    if apart and base in _BY_ID:
+        return f"{_BY_ID[base].name} (apart: {how})"
+    return dataset
 
 
 def condition_label(condition: str) -> str:

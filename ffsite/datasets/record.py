@@ -82,6 +82,10 @@ class Dataset:
     peer_judgments: str | None = None
     # Its judges' reasoning, base data: (folder) -> {(comparison id, seed): reasoning}.
     reasoning: str | None = None
+    # How a new model is added the way its own numbers were made: () -> a protocol of
+    # ffsite.collect.protocol (what the model answers, who judges, how often), which
+    # `ffsite protocol run` runs through the collecting skeleton.
+    protocol: str | None = None
     viewer_note: str | None = None  # what the explorer's pair viewer can and cannot show
     # Whether a vote's seed says which side the judge saw first (seed 0: A, seed 1: B), as
     # when a judge saw every pair in both orders.
@@ -91,6 +95,15 @@ class Dataset:
     def command_name(self) -> str:
         """The word after `ffsite import` (alpaca_eval -> alpaca-eval)."""
         return self.id.replace("_", "-")
+
+    @property
+    def score_judges(self) -> tuple[str, ...]:
+        """The judges its scores files name: each of its judges, and, with several, all
+        of them joined by " + " (the name of their mean where only the mean is
+        published).  Scores on it by any other judge are shown apart
+        (`ffsite.metrics.judges.keep_apart`)."""
+        joined = (" + ".join(self.judges),) if len(self.judges) > 1 else ()
+        return (*self.judges, *joined)
 
     @property
     def condition_order(self) -> tuple[str, ...]:

@@ -112,10 +112,11 @@ def strength_from_scores(scores: Scores, registry: Registry | None = None, *,
             resampled = (net @ block.times.T) / (compared @ block.times.T)
             n, won, lost = compared.sum(axis=1), wins.sum(axis=1), losses.sum(axis=1)
             strength = (won - lost) / n
+            relevance = (won + lost) / n  # NaN for a model alone in its block
             accuracy = np.where(won + lost > 0, won / np.maximum(won + lost, 1), 0.5)
         low, high = _interval(resampled, level)
         frames.append(_rows(block, STRENGTH_COLUMNS, strength=strength, ci_low=low,
-                            ci_high=high, relevance=(won + lost) / n,
+                            ci_high=high, relevance=relevance,
                             cohens_kappa=2 * (accuracy - 0.5), wins=won.astype(np.int64),
                             losses=lost.astype(np.int64),
                             ties=ties.sum(axis=1).astype(np.int64),

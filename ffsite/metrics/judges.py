@@ -10,12 +10,16 @@ ratings, pages and downloads show it apart and never rank it against the first.
 Repeated votes of one judge (seeds) still combine, as methods.md says.
 
 Scores follow the same rule: a number is one judge's, or a declared panel's (a dataset's
-record names its panel, `Dataset.panel`), never an unnamed average (`panel_scores`).
+record names its panel, `Dataset.panel`), never an unnamed average (`panel_scores`).  A
+dataset's own judges are the ones its record names (`Dataset.score_judges`); scores on
+it by any other judge (a contribution judged another way, a hand-made file) are moved to
+a dataset of their own, `<dataset>@<judges>` (`keep_apart`), before any panel is pooled:
+they never join its panel, its tables or its ranks, and change none of its numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -64,6 +68,46 @@ def separate_judges(annotations: Annotations) -> Annotations:
     separated.iloc[rows, separated.columns.get_loc("trait_id")] = trait_id
     separated.iloc[rows, separated.columns.get_loc("trait")] = wording
     return replace(annotations, annotators=separated)
+
+
+def keep_apart(scores: Scores, own: Mapping[str, Collection[str]]) -> Scores:
+    """The same scores, those on a dataset of `own` ({dataset: its own judges}) by any
+    other judge moved to the dataset `<dataset>@<judges>`, where <judges> are the other
+    judges that scored that model there, sorted and joined by "+" (one label per
+    contribution, however many judges it had).  Unchanged when every judge is a
+    dataset's own."""
+    if not len(scores):
+        return scores
+    responses, columns = scores.responses, scores.columns
+    dataset = responses["dataset"].to_numpy(object)[scores.response]
+    judge = columns["judge"].to_numpy(object)[scores.column]
+    mine = pd.MultiIndex.from_tuples([(d, j) for d, judges in own.items() for j in judges],
+                                     names=["dataset", "judge"])
+    keyed = pd.MultiIndex.from_arrays([dataset, judge])
+    foreign = np.isin(dataset, list(own)) & ~keyed.isin(mine)
+    if not foreign.any():
+        return scores
+    model = responses["model"].to_numpy(object)[scores.response]
+    found = pd.DataFrame({"dataset": dataset[foreign], "model": model[foreign],
+                          "judge": judge[foreign]}).drop_duplicates()
+    labels = found.groupby(["dataset", "model"], sort=True)["judge"].agg(
+        lambda judges: "+".join(sorted(judges)))
+    label = labels.reindex(pd.MultiIndex.from_arrays(
+        [dataset[foreign], model[foreign]])).to_numpy(object)
+    moved = responses.iloc[scores.response[foreign]].reset_index(drop=True)
+    moved["dataset"] = [f"{d}{SEPARATOR}{how}" for d, how in zip(
+        dataset[foreign], label, strict=True)]
+    kept_rows = np.unique(scores.response[~foreign])
+    keys = pd.concat([responses.iloc[kept_rows], moved], ignore_index=True)
+    first = ~keys.duplicated(["dataset", "response_id"]).to_numpy()
+    table = keys[first].reset_index(drop=True)
+    index = pd.MultiIndex.from_frame(table[["dataset", "response_id"]].astype(object))
+    response = np.empty(len(scores), np.int64)
+    response[~foreign] = index.get_indexer(pd.MultiIndex.from_frame(
+        responses.iloc[scores.response[~foreign]][["dataset", "response_id"]].astype(object)))
+    response[foreign] = index.get_indexer(pd.MultiIndex.from_frame(
+        moved[["dataset", "response_id"]].astype(object)))
+    return replace(scores, responses=table, response=response)
 
 
 def panel_scores(scores: Scores, dataset: str, panel: str, members: Sequence[str]

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.collect.files import responses_file
-from ffsite.datasets import PANELS, RUBRIC_FLOORS, UNITS, find
+from ffsite.datasets import PANELS, RUBRIC_FLOORS, SCORE_JUDGES, UNITS, find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores, schema
@@ -29,7 +29,7 @@ from ffsite.format.response_metrics import read_response_metrics
 from ffsite.format.scores import empty_scores
 from ffsite.metrics import eigenbench, results
 from ffsite.metrics.big_five import big_five, split_lmlpa
-from ffsite.metrics.judges import pool_panels
+from ffsite.metrics.judges import keep_apart, pool_panels
 from ffsite.metrics.results import (
     DatasetDetails,
     ModelResults,
@@ -152,7 +152,8 @@ class SiteContext:
         registry = registry or Registry()
         every_score = scores if scores is not None else empty_scores()
         scores, lmlpa = split_lmlpa(every_score)  # questionnaire items are not traits
-        scores, judge_scores = pool_panels(scores, PANELS)  # a panel's mean is its judge
+        # Other judges' scores on a dataset stand apart; then a panel's mean is its judge.
+        scores, judge_scores = pool_panels(keep_apart(scores, SCORE_JUDGES), PANELS)
         votes = results.trait_votes(annotations)
         traits = trait_table(votes, scores)
         labels = traits.set_index("trait_id")["label"]

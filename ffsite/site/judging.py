@@ -1,14 +1,19 @@
 """The site's facts about judges: the models that are also judges of a dataset (the
 records' `judge_models`: they judged their own answers, and every table and page that
-shows their numbers says so), and each panel's judges measured against each other."""
+shows their numbers says so), the models contributors added through a dataset's
+protocol (marked "contributed" the same way, with their run), and each panel's judges
+measured against each other."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
 from ffsite.datasets import DATASETS, PANELS, UNITS, dataset_name, find
+from ffsite.format import read_file_metadata
+from ffsite.format.schema import KIND_RESPONSE_METRICS
 from ffsite.metrics import panel
 from ffsite.site.context import SiteContext
 
@@ -23,27 +28,78 @@ def self_judges(ctx: SiteContext) -> dict[tuple[str, str], str]:
     return found
 
 
+def contributions(ctx: SiteContext) -> dict[tuple[str, str], dict[str, Any]]:
+    """{(dataset, model id): the run summary} of every model a contributor added through
+    a dataset's protocol (`ffsite protocol run`: its file's summary names the protocol);
+    the dataset as the file files it (an apart run's is `<dataset>@...`)."""
+    found = {}
+    for path in ctx.files:
+        metadata = read_file_metadata(path)
+        summary = metadata.get("extra") or {}
+        if not summary.get("protocol") or metadata.get("kind") == KIND_RESPONSE_METRICS:
+            continue
+        dataset = str(summary.get("dataset"))
+        for model in summary.get("models") or [summary.get("model")]:
+            if isinstance(model, str):
+                found[(dataset, ctx.registry.model_id(dataset, model))] = summary
+    return found
+
+
+def run_line(summary: dict[str, Any]) -> str:
+    """A contributed run in a clause: its date, calls, invalid share and cost."""
+    cost, rate = summary.get("cost_usd"), summary.get("invalid_rate")
+    parts = [f"run of {summary.get('date') or 'an unknown date'}",
+             f"{summary.get('calls', 0):,} API calls"]
+    if isinstance(rate, int | float):
+        parts.append(f"{rate:.1%} invalid")
+    parts.append(f"cost ${cost:,.4f}" if isinstance(cost, int | float) else "cost unknown")
+    return ", ".join(parts)
+
+
 def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
-    """The Cell fields that mark a model that judged `dataset` ({} otherwise)."""
+    """The Cell fields that mark a model that judged `dataset`, or that a contributor
+    added to it ({} otherwise)."""
     judge = ctx.prepared(self_judges).get((dataset, model))
-    if judge is None:
+    run = ctx.prepared(contributions).get((dataset, model))
+    marks = []
+    if judge is not None:
+        marks.append(("judge", f"this model is one of the judges of "
+                      f"{dataset_name(dataset)} ({judge}): it scored its own answers too"))
+    if run is not None:
+        marks.append(("contributed", f"added by a contributor through ffsite protocol "
+                      f"{run.get('protocol')} ({run_line(run)})"))
+    if not marks:
         return {}
-    return {"badge": "judge", "badge_title": f"this model is one of the judges of "
-            f"{dataset_name(dataset)} ({judge}): it scored its own answers too"}
+    return {"badge": " · ".join(m for m, _ in marks),
+            "badge_title": "; ".join(t for _, t in marks)}
+
+
+def contributed_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, ...]:
+    """The note a model's section on `dataset` carries when a contributor added it."""
+    run = ctx.prepared(contributions).get((dataset, model))
+    if run is None:
+        return ()
+    how = ("made the dataset's way (same protocol and judges): ranked with its models"
+           if run.get("comparable") else "made another way ("
+           + "; ".join(run.get("differs") or []) + "): shown apart, never ranked against "
+           "the dataset's own models")
+    return (f"Contributed: added through ffsite protocol run {run.get('protocol')}, "
+            f"{how}; {run_line(run)}.",)
 
 
 def self_judge_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, ...]:
-    """The note a model's section on `dataset` carries when the model judged it."""
+    """The notes a model's section on `dataset` carries when the model judged it or a
+    contributor added it."""
     judge = ctx.prepared(self_judges).get((dataset, model))
     if judge is None:
-        return ()
+        return contributed_notes(ctx, dataset, model)
     record = find(dataset)
     others = len(record.judges) - 1 if record else 0
     share = ("alone: every number here is its own judgement" if others == 0 else
              f"with {others} other judge{'s' if others > 1 else ''}: its own view is "
              "part of every number here")
     return (f"This model is one of the judges of {dataset_name(dataset)} ({judge}): it "
-            f"judged its own answers {share}.",)
+            f"judged its own answers {share}.", *contributed_notes(ctx, dataset, model))
 
 
 @dataclass(frozen=True)

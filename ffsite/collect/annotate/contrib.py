@@ -14,6 +14,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ffsite.collect.annotate.run import TOOL
+from ffsite.collect.protocol.contrib import TOOL as PROTOCOL_TOOL
+from ffsite.collect.protocol.contrib import check_protocol_file, checked_variant, verdict_lines
 from ffsite.collect.run import MAX_INVALID
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import (
@@ -36,7 +38,10 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     if size > max_bytes:
         raise FfsiteError(f"{path}: {size} bytes, over the {max_bytes}-byte cap for a "
                           "contributed file; annotate fewer votes per comparison")
-    if read_file_metadata(path).get("kind") == schema.KIND_RESPONSE_METRICS:
+    metadata = read_file_metadata(path)
+    if (metadata.get("extra") or {}).get("tool") == PROTOCOL_TOOL:  # a protocol run's
+        return check_protocol_file(path, site, replace=replace)
+    if metadata.get("kind") == schema.KIND_RESPONSE_METRICS:
         return _check_communication(path, site, replace)
     votes, metadata = read_votes_file(path)
     summary = metadata.get("extra") or {}
@@ -81,7 +86,12 @@ def check_contribution(path: str | os.PathLike, site: str | os.PathLike, *,
     line = (f"ok {path}: model '{model}', judge '{summary['judge']}', "
             f"{len(traits)} traits ({summary['trait_set']}), " + ", ".join(coverage))
     apart = _judged_apart(together, summary["judge"], set(traits["trait_id"]))
-    return line if apart is None else f"{line}\n{apart}"
+    lines = [line, *([apart] if apart else [])]
+    if summary.get("protocol"):  # `ffsite protocol run` of a Feedback Forensics protocol
+        protocol, found = checked_variant(path, summary)
+        lines += verdict_lines(protocol, found, summary, f"[judged by {summary['judge']}]",
+                               len(set(on_site["model_a"]) | set(on_site["model_b"])) - 1)
+    return "\n".join(lines)
 
 
 def _judged_apart(annotations, judge: str, trait_ids: set[str]) -> str | None:

@@ -24,11 +24,11 @@ from ffsite.collect.api.client import (
 )
 from ffsite.collect.api.cost import Price, Tally, estimated_tokens, find_price, load_prices
 from ffsite.collect.api.estimate import Estimate, estimate_line
-from ffsite.collect.api.session import Api, Phase, Session, run_sync
+from ffsite.collect.api.session import Api, Phase, Session, Stream, run_sync
 
 __all__ = [
     "BASE_URL_VARIABLE", "LOGGER", "Api", "Cache", "Call", "Endpoint", "Estimate",
-    "Outcome", "Phase", "Price", "RetryPolicy", "Session", "Tally", "call_key",
+    "Outcome", "Phase", "Price", "RetryPolicy", "Session", "Stream", "Tally", "call_key",
     "default_cache_dir", "endpoint_from_env", "estimate_line", "estimated_tokens",
     "find_price", "insecure_base_url", "load_prices", "run_sync",
 ]

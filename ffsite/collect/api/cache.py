@@ -9,10 +9,12 @@ Nothing from the request headers (the API key) reaches an entry.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,21 @@ class Cache:
             log.warning("damaged cache entry %s ignored; the call is made again", path)
             return None
         return entry
+
+    def answered_on(self, keys: Iterable[str]) -> str | None:
+        """The day (UTC, YYYY-MM-DD) the latest of these entries was written: when the
+        run behind them ended, read from the cache (a resumed run says what an
+        uninterrupted one does); None when none is there."""
+        latest = None
+        for key in keys:
+            try:
+                written = self._path(key).stat().st_mtime
+            except OSError:
+                continue
+            latest = written if latest is None else max(latest, written)
+        if latest is None:
+            return None
+        return dt.datetime.fromtimestamp(latest, tz=dt.UTC).strftime("%Y-%m-%d")
 
     def __contains__(self, key: str) -> bool:
         return self._path(key).is_file()

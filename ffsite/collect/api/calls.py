@@ -53,9 +53,10 @@ def cache_entry(answer: Answer) -> dict:
 
 
 async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
-                    budget: Budget, progress: Task) -> list[Outcome]:
+                    budget: Budget, progress: Task, close: bool = True) -> list[Outcome]:
     """One outcome per call, in the order given (completion order does not matter);
-    `progress` counts them, with counters "failed" and (by the caller) "retries"."""
+    `progress` counts them, with counters "failed" and (by the caller) "retries", and is
+    closed at the end unless `close` is False (a stream's batches share one)."""
 
     async def one(call: Call) -> Outcome:
         entry = cache.get(call.key)
@@ -96,4 +97,5 @@ async def run_calls(calls: Sequence[Call], *, client: ChatClient, cache: Cache,
     try:
         return list(await asyncio.gather(*(one(call) for call in calls)))
     finally:
-        progress.close()
+        if close:
+            progress.close()

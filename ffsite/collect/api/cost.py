@@ -39,6 +39,10 @@ BUILT_IN_PRICES: dict[str, Price] = {
     "openai/gpt-4.1-nano": Price(0.10, 0.40),
     "anthropic/claude-3.5-haiku": Price(0.80, 4.00),
     "anthropic/claude-sonnet-4": Price(3.00, 15.00),
+    # Behavioral Profiling's panel (its protocol's judges, ffsite protocol run).
+    "anthropic/claude-sonnet-4.5": Price(3.00, 15.00),
+    "meta-llama/llama-4-maverick": Price(0.15, 0.60),
+    "deepseek/deepseek-r1": Price(0.55, 2.19),
 }
 
 

@@ -3,7 +3,8 @@
 A method plans its calls as pure functions of its inputs (`Call`: body and cache key),
 then sends them phase by phase through one `Session`: one client (retries, concurrency,
 redaction), one cache (kill -9-safe, no answered call paid twice) and one budget for the
-whole run.
+whole run.  A phase may also be a `Stream`, its calls sent as they become ready, so the
+next phase does not wait for the last call of the one before.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ffsite.collect.api.calls import Call, Outcome, run_calls
 from ffsite.collect.api.client import ChatClient, Endpoint, RetryPolicy, require_key
 from ffsite.collect.api.cost import BUILT_IN_PRICES, Price, Tally, find_price
 from ffsite.errors import ParameterError
-from ffsite.progress import Progress
+from ffsite.progress import Progress, Task
 
 
 @dataclass(frozen=True)
@@ -112,14 +113,44 @@ class Session:
 
     async def run(self, label: str, calls: list[Call]) -> Phase:
         """Send the calls not answered yet (concurrently), with a progress line."""
-        if any(call.key not in self.cache for call in calls):  # a finished rerun needs none
-            require_key(self.endpoint)
-        if self._client is None:
-            self._client = ChatClient(self.endpoint, concurrency=self.api.concurrency,
-                                      policy=self.api.policy)
+        self._open(calls)
         progress = Progress().task(label, len(calls), unit="calls",
                                    counters=("retries", "failed"))
         self._client.on_retry = lambda reason: progress.advance(0, retries=1)
         outcomes = await run_calls(calls, client=self._client, cache=self.cache,
                                    budget=self.budget, progress=progress)
         return Phase(calls, outcomes)
+
+    def stream(self, label: str, total: int) -> Stream:
+        """A phase whose calls are sent in batches as they become ready (a judge call as
+        soon as the answers it shows are in), under one progress line; several streams
+        run at once through the same lanes, cache and budget.  The method puts the
+        batches' outcomes together in planned order (`Phase`), so the files do not
+        depend on which batch finished first."""
+        return Stream(self, Progress().task(label, total, unit="calls",
+                                            counters=("retries", "failed")))
+
+    def _open(self, calls: Sequence[Call]) -> None:
+        if any(call.key not in self.cache for call in calls):  # a finished rerun needs none
+            require_key(self.endpoint)
+        if self._client is None:
+            self._client = ChatClient(self.endpoint, concurrency=self.api.concurrency,
+                                      policy=self.api.policy)
+
+
+class Stream:
+    """`outcomes = await stream.send(calls)`, as often as needed; then `close()`."""
+
+    def __init__(self, session: Session, progress: Task):
+        self.session = session
+        self.progress = progress
+
+    async def send(self, calls: list[Call]) -> list[Outcome]:
+        session = self.session
+        session._open(calls)
+        session._client.on_retry = lambda reason: self.progress.advance(0, retries=1)
+        return await run_calls(calls, client=session._client, cache=session.cache,
+                               budget=session.budget, progress=self.progress, close=False)
+
+    def close(self) -> None:
+        self.progress.close()

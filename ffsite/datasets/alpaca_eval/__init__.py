@@ -22,4 +22,5 @@ DATASET = Dataset(
     command="command:import_command",
     defaults="defaults:write_defaults",
     files="files.toml",
+    protocol="protocol:protocol",
 )

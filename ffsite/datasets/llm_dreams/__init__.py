@@ -33,6 +33,7 @@ DATASET = Dataset(
     command="command:import_command",
     defaults="defaults:write_defaults",
     files="files.toml",
+    protocol="protocol:protocol",
     model_section="page:model_section",
     peer_judgments="peers:peer_judgments",
 )

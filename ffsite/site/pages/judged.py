@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ffsite.datasets import DATASETS
+from ffsite.datasets import DATASETS, is_apart
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
@@ -57,7 +57,8 @@ def judged_overview(ctx: SiteContext, page: str) -> Judged | None:
     if not len(ctx.scores):
         return None
     scored = ctx.score_results
-    means = scored.means[scored.means["condition"] == BASELINE]
+    means = scored.means[(scored.means["condition"] == BASELINE).to_numpy()
+                         & ~scored.means["dataset"].map(is_apart).to_numpy(bool)]
     if means.empty:
         return None
     traits = ctx.traits[ctx.traits["scored"]].set_index("trait_id")
