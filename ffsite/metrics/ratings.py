@@ -21,8 +21,9 @@ solve U* = 0 by Fisher scoring, t <- t + I^-1 U* (with a diagonal correction, se
 from the full-data fit.
 
 95% intervals: percentiles of 1,000 refits on bootstrap resamples of the trait's
-informative comparisons.  Ranks: 1 + the number of models whose lower bound is above
-this model's upper bound.
+informative comparisons.  Ranks: a model's place by Elo, with the 95% range of its rank
+over the same refits (ffsite.metrics.ranking.rank_ranges): in each refit every model is
+ranked, so the range does not depend on which model is the anchor.
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ from threadpoolctl import threadpool_limits  # installed with scikit-learn
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
+from ffsite.metrics.ranking import rank_ranges
 from ffsite.metrics.strength import trait_votes
 
 ANCHOR_ELO = 1000.0
 ELO_PER_LOGIT = 400 / np.log(10)
-RATING_COLUMNS = ("trait_id", "description", "model", "elo", "ci_low", "ci_high", "rank", "n")
+RATING_COLUMNS = ("trait_id", "description", "model", "elo", "ci_low", "ci_high", "rank",
+                  "rank_low", "rank_high", "n")
 
 # Outcome of a comparison for its pair (first, second): first won, second won, tie.
 FIRST_WINS, SECOND_WINS, TIE = 0, 1, 2
@@ -78,8 +81,10 @@ class TraitRatings:
     elo: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
-    rank: np.ndarray
+    rank: np.ndarray  # place by Elo (0: not rated)
     n: np.ndarray  # informative comparisons per model
+    rank_low: np.ndarray | None = None  # the 95% range of the rank over the refits
+    rank_high: np.ndarray | None = None
 
 
 # ------------------------------------------------------------------------ the fit
@@ -243,7 +248,8 @@ def fit_bradley_terry(wins: np.ndarray, *, anchor: int, firth: bool = True) -> n
 # ---------------------------------------------------------------------- bootstrap
 
 def shared_ranks(ci_low: np.ndarray, ci_high: np.ndarray) -> np.ndarray:
-    """rank = 1 + the number of models whose lower bound is above this upper bound."""
+    """rank = 1 + the number of models whose lower bound is above this upper bound (the
+    older rule, ffsite.metrics.ranking.interval_ranks; the ratings now use rank_ranges)."""
     return 1 + (ci_low[None, :] > ci_high[:, None]).sum(axis=1)
 
 
@@ -262,6 +268,7 @@ def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
     model_a, model_b = np.asarray(model_a), np.asarray(model_b)
     n = np.bincount(np.concatenate([model_a, model_b]), minlength=n_models)
     elo, low, high = (np.full(n_models, np.nan) for _ in range(3))
+    resampled = np.full((n_bootstrap, n_models), np.nan)
     # Fit only the models that appear: the cost grows with the cube of their number.
     present, local = np.unique(np.concatenate([model_a, model_b]), return_inverse=True)
     if anchor in present:
@@ -269,8 +276,10 @@ def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                                np.asarray(outcome), len(present),
                                anchor=int(np.searchsorted(present, anchor)),
                                n_bootstrap=n_bootstrap, seed=seed, level=level, firth=firth)
-        elo[present], low[present], high[present] = fitted
-    return TraitRatings(elo=elo, ci_low=low, ci_high=high, rank=shared_ranks(low, high), n=n)
+        elo[present], low[present], high[present], resampled[:, present] = fitted
+    ranges = rank_ranges(elo, resampled, level=level)
+    return TraitRatings(elo=elo, ci_low=low, ci_high=high, rank=ranges.rank, n=n,
+                        rank_low=ranges.low, rank_high=ranges.high)
 
 
 def _resample_counts(category: np.ndarray, width: int, size: int,
@@ -292,8 +301,10 @@ def _resample_counts(category: np.ndarray, width: int, size: int,
 
 def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                   n_models: int, *, anchor: int, n_bootstrap: int, seed: int | Sequence[int],
-                  level: float, firth: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(elo, ci_low, ci_high) for models that all appear in at least one comparison."""
+                  level: float, firth: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(elo, ci_low, ci_high, the refits [resamples, models]) for models that all appear
+    in at least one comparison."""
     swap = model_a > model_b
     first, second = np.where(swap, model_b, model_a), np.where(swap, model_a, model_b)
     outcome = np.where(swap & (outcome != TIE), 1 - outcome, outcome)
@@ -329,7 +340,7 @@ def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
     low[rated], high[rated] = np.nanquantile(
         resampled[:, rated], [(1 - level) / 2, (1 + level) / 2], axis=0)
     low[anchor] = high[anchor] = ANCHOR_ELO
-    return elo[0], low, high
+    return elo[0], low, high, resampled
 
 
 # -------------------------------------------------------------------------- table
@@ -377,7 +388,8 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
             "trait_id": trait_id, "description": description,
             "model": np.array(models, dtype=object)[shown], "elo": rated.elo[shown],
             "ci_low": rated.ci_low[shown], "ci_high": rated.ci_high[shown],
-            "rank": rated.rank[shown], "n": rated.n[shown],
+            "rank": rated.rank[shown], "rank_low": rated.rank_low[shown],
+            "rank_high": rated.rank_high[shown], "n": rated.n[shown],
         })
 
     # Traits are independent and numpy releases the GIL in the heavy parts: one thread

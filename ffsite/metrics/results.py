@@ -44,6 +44,7 @@ from ffsite.metrics.from_scores import (
 )
 from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
 from ffsite.metrics.intervals import metric_frame_with_intervals, wilson_interval
+from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import (
     METRIC_COLUMNS,
@@ -549,6 +550,13 @@ def unit_intervals(means: pd.DataFrame, judge_means: pd.DataFrame, scores: Score
         for column in ("ci_low", "ci_high", "n"):  # n: a panel's mean has its members' n
             values = frame[column].to_numpy().copy()
             values[np.flatnonzero(own)[at >= 0]] = found[column].to_numpy()[at[at >= 0]]
+            frame[column] = values
+        # The ranks follow the new intervals: the models' answers are their own, so
+        # their means are drawn independently from those intervals.
+        ranks = grouped_rank_ranges(frame[own], ["condition", "trait_id", "judge"], "mean")
+        for column in ranks.columns:
+            values = frame[column].to_numpy().copy()
+            values[own] = ranks[column].to_numpy()
             frame[column] = values
         return frame
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from ffsite.metrics.ranking import has_signal, interval_ranks
+from ffsite.metrics.ranking import RankRanges, has_signal, rank_ranges
 from ffsite.site import drawings
 from ffsite.site.output import Download
 from ffsite.site.render import count, heat_class, json_script, number, percent, signed
@@ -45,9 +45,14 @@ class Cell:
     title: str | None = None
     header: bool = False  # the row's header cell (th scope=row)
     interval: str | None = None  # a 95% interval, shown under the value (not only on hover)
-    rank: int | None = None  # a rank that respects the intervals (ffsite.metrics.ranking)
+    # A rank and its 95% range (ffsite.metrics.ranking), shown after the value: (place,
+    # best, worst); pages read the range from data-rank.
+    rank: tuple[int, int, int] | None = None
     badge: str | None = None  # a short mark after the text ("judge"), explained by badge_title
     badge_title: str | None = None
+    # A rank cell's 95% range (best, worst): the page's data-rank, which tests and the
+    # reader's tools can check against the order of the estimates.
+    rank_range: tuple[int, int] | None = None
 
 
 @dataclass
@@ -153,13 +158,47 @@ def interval_text(low: float | None, high: float | None, digits: int = 2,
     return f"{number(low, digits)}–{number(high, digits)}"
 
 
-def rank_cell(rank: float, of: float) -> Cell:
-    """"2 of 9": the interval rank (ffsite.metrics.ranking; shared where intervals
-    overlap), or a dash for a model without one (no interval, or no rating)."""
+RANK_TITLE = ("place by the estimate; under it, the 95% range of the rank over the "
+              "bootstrap resamples (how ranks are set: Methodology)")
+
+
+def rank_column(cue: str = "1 = highest; 95% range under it", key: str = "rank") -> Column:
+    """The column of `rank_cell`s."""
+    return Column(key, "Rank", cue=cue, title=RANK_TITLE)
+
+
+def ranked_cell(row: Any, of: int, ranked: bool = True) -> Cell:
+    """`rank_cell` of a row with rank, rank_low and rank_high (a dash when not
+    `ranked`)."""
+    if not ranked:
+        return Cell("–")
+    return rank_cell(row.rank, of, row.rank_low, row.rank_high)
+
+
+def range_text(low: int, high: int) -> str:
+    """A rank's 95% range as cells show it: "1–6", or "sure" when it is one place."""
+    return f"{low}–{high}" if low != high else "sure"
+
+
+def rank_cell(rank: float, of: float, low: float | None = None,
+              high: float | None = None) -> Cell:
+    """"2 of 9" with its 95% range under it ("1–4"), or a dash for a model without a
+    rank (no interval, no rating, or a trait without signal)."""
     if pd.isna(rank) or int(rank) == 0:
         return Cell("–")
-    return Cell(f"{int(rank)} of {int(of)}", int(rank),
-                title="1 + the models whose 95% interval lies wholly above this one's")
+    low = int(rank) if low is None or pd.isna(low) else int(low)
+    high = int(rank) if high is None or pd.isna(high) else int(high)
+    return Cell(f"{int(rank)} of {int(of)}", int(rank), interval=range_text(low, high),
+                title=f"{int(rank)} of {int(of)} by the estimate; 95% range of its rank "
+                      f"{low} to {high}", rank_range=(low, high))
+
+
+def tie_text(ranges_low: int, tied: int) -> str:
+    """"tied with 12 others" for a model whose range reaches first place among `tied`
+    models; "" when it alone can be first."""
+    if ranges_low != 1 or tied <= 1:
+        return ""
+    return f"tied with {tied - 1} other{'s' if tied > 2 else ''}"
 
 
 def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,
@@ -175,12 +214,15 @@ def estimate_cell(value: float, low: float | None, high: float | None, *, digits
 
 
 def ranked_strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
-                         low: float | None, high: float | None, rank: int | None) -> Cell:
-    """A heat cell with its 95% interval in view and its rank (None: not ranked); the
-    title only says when there are too few valid votes."""
+                         low: float | None, high: float | None,
+                         rank: tuple[int, int, int] | None) -> Cell:
+    """A heat cell with its 95% interval in view and its rank, (place, best, worst) with
+    the range after it (None: not ranked); the title only says when there are too few
+    valid votes."""
     title = None if finding else f"only {valid_votes} valid votes (fewer than {min_valid})"
     return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
-                title=title, interval=interval_text(low, high, signs=True), rank=rank)
+                title=title, interval=interval_text(low, high, signs=True), rank=rank,
+                rank_range=rank[1:] if rank else None)
 
 
 # ------------------------------------------------------------- ranked summaries
@@ -194,6 +236,16 @@ class Standing:
     value: str
     interval: str | None
     rank: int | None  # None: the trait shows no signal, so nobody is ranked
+    rank_low: int | None = None  # the 95% range of the rank from that end
+    rank_high: int | None = None
+    tie: str = ""  # "tied with 12 others" when its range reaches the end
+
+    @property
+    def range(self) -> str:
+        """"ranks 1–9", or "" when the range is the one place."""
+        if self.rank_low is None or self.rank_low == self.rank_high:
+            return ""
+        return f"ranks {self.rank_low}–{self.rank_high}"
 
 
 @dataclass(frozen=True)
@@ -208,25 +260,62 @@ class Glance:
     low_end: str = ""  # what a low value means, e.g. "cold, clinical" (scored traits)
     high_end: str = ""
     no_signal: str = ""  # why the trait shows no signal, in words
+    # How many models' 95% rank ranges reach the top and the bottom, of how many.
+    tied_most: int = 0
+    tied_least: int = 0
+    of: int = 0
+
+    @property
+    def most_note(self) -> str:
+        return share_text(self.tied_most, self.of, "first")
+
+    @property
+    def least_note(self) -> str:
+        return share_text(self.tied_least, self.of, "last")
+
+
+def share_text(tied: int, of: int, end: str) -> str:
+    """"14 of 46 models could be first" (their 95% rank ranges reach that place)."""
+    if tied <= 1:
+        return f"only one of {of} models can be {end}" if tied == 1 else ""
+    return f"{tied} of {of} models could be {end}: tied"
 
 
 @dataclass(frozen=True)
 class Ranked:
     """A trait's rankable rows (model, value, low, high) with ranks from each end."""
 
-    frame: pd.DataFrame  # + most_rank, least_rank (0 when the trait shows no signal)
+    # + most_rank, most_low, most_high and least_rank, least_low, least_high (0 when the
+    # trait shows no signal): place and 95% range from the top and from the bottom
+    frame: pd.DataFrame
     signal: bool
 
+    def tied(self, end: str) -> int:
+        """How many models' rank ranges reach the top ("most") or the bottom ("least")."""
+        return int((self.frame[f"{end}_low"] == 1).sum()) if self.signal else 0
 
-def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0.0
-              ) -> Ranked:
-    """Rank `frame` (columns model, value, low, high; one trait) by the interval rule
-    from both ends, highest value first; no ranks when the trait shows no signal."""
+
+def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0.0,
+              draws: np.ndarray | None = None) -> Ranked:
+    """Rank `frame` (columns model, value, low, high; one trait) from both ends, highest
+    value first, by `rank_ranges` (over `draws` [draws, rows] when the rows' bootstrap
+    resamples are known; else from the intervals); or, with the columns rank, rank_low
+    and rank_high already there, by those.  No ranks when the trait shows no signal."""
     low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
     signal = has_signal(low, high, null=null, band=band)
-    most = interval_ranks(low, high) if signal else np.zeros(len(frame), np.int64)
-    least = interval_ranks(low, high, highest_first=False) if signal else most
-    ranked = frame.assign(most_rank=most, least_rank=least).sort_values(
+    if {"rank", "rank_low", "rank_high"} <= set(frame.columns):
+        ranges = RankRanges(*(frame[c].to_numpy(np.int64)
+                              for c in ("rank", "rank_low", "rank_high")))
+    else:
+        ranges = rank_ranges(frame["value"].to_numpy(float), draws, low=low, high=high)
+    zero = np.zeros(len(frame), np.int64)
+    bottom = ranges.from_bottom()
+    columns = {}
+    for end, found in (("most", ranges), ("least", bottom)):
+        for part, values in (("rank", found.rank), ("low", found.low), ("high", found.high)):
+            columns[f"{end}_{part}"] = values if signal else zero
+    ranked = frame.drop(columns=[c for c in ("rank", "rank_low", "rank_high")
+                                 if c in frame.columns]).assign(**columns).sort_values(
         ["value", "model"], ascending=[False, True], kind="stable")
     return Ranked(ranked.reset_index(drop=True), signal)
 
@@ -238,16 +327,28 @@ def standings(ranked: Ranked, count: int, name: Callable[[str], str],
     trait; `name` and `href` name and link a model id; `signs`: values are signed
     (strengths), else plain numbers (means)."""
     show = signed if signs else number
+    tied = {"most": ranked.tied("most"), "least": ranked.tied("least")}
 
-    def standing(row, rank: int) -> Standing:
+    def standing(row, end: str) -> Standing:
+        if not ranked.signal:
+            return Standing(name(row.model), href(row.model), show(row.value),
+                            interval_text(row.low, row.high, signs=signs), None)
+        low, high = int(getattr(row, f"{end}_low")), int(getattr(row, f"{end}_high"))
         return Standing(name(row.model), href(row.model), show(row.value),
                         interval_text(row.low, row.high, signs=signs),
-                        int(rank) if ranked.signal else None)
+                        int(getattr(row, f"{end}_rank")), low, high,
+                        tie_text(low, tied[end]))
     frame = ranked.frame
-    top = [standing(r, r.most_rank) for r in frame.head(count).itertuples()]
-    bottom = [standing(r, r.least_rank)
-              for r in frame.iloc[::-1].head(count).itertuples()]
+    top = [standing(r, "most") for r in frame.head(count).itertuples()]
+    bottom = [standing(r, "least") for r in frame.iloc[::-1].head(count).itertuples()]
     return top, bottom
+
+
+def glance(label: str, href: str | None, ranked: Ranked, most: list[Standing],
+           least: list[Standing], **words: str) -> Glance:
+    """A trait's card from its ranked rows and standings, with how many share each end."""
+    return Glance(label, href, most, least, ranked.signal, tied_most=ranked.tied("most"),
+                  tied_least=ranked.tied("least"), of=len(ranked.frame), **words)
 
 
 ANCHOR_INTERVAL = "fixed (anchor)"  # the anchor's Elo is 1000 by definition, not measured

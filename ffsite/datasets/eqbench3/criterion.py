@@ -56,7 +56,8 @@ def criterion_page(ctx: SiteContext, trait, page: str) -> None:
                                    f"model (EQ-Bench 3, judge {JUDGE_NAME})", page)
             elo_table = Table("eq-trait-elo", f"Elo of each model (judge {JUDGE_NAME}; 95% "
                               "interval under each value)", rank_columns(),
-                              [rank_row(ctx, page, r) for r in own.itertuples(index=False)],
+                              [rank_row(ctx, page, r, len(own))
+                               for r in own.itertuples(index=False)],
                               download)
             ranked = own.sort_values(["elo", "model"], ascending=[False, True],
                                      kind="stable")

@@ -170,20 +170,19 @@ def strength_rows(ctx: SiteContext, found: PairwiseResults, criteria: pd.DataFra
 
 def overall_table(ctx: SiteContext, overall: pd.DataFrame, download: Download) -> Table:
     return Table("eq-overall", f"Overall EQ (judge {JUDGE_NAME})", rank_columns(),
-                 [rank_row(ctx, PAGE, r) for r in overall.itertuples(index=False)], download)
+                 [rank_row(ctx, PAGE, r, len(overall))
+                  for r in overall.itertuples(index=False)], download)
 
 
 def rank_columns() -> list[Column]:
     return [Column("model", "Model", numeric=False),
-            Column("rank", "Rank", cue="lower = shows it more",
-                   title="1 + the number of models rated surely higher (their interval "
-                         "lies above this one)"),
+            views.rank_column(),
             Column("elo", "Elo", cue=CUE_ELO),
             Column("n", "Comparisons")]
 
 
-def rank_row(ctx: SiteContext, page: str, row) -> list[Cell]:
-    return [model_cell(ctx, page, row.model), count_cell(row.rank), elo_cell(row),
+def rank_row(ctx: SiteContext, page: str, row, of: int) -> list[Cell]:
+    return [model_cell(ctx, page, row.model), views.ranked_cell(row, of), elo_cell(row),
             count_cell(row.n)]
 
 
@@ -434,7 +433,7 @@ def home_table(ctx: SiteContext, page: str
     rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True,
                   **judge_badge(ctx, DATASET, r.model)),
              views.elo_cell(r.elo, r.ci_low, r.ci_high),
-             count_cell(r.rank) if signal else Cell("–"), count_cell(r.n),
+             views.ranked_cell(r, len(ranked), signal), count_cell(r.n),
              *meta_cells(ctx.registry, r.model)]
             for name, r in zip(names.head(HOME_TOP), ranked.head(HOME_TOP).itertuples(),
                                strict=True)]
@@ -442,6 +441,6 @@ def home_table(ctx: SiteContext, page: str
         Column("model", "Model", numeric=False),
         Column("elo", "Elo", cue="higher = more emotionally intelligent",
                title="Bradley-Terry rating; 400 points = 10:1 odds"),
-        Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
+        views.rank_column(),
         Column("n", "Comparisons"), *meta_columns()], rows, download)
     return table, found.anchor, download

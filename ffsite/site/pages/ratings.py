@@ -20,6 +20,8 @@ from ffsite.site.views import (
     Table,
     chart,
     count_cell,
+    rank_column,
+    ranked_cell,
     sort_value,
 )
 
@@ -109,12 +111,11 @@ def rating_table(frame: pd.DataFrame, table_id: str, caption: str, first: Column
     return Table(table_id, caption, [
         first, Column("elo", "Elo", cue=CUE_ELO),
         Column("interval", "95% interval", numeric=False),
-        Column("rank", "Rank", cue="lower = shows it more", title="1 + the number of "
-               "models rated surely higher (their interval lies above this one)"),
+        rank_column(),
         Column("n", "Comparisons")],
         [[first_cell(r), Cell(number(r.elo, 0), sort_value(r.elo)),
           Cell(ANCHOR_INTERVAL if r.ci_low == r.ci_high
                else f"{number(r.ci_low, 0)} to {number(r.ci_high, 0)}"),
-          count_cell(r.rank) if ranked else Cell("–"), count_cell(r.n)]
+          ranked_cell(r, len(frame), ranked), count_cell(r.n)]
          for r in frame.itertuples(index=False)],
         download, note=" ".join(notes))
