@@ -21,8 +21,8 @@ from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 
 __all__ = ["BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS", "DEFAULT_PROMPT_SET",
            "PANELS", "PROMPT_SETS", "RUBRIC_FLOORS", "SOURCES", "UNITS", "Condition", "Dataset",
-           "Source", "Texts", "condition_description", "condition_label", "dataset_name",
-           "find"]
+           "Source", "TRAIT_SET_NAMES", "Texts", "condition_description", "condition_label",
+           "dataset_name", "find"]
 
 # In the order commands and pages list them.
 DATASETS: tuple[Dataset, ...] = (
@@ -52,6 +52,9 @@ PANELS: dict[str, tuple[str, tuple[str, ...]]] = {
 UNITS: dict[str, str] = {d.id: d.unit for d in DATASETS if d.unit}
 # The lowest anchor of each rubric: scores under it are counted where they are shown.
 RUBRIC_FLOORS: dict[str, float] = {d.id: d.rubric[0] for d in DATASETS if d.rubric}
+# What pages call each dataset's trait sets (ffsite.traits names the built-in ones).
+TRAIT_SET_NAMES: dict[str, str] = {
+    set_id: words for d in DATASETS for set_id, words in d.trait_sets}
 # The order pages list conditions in: the baseline first.
 CONDITION_ORDER: tuple[str, ...] = tuple(dict.fromkeys(
     c for dataset in DATASETS for c in dataset.condition_order))

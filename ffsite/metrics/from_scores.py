@@ -98,6 +98,32 @@ def score_means(scores: Scores, registry: Registry | None = None, *,
 
 
 @_one_blas_thread
+def mean_differences(scores: Scores, registry: Registry | None = None, *, dataset: str,
+                     condition: str, n_bootstrap: int = 1000, seed: int = 0,
+                     level: float = 0.95) -> dict[tuple[str, str], tuple[np.ndarray,
+                                                                         np.ndarray]]:
+    """Per (trait, judge) of one dataset and condition: (its models, the half-width of
+    the `level` interval of every two models' difference of means [models, models]),
+    the two means resampled together, prompt by prompt (both answered the same
+    prompts, so their difference is surer than their own intervals say).  The
+    half-width is half the distance between the difference's 2.5% and 97.5% points."""
+    found = {}
+    tail = (1 - level) / 2
+    for block in _blocks(scores, registry, n_bootstrap, seed):
+        block_dataset, block_condition, trait_id, judge = block.key
+        if block_dataset != dataset or block_condition != condition:
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resampled = (block.total @ block.times.T) / (block.count @ block.times.T)
+        difference = resampled[:, None, :] - resampled[None, :, :]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanquantile(difference, [tail, 1 - tail], axis=2)
+        found[(trait_id, judge)] = (block.models, (high - low) / 2)
+    return found
+
+
+@_one_blas_thread
 def strength_from_scores(scores: Scores, registry: Registry | None = None, *,
                          n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
                          ) -> pd.DataFrame:

@@ -84,10 +84,16 @@ def monotone(estimate: np.ndarray, low: np.ndarray, high: np.ndarray
     first): a best rank is at most every best rank below it, a worst rank at least every
     worst rank above it.  Widening keeps each range's coverage; a model with a higher
     estimate never gets a range that starts or ends after a lower model's."""
-    order = np.argsort(-np.asarray(estimate, float), kind="stable")
+    estimate = np.asarray(estimate, float)
+    order = np.argsort(-estimate, kind="stable")
     low, high = low.copy(), high.copy()
     low[order] = np.minimum.accumulate(low[order][::-1])[::-1]
     high[order] = np.maximum.accumulate(high[order])
+    # Models with the same estimate cannot be put in order: they get one range, the
+    # union of theirs (which keeps the ranges monotone).
+    _, tie = np.unique(estimate, return_inverse=True)
+    low = pd.Series(low).groupby(tie).transform("min").to_numpy(low.dtype)
+    high = pd.Series(high).groupby(tie).transform("max").to_numpy(high.dtype)
     return low, high
 
 

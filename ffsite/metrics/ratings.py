@@ -85,6 +85,7 @@ class TraitRatings:
     n: np.ndarray  # informative comparisons per model
     rank_low: np.ndarray | None = None  # the 95% range of the rank over the refits
     rank_high: np.ndarray | None = None
+    refits: np.ndarray | None = None  # [resamples, models] the bootstrap refits' Elo
 
 
 # ------------------------------------------------------------------------ the fit
@@ -279,7 +280,7 @@ def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
         elo[present], low[present], high[present], resampled[:, present] = fitted
     ranges = rank_ranges(elo, resampled, level=level)
     return TraitRatings(elo=elo, ci_low=low, ci_high=high, rank=ranges.rank, n=n,
-                        rank_low=ranges.low, rank_high=ranges.high)
+                        rank_low=ranges.low, rank_high=ranges.high, refits=resampled)
 
 
 def _resample_counts(category: np.ndarray, width: int, size: int,
@@ -345,19 +346,10 @@ def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
 
 # -------------------------------------------------------------------------- table
 
-def _trait_seed(seed: int, trait_id: str) -> list[int]:
-    """A per-trait seed, so a trait's intervals do not depend on which others are rated."""
-    return [seed, int(hashlib.md5(str(trait_id).encode("utf-8")).hexdigest()[:8], 16)]
-
-
-def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1000,
-                  seed: int = 0, traits: Sequence[str] | None = None,
-                  level: float = 0.95) -> pd.DataFrame:
-    """One row per (trait, rated model): RATING_COLUMNS, sorted by trait then Elo.
-
-    Only models linked to the anchor by comparisons on a trait are rated on it; a trait
-    on which the anchor has no informative comparison has no rows.
-    """
+def _trait_jobs(annotations: Annotations, anchor: str, traits: Sequence[str] | None
+                ) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+    """Model codes of every comparison's sides and, per trait to rate, (trait_id,
+    description, which comparisons inform it, their outcomes)."""
     models = annotations.models
     if anchor not in models:
         known = ", ".join(models[:12]) + (" ..." if len(models) > 12 else "")
@@ -377,6 +369,44 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
         keep = between_models & (outcome >= 0)
         if keep.any() and (wanted is None or row["trait_id"] in wanted):
             jobs.append((row["trait_id"], row["trait"], keep, outcome))
+    return code_a, code_b, jobs
+
+
+def trait_refits(annotations: Annotations, trait_id: str, *, anchor: str,
+                 n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
+                 ) -> tuple[list[str], TraitRatings] | None:
+    """One trait's ratings as `ratings_table` rates it (the same seed, the same numbers),
+    with the bootstrap refits (`TraitRatings.refits`): (the models, in code order; the
+    ratings); None when the trait has no informative comparison."""
+    code_a, code_b, jobs = _trait_jobs(annotations, anchor, [trait_id])
+    if not jobs:
+        return None
+    _, _, keep, outcome = jobs[0]
+    models = annotations.models
+    return models, rate_trait(code_a[keep], code_b[keep], outcome[keep], len(models),
+                              anchor=models.index(anchor), n_bootstrap=n_bootstrap,
+                              seed=_trait_seed(seed, trait_id), level=level)
+
+
+def _trait_seed(seed: int, trait_id: str) -> list[int]:
+    """A per-trait seed, so a trait's intervals do not depend on which others are rated."""
+    return [seed, int(hashlib.md5(str(trait_id).encode("utf-8")).hexdigest()[:8], 16)]
+
+
+def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1000,
+                  seed: int = 0, traits: Sequence[str] | None = None,
+                  level: float = 0.95,
+                  refits: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+                  ) -> pd.DataFrame:
+    """One row per (trait, rated model): RATING_COLUMNS, sorted by trait then Elo.
+
+    Only models linked to the anchor by comparisons on a trait are rated on it; a trait
+    on which the anchor has no informative comparison has no rows.  `refits`, when
+    given, receives each trait's (rated models, their bootstrap Elo [resamples,
+    models]): a difference between two models then has its paired interval.
+    """
+    models = annotations.models
+    code_a, code_b, jobs = _trait_jobs(annotations, anchor, traits)
 
     def rate(job: tuple) -> pd.DataFrame:
         trait_id, description, keep, outcome = job
@@ -384,6 +414,9 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
                            anchor=models.index(anchor), n_bootstrap=n_bootstrap,
                            seed=_trait_seed(seed, trait_id), level=level)
         shown = ~np.isnan(rated.elo)
+        if refits is not None:
+            refits[trait_id] = (np.array(models, dtype=object)[shown],
+                                rated.refits[:, shown].astype(np.float32))
         return pd.DataFrame({
             "trait_id": trait_id, "description": description,
             "model": np.array(models, dtype=object)[shown], "elo": rated.elo[shown],

@@ -152,6 +152,7 @@ def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choos
     (pick,) = spec["params"]
     pick["value"] = options[0] if options else ""
     pick["bind"].update(options=list(options), labels=list(labels), name=choose + " ")
+    spec["usermeta"]["menus"] = {"pick": "key"}  # the row column each menu picks on
     return spec
 
 
@@ -205,6 +206,7 @@ def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[s
     for param, (_, label, options, labels) in zip(spec["params"], menus, strict=True):
         param["value"] = options[0] if options else ""
         param["bind"].update(options=list(options), labels=list(labels), name=label + " ")
+    spec["usermeta"]["menus"] = {f"pick_{column}": column for column in columns}
     return spec
 
 

@@ -45,8 +45,8 @@ class Cell:
     title: str | None = None
     header: bool = False  # the row's header cell (th scope=row)
     interval: str | None = None  # a 95% interval, shown under the value (not only on hover)
-    # A rank and its 95% range (ffsite.metrics.ranking), shown after the value: (place,
-    # best, worst); pages read the range from data-rank.
+    # A rank (ffsite.metrics.ranking) shown after the value as its 95% range, "#1–9":
+    # (place, best, worst).
     rank: tuple[int, int, int] | None = None
     badge: str | None = None  # a short mark after the text ("judge"), explained by badge_title
     badge_title: str | None = None
@@ -65,9 +65,11 @@ class Table:
     note: str = ""
 
 
-# What a chart does once the page's script has the chart library (docs/performance.md):
+# What a chart does once the page's script runs (docs/performance.md):
 STATIC = ""  # nothing: the drawing made at build time is the chart (hints are in the table)
-MENUS = "menus"  # menus pick what it shows: the library loads at the first touch
+# Menus pick what it shows: every choice was drawn at build time, the page's script shows
+# the chosen one (fetched as a file), keeping the choice in the page's address.
+MENUS = "menus"
 # The page's script redraws it for another choice (compare's pair): the library loads
 # only then; the drawing is of the choice the page opens on.
 REDRAW = "redraw"
@@ -81,6 +83,13 @@ class Chart:
     # The build's drawings of the chart, {"wide": svg, "narrow": svg} (drawings.py).
     drawing: dict[str, Markup] = field(default_factory=dict, repr=False, compare=False,
                                        hash=False)
+    # With menus: every choice's drawings, the first choice first ((options chosen,
+    # {"wide": svg, "narrow": svg})), and what the page's script needs to show them
+    # (menus and the files of the choices, made when the page is written).
+    choices: list[tuple[tuple[str, ...], dict[str, Markup]]] = field(
+        default_factory=list, repr=False, compare=False, hash=False)
+    menu: dict[str, Any] = field(default_factory=dict, repr=False, compare=False,
+                                 hash=False)
 
     @property
     def has_controls(self) -> bool:
@@ -97,6 +106,11 @@ class Chart:
     def spec(self) -> Markup:
         """Vega-Lite JSON, safe inside <script type="application/json">."""
         return json_script(self.raw)
+
+    @property
+    def menu_json(self) -> Markup:
+        """The menus and their choices' drawings, for the page's script."""
+        return json_script(self.menu)
 
 
 def chart(chart_id: str, spec: dict[str, Any]) -> Chart:
@@ -167,12 +181,17 @@ def rank_column(cue: str = "1 = highest; 95% range under it", key: str = "rank")
     return Column(key, "Rank", cue=cue, title=RANK_TITLE)
 
 
-def ranked_cell(row: Any, of: int, ranked: bool = True) -> Cell:
+def ranked_cell(row: Any, of: int, ranked: bool = True, tied: int = 0) -> Cell:
     """`rank_cell` of a row with rank, rank_low and rank_high (a dash when not
-    `ranked`)."""
+    `ranked`); `tied`: how many models' ranges reach first place."""
     if not ranked:
         return Cell("–")
-    return rank_cell(row.rank, of, row.rank_low, row.rank_high)
+    return rank_cell(row.rank, of, row.rank_low, row.rank_high, tied)
+
+
+def tied_first(frame: pd.DataFrame) -> int:
+    """How many rows' rank ranges (rank_low) reach first place."""
+    return int((frame["rank_low"] == 1).sum()) if "rank_low" in frame else 0
 
 
 def range_text(low: int, high: int) -> str:
@@ -181,24 +200,20 @@ def range_text(low: int, high: int) -> str:
 
 
 def rank_cell(rank: float, of: float, low: float | None = None,
-              high: float | None = None) -> Cell:
-    """"2 of 9" with its 95% range under it ("1–4"), or a dash for a model without a
-    rank (no interval, no rating, or a trait without signal)."""
+              high: float | None = None, tied: int = 0) -> Cell:
+    """"2 of 9" with its 95% range under it ("1–4"; "1–4, tied for first with 3
+    others" when `tied` models' ranges reach first place and this one's does), or a
+    dash for a model without a rank (no interval, no rating, or no signal)."""
     if pd.isna(rank) or int(rank) == 0:
         return Cell("–")
     low = int(rank) if low is None or pd.isna(low) else int(low)
     high = int(rank) if high is None or pd.isna(high) else int(high)
-    return Cell(f"{int(rank)} of {int(of)}", int(rank), interval=range_text(low, high),
+    text = range_text(low, high)
+    if low == 1 and tied > 1:
+        text += f", tied for first with {tied - 1} other{'s' if tied > 2 else ''}"
+    return Cell(f"{int(rank)} of {int(of)}", int(rank), interval=text,
                 title=f"{int(rank)} of {int(of)} by the estimate; 95% range of its rank "
                       f"{low} to {high}", rank_range=(low, high))
-
-
-def tie_text(ranges_low: int, tied: int) -> str:
-    """"tied with 12 others" for a model whose range reaches first place among `tied`
-    models; "" when it alone can be first."""
-    if ranges_low != 1 or tied <= 1:
-        return ""
-    return f"tied with {tied - 1} other{'s' if tied > 2 else ''}"
 
 
 def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,
@@ -221,8 +236,7 @@ def ranked_strength_cell(value: float, finding: bool, valid_votes: int, min_vali
     valid votes."""
     title = None if finding else f"only {valid_votes} valid votes (fewer than {min_valid})"
     return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
-                title=title, interval=interval_text(low, high, signs=True), rank=rank,
-                rank_range=rank[1:] if rank else None)
+                title=title, interval=interval_text(low, high, signs=True), rank=rank)
 
 
 # ------------------------------------------------------------- ranked summaries
@@ -238,7 +252,6 @@ class Standing:
     rank: int | None  # None: the trait shows no signal, so nobody is ranked
     rank_low: int | None = None  # the 95% range of the rank from that end
     rank_high: int | None = None
-    tie: str = ""  # "tied with 12 others" when its range reaches the end
 
     @property
     def range(self) -> str:
@@ -275,10 +288,10 @@ class Glance:
 
 
 def share_text(tied: int, of: int, end: str) -> str:
-    """"14 of 46 models could be first" (their 95% rank ranges reach that place)."""
+    """"tied: 14 of 46 could be first" (their 95% rank ranges reach that place)."""
     if tied <= 1:
-        return f"only one of {of} models can be {end}" if tied == 1 else ""
-    return f"{tied} of {of} models could be {end}: tied"
+        return f"only one of {of} can be {end}" if tied == 1 else ""
+    return f"tied: {tied} of {of} could be {end}"
 
 
 @dataclass(frozen=True)
@@ -327,7 +340,6 @@ def standings(ranked: Ranked, count: int, name: Callable[[str], str],
     trait; `name` and `href` name and link a model id; `signs`: values are signed
     (strengths), else plain numbers (means)."""
     show = signed if signs else number
-    tied = {"most": ranked.tied("most"), "least": ranked.tied("least")}
 
     def standing(row, end: str) -> Standing:
         if not ranked.signal:
@@ -336,8 +348,7 @@ def standings(ranked: Ranked, count: int, name: Callable[[str], str],
         low, high = int(getattr(row, f"{end}_low")), int(getattr(row, f"{end}_high"))
         return Standing(name(row.model), href(row.model), show(row.value),
                         interval_text(row.low, row.high, signs=signs),
-                        int(getattr(row, f"{end}_rank")), low, high,
-                        tie_text(low, tied[end]))
+                        int(getattr(row, f"{end}_rank")), low, high)
     frame = ranked.frame
     top = [standing(r, "most") for r in frame.head(count).itertuples()]
     bottom = [standing(r, "least") for r in frame.iloc[::-1].head(count).itertuples()]

@@ -42,11 +42,11 @@ NO_SIGNAL = (f"On these traits no model's 95% interval lies wholly beyond ±{NOT
 NO_SIGNAL_TRAIT = (f"No signal: no model's 95% interval of strength lies wholly beyond "
                    f"±{NOT_ZERO:g} (every model writes about like the reference), so no "
                    "model is ranked on this trait.")
-RANK_NOTE = ("Under each strength, its 95% interval; #n is its place among the ranked "
-             "models and the two numbers after it the 95% range of that rank (drawn from "
-             "every model's interval), so models whose ranges overlap cannot be told "
-             f"apart. Traits with no signal (no model's interval beyond ±{NOT_ZERO:g}) and "
-             "cells with too few valid votes get no rank. Sort by any column.")
+RANK_NOTE = ("Under each strength, its 95% interval; #a–b is the 95% range of its rank "
+             "among the ranked models (drawn from every model's interval; #n when the "
+             "range is one place), so models whose ranges overlap cannot be told apart. "
+             f"Traits with no signal (no model's interval beyond ±{NOT_ZERO:g}) and cells "
+             "with too few valid votes get no rank. Sort by any column.")
 
 
 def trait_order(ctx: SiteContext) -> list[str]:

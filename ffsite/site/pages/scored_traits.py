@@ -45,6 +45,7 @@ from ffsite.site.views import (
     rank_column,
     ranked_cell,
     sort_value,
+    tied_first,
 )
 
 # The judges' rubric where the data says no more than the stored scale: (lowest anchor,
@@ -166,7 +167,7 @@ def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
                  [[where.cells[r.model],
                    below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
                                r.below_rubric_floor, r.n),
-                   ranked_cell(r, len(ranked), bool(r.rank)),
+                   ranked_cell(r, len(ranked), bool(r.rank), tied_first(ranked)),
                    count_cell(r.n_prompts)]
                   for r in ranked.itertuples(index=False)], download,
                  note=" ".join(filter(None, (
@@ -238,7 +239,7 @@ def ratings_table(where: BlockPlace, ratings: pd.DataFrame) -> tuple[Table | Non
             Column("n", "Comparisons")],
         [[where.cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
           elo_cell(r.elo, r.ci_low, r.ci_high),
-          ranked_cell(r, len(ratings)), count_cell(r.n)]
+          ranked_cell(r, len(ratings), tied=tied_first(ratings)), count_cell(r.n)]
          for r in ratings.itertuples(index=False)], download), anchor
 
 
