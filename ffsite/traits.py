@@ -124,5 +124,5 @@ AA30_NAMES: dict[str, str] = {t.id: name for t, (name, _) in zip(AA30, _AA30, st
 
 TRAIT_SETS: dict[str, tuple[Trait, ...]] = {FF_V1_NAME: FF_V1, AA30_NAME: AA30}
 # What pages call the built-in lists (the datasets' own sets are named in their records).
-TRAIT_SET_NAMES: dict[str, str] = {FF_V1_NAME: "Feedback Forensics' 40 traits",
+TRAIT_SET_NAMES: dict[str, str] = {FF_V1_NAME: "Feedback Forensics' trait list",
                                    AA30_NAME: "AA-PersonalityBench's 30 traits"}

@@ -49,11 +49,15 @@ class RankRanges:
     low: np.ndarray  # the best rank the data allows at 95%
     high: np.ndarray  # the worst
 
-    def from_bottom(self) -> RankRanges:
-        """The same ranks counted from the low end (1 = lowest)."""
+    def from_bottom(self, estimate: np.ndarray | None = None) -> RankRanges:
+        """The same ranks counted from the low end (1 = lowest).  With the estimates,
+        tied models share the best place from that end too (1 + the models strictly
+        lower); without them, places are the top places turned over."""
         n = int((self.rank > 0).sum())
         flip = np.where(self.rank > 0, n + 1, 0)
-        return RankRanges(np.where(self.rank > 0, flip - self.rank, 0),
+        rank = flip - self.rank if estimate is None else np.where(
+            self.rank > 0, places(-np.asarray(estimate, float)), 0)
+        return RankRanges(np.where(self.rank > 0, rank, 0),
                           np.where(self.rank > 0, flip - self.high, 0),
                           np.where(self.rank > 0, flip - self.low, 0))
 

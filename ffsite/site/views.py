@@ -34,6 +34,9 @@ class Column:
     cue: str = ""  # how to read higher values (sort buttons say it)
     title: str = ""  # a longer label for the header's tooltip
     vertical: bool = False  # a narrow, rotated header (trait columns of the leaderboard)
+    # A rank column: the key of the column whose estimate it ranks (data-ranks), so the
+    # page's readers and tests can check the ranks against that column's order.
+    ranks: str = ""
 
 
 @dataclass(frozen=True)
@@ -176,9 +179,10 @@ RANK_TITLE = ("place by the estimate; under it, the 95% range of the rank over t
               "bootstrap resamples (how ranks are set: Methodology)")
 
 
-def rank_column(cue: str = "1 = highest; 95% range under it", key: str = "rank") -> Column:
-    """The column of `rank_cell`s."""
-    return Column(key, "Rank", cue=cue, title=RANK_TITLE)
+def rank_column(cue: str = "1 = highest; 95% range under it", key: str = "rank",
+                ranks: str = "") -> Column:
+    """The column of `rank_cell`s; `ranks`: the key of the estimate's column."""
+    return Column(key, "Rank", cue=cue, title=RANK_TITLE, ranks=ranks)
 
 
 def ranked_cell(row: Any, of: int, ranked: bool = True, tied: int = 0) -> Cell:
@@ -322,7 +326,7 @@ def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0
     else:
         ranges = rank_ranges(frame["value"].to_numpy(float), draws, low=low, high=high)
     zero = np.zeros(len(frame), np.int64)
-    bottom = ranges.from_bottom()
+    bottom = ranges.from_bottom(frame["value"].to_numpy(float))
     columns = {}
     for end, found in (("most", ranges), ("least", bottom)):
         for part, values in (("rank", found.rank), ("low", found.low), ("high", found.high)):

@@ -119,6 +119,9 @@
     reach = reach || 1;
     var figure = el("div", null, "forest");
     figure.setAttribute("aria-hidden", "true");
+    figure.appendChild(el("p", "Each dot: the difference, " + names[0] + " minus " + names[1] +
+                          " (right of 0: " + names[0] + " higher), with its 95% interval.",
+                          "forest-caption"));
     function at(value) { return (50 + 50 * value / reach).toFixed(2) + "%"; }
     shown.forEach(function (r) {
       var line = el("div", null, "forest-row" + (r.sure ? " sure" : " unsure"));
@@ -137,10 +140,12 @@
       line.appendChild(track);
       figure.appendChild(line);
     });
-    var axis = el("div", null, "forest-axis");
-    axis.appendChild(el("span", "← " + names[1] + " more"));
-    axis.appendChild(el("span", "0"));
-    axis.appendChild(el("span", names[0] + " more →"));
+    var axis = el("div", null, "forest-row forest-axis");
+    axis.appendChild(el("span", "", "forest-label"));
+    var scale = el("span", null, "forest-track");
+    [["← " + names[1] + " more", "left"], ["0", "middle"], [names[0] + " more →", "right"]]
+      .forEach(function (label) { scale.appendChild(el("span", label[0], "forest-tick " + label[1])); });
+    axis.appendChild(scale);
     figure.appendChild(axis);
     return figure;
   }

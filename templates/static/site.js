@@ -250,7 +250,7 @@
   }
 
   function setUpCharts() {
-    document.querySelectorAll("script.chart-menus").forEach(function (script) {
+    document.querySelectorAll("script.chart-choices").forEach(function (script) {
       var target = document.getElementById(script.getAttribute("data-for"));
       if (target && target.getAttribute("data-interactive") === "menus") {
         setUpMenuChart(target, JSON.parse(script.textContent));

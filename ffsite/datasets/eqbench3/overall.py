@@ -162,7 +162,7 @@ def overall_table(ctx: SiteContext, found: Overall, download: Download) -> Table
                      Column("model", "Model", numeric=False),
                      Column("eqbench", "EQ-Bench's rating", cue=CUE,
                             title="EQ-Bench 3's own method, recomputed from the verdicts"),
-                     rank_column(),
+                     rank_column(ranks="eqbench"),
                      Column("bt", "ffsite's Bradley–Terry", cue=CUE,
                             title="the overall-EQ verdicts alone, on the same scale"),
                      Column("difference", "Difference", cue="EQ-Bench's minus ffsite's"),
@@ -236,5 +236,5 @@ def home_table(ctx: SiteContext, page: str
         Column("model", "Model", numeric=False),
         Column("eqbench", "EQ-Bench's rating", cue=CUE,
                title=f"{found.anchors[0]} = 1500, {found.anchors[1]} = 200"),
-        rank_column(), Column("n", "Matchups"), *meta_columns()], rows, download)
+        rank_column(ranks="eqbench"), Column("n", "Matchups"), *meta_columns()], rows, download)
     return table, f"{found.anchors[0]} at 1500 and {found.anchors[1]} at 200", download

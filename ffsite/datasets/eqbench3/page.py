@@ -186,7 +186,7 @@ def overall_table(ctx: SiteContext, overall: pd.DataFrame, download: Download) -
 
 def rank_columns() -> list[Column]:
     return [Column("model", "Model", numeric=False),
-            views.rank_column(),
+            views.rank_column(ranks="elo"),
             Column("elo", "Elo", cue=CUE_ELO),
             Column("n", "Comparisons")]
 

@@ -15,6 +15,7 @@ import pandas as pd
 from ffsite.datasets import DATASETS as DATASET_RECORDS
 from ffsite.datasets import dataset_name, find
 from ffsite.format import read_file_metadata
+from ffsite.judges.rules import RULES_VERSION
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import NOT_ZERO, number, percent
@@ -98,6 +99,10 @@ def dataset_cards(ctx: SiteContext, index: str) -> list[DatasetCard]:
     order = [d.id for d in DATASET_RECORDS if d.id in present] + sorted(
         present - {d.id for d in DATASET_RECORDS})
     traits_of = trait_lists(ctx)
+    judges = ctx.traits.set_index("trait_id")["judge"].astype(str)
+    # Datasets an LLM judged come first; those only the rule-based judge's traits last.
+    order.sort(key=lambda d: all(judges.get(t, "").startswith(RULES_VERSION.split("-")[0])
+                                 for t in traits_of.get(d, [])) and bool(traits_of.get(d)))
     labels = ctx.labels
     cards = []
     for dataset in order:

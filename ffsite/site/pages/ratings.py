@@ -184,7 +184,7 @@ def rating_table(frame: pd.DataFrame, table_id: str, caption: str, first: Column
     return Table(table_id, caption, [
         first, Column("elo", "Elo", cue=CUE_ELO),
         Column("interval", "95% interval", numeric=False),
-        rank_column(),
+        rank_column(ranks="elo"),
         Column("n", "Comparisons")],
         [[first_cell(r), Cell(number(r.elo, 0), sort_value(r.elo)),
           Cell(ANCHOR_INTERVAL if r.ci_low == r.ci_high

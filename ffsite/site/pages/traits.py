@@ -60,8 +60,13 @@ def judged_first(ctx: SiteContext) -> pd.DataFrame:
     traits = ctx.traits
     rules = traits["judge"].astype(str).str.startswith(RULES_PREFIX)
     kind = np.where(traits["scored"], 0, np.where(rules, 2, 1))
-    return traits.assign(_kind=kind, _label=traits["label"].str.lower()).sort_values(
-        ["_kind", "_label"], kind="stable").drop(columns=["_kind", "_label"])
+    order = {d.id: k for k, d in enumerate(ALL_DATASETS)}
+    datasets = trait_datasets(ctx)
+    first = [min((order.get(d, len(order)) for d in datasets.get(t, [])),
+                 default=len(order)) for t in traits["trait_id"]]
+    return traits.assign(_kind=kind, _first=first, _label=traits["label"].str.lower()
+                         ).sort_values(["_kind", "_first", "_label"], kind="stable").drop(
+        columns=["_kind", "_first", "_label"])
 
 
 def trait_index(ctx: SiteContext, page: str) -> Table:
