@@ -71,11 +71,9 @@ class Table:
 # What a chart does once the page's script runs (docs/performance.md):
 STATIC = ""  # nothing: the drawing made at build time is the chart (hints are in the table)
 # Menus pick what it shows: every choice was drawn at build time, the page's script shows
-# the chosen one (fetched as a file), keeping the choice in the page's address.
+# the chosen one (fetched as a file), keeping the choice in the page's address.  No chart
+# needs a chart library in the reader's browser.
 MENUS = "menus"
-# The page's script redraws it for another choice (compare's pair): the library loads
-# only then; the drawing is of the choice the page opens on.
-REDRAW = "redraw"
 
 
 @dataclass(frozen=True)
@@ -101,9 +99,7 @@ class Chart:
 
     @property
     def interactive(self) -> str:
-        if self.has_controls:
-            return MENUS
-        return REDRAW if self.raw.get("usermeta", {}).get("redraw") else STATIC
+        return MENUS if self.has_controls else STATIC
 
     @property
     def spec(self) -> Markup:

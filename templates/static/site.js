@@ -121,34 +121,7 @@
   /* Charts arrive drawn (SVG made at build time).  A chart with menus was drawn for
      every choice: the page holds the first; another choice's two drawings (wide and
      narrow) are small files fetched when the reader picks it, so no choice needs the
-     chart library.  The choice is kept in the address (?<chart id>.<menu>=<option>).
-     Only compare's chart draws live, with the library (~900 KB), for another pair. */
-
-  var library = null;
-
-  function loadLibrary(src) {
-    if (window.vegaEmbed) { return Promise.resolve(); }
-    if (!library) {
-      library = new Promise(function (resolve, reject) {
-        var script = document.createElement("script");
-        script.src = src;
-        script.onload = resolve;
-        script.onerror = function () {
-          library = null;
-          reject(new Error("the chart library did not load"));
-        };
-        document.head.appendChild(script);
-      });
-    }
-    return library;
-  }
-
-  function embed(target, spec) {
-    if (!window.vegaEmbed) { return Promise.resolve(null); }
-    return window.vegaEmbed(target, spec, { renderer: "svg", actions: false, ast: true }).catch(function (error) {
-      target.textContent = "The chart could not be drawn (" + error.message + "); the table has the numbers.";
-    });
-  }
+     chart library.  The choice is kept in the address (?<chart id>.<menu>=<option>). */
 
   /* A drawing file made by the build (checked there: drawing elements only), as an
      element of this page. */
@@ -280,7 +253,6 @@
   document.querySelectorAll("input[data-table]").forEach(setUpFilter);
   setUpCharts();
 
-  window.ffsite = { params: params, saveState: saveState, embed: embed,
-                    loadLibrary: loadLibrary, sortTable: sortTable, restoreSort: restoreSort,
-                    setUpSorting: setUpSorting };
+  window.ffsite = { params: params, saveState: saveState, sortTable: sortTable,
+                    restoreSort: restoreSort, setUpSorting: setUpSorting };
 }());
