@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from pressure_fixture import DEEP, WARM, build_pressure, read_tables
+from pressure_fixture import build_pressure, read_tables
 
 
 @pytest.fixture(scope="module")

@@ -167,7 +167,9 @@ def normalise(raw: np.ndarray, anchors: list[int], targets: list[float]) -> np.n
     models] (each row by its own anchors)."""
     (a, b), (ta, tb) = anchors, targets
     scale = (ta - tb) / (raw[:, a] - raw[:, b])
-    return raw * scale[:, None] + (ta - scale * raw[:, a])[:, None]
+    found = raw * scale[:, None] + (ta - scale * raw[:, a])[:, None]
+    found[:, a], found[:, b] = ta, tb  # exactly, not to the last bit
+    return found
 
 
 @dataclass(frozen=True)
