@@ -311,11 +311,3 @@ def first_load(page, url: str) -> Load:
     return Load(url, sum(request.sizes()["responseBodySize"] for request in finished),
                 [request.url for request in finished], facts["height"], facts["overflow"],
                 facts["drawings"])
-
-
-def wait_until_live(page, chart_id: str) -> None:
-    """Wait until the page's script has redrawn chart `chart_id` with the chart library
-    (the drawing made at build time replaced by a live one with data marks)."""
-    page.wait_for_function(f"() => document.querySelector('#{chart_id} .chart-live svg "
-                           "g.role-mark > *') !== null && document.querySelector("
-                           f"'#{chart_id} .chart-draw') === null", timeout=15_000)

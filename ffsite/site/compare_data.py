@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.datasets import BASELINE, DATASETS, dataset_name, find
+from ffsite.judges.rules import RULES_VERSION
 from ffsite.metrics.differences import (
     difference_halfwidths,
     jeffreys_variance,
@@ -186,10 +187,11 @@ def text_section(ctx: SiteContext) -> Section | None:
     judges = sorted(set(ctx.traits.set_index("trait_id")["judge"].reindex(order)
                         .dropna().astype(str)))
     reference = ctx.models.reference_model
+    rules = all(j.startswith(RULES_VERSION.split("-")[0]) for j in judges)
     return Section(
-        id="text", title="Text statistics (AlpacaEval answers)" if reference else
-        "Text statistics", what=f"strength against {reference or 'the other models'}, "
-        "−1 to +1", judge=", ".join(judges), unit="strength", models=models,
+        id="text", title="Text statistics" if rules else "Traits against the reference",
+        what=f"strength against {reference or 'the other models'}, −1 to +1",
+        judge=", ".join(judges), unit="strength", models=models,
         traits=_trait_rows(ctx, order), value=value, low=low, high=high,
         halfwidth=halfwidth, signed=True,
         note="Both models answered the same prompts against the same reference response: "

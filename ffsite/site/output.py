@@ -129,7 +129,8 @@ class SiteWriter:
                                                  indent=1, allow_nan=False) + "\n")
         archive = write_archive(self.root, {d.name: (d.title, d.page)
                                             for d in output.downloads}, output.sources)
-        # After the archive: the explorer's JSON is for its script, not a download.
+        # After the archive: the explorer's and compare's JSON are for their scripts, not
+        # downloads.
         for path, text in output.files:
             self.write(path, text)
         common = {**self.common, "archive": archive,

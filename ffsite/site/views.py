@@ -212,18 +212,20 @@ def rank_cell(rank: float, of: float, low: float | None = None,
     if low == 1 and tied > 1:
         text += f", tied for first with {tied - 1} other{'s' if tied > 2 else ''}"
     return Cell(f"{int(rank)} of {int(of)}", int(rank), interval=text,
-                title=f"{int(rank)} of {int(of)} by the estimate; 95% range of its rank "
-                      f"{low} to {high}", rank_range=(low, high))
+                title=f"{int(rank)} of {int(of)} by the estimate; 95% interval of its "
+                      f"rank: {low} to {high}", rank_range=(low, high))
 
 
 def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,
-                  signs: bool = False, css: str | None = None, what: str = "") -> Cell:
+                  signs: bool = False, css: str | None = None, what: str = "",
+                  titled: bool = True) -> Cell:
     """A number with its 95% interval in view (a second line), and in the title for
-    screen readers and copy-paste."""
+    screen readers and copy-paste (`titled` False: not repeated in a title, where a
+    page must stay light and the visible text already says it all)."""
     interval = interval_text(low, high, digits, signs)
     show = signed if signs else number
     title = f"{what + ': ' if what else ''}{show(value, digits)}, 95% interval {interval}" \
-        if interval else None
+        if interval and titled else None
     return Cell(show(value, digits), sort_value(value), css=css, title=title,
                 interval=interval)
 
@@ -255,10 +257,10 @@ class Standing:
 
     @property
     def range(self) -> str:
-        """"ranks 1–9", or "" when the range is the one place."""
+        """"1–9", the 95% range of the rank, or "" when the range is the one place."""
         if self.rank_low is None or self.rank_low == self.rank_high:
             return ""
-        return f"ranks {self.rank_low}–{self.rank_high}"
+        return f"{self.rank_low}–{self.rank_high}"
 
 
 @dataclass(frozen=True)

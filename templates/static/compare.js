@@ -47,8 +47,8 @@
   function format(value, digits, signed) {
     if (value === null || value === undefined || isNaN(value)) { return "–"; }
     var text = Math.abs(value).toFixed(digits).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    if (!signed) { return (value < 0 && Number(Math.abs(value).toFixed(digits)) !== 0 ? "−" : "") + text; }
-    return (value < 0 && Number(Math.abs(value).toFixed(digits)) !== 0 ? "−" : "+") + text;
+    if (!signed) { return (value < 0 && Number(Math.abs(value).toFixed(digits)) !== 0 ? "-" : "") + text; }
+    return (value < 0 && Number(Math.abs(value).toFixed(digits)) !== 0 ? "-" : "+") + text;
   }
 
   function interval(low, high, digits, signed) {
@@ -102,9 +102,9 @@
       }
       rows.push(row);
     });
-    rows.sort(function (x, y) {
-      var dx = x.difference === null ? -1 : Math.abs(x.difference) / Math.max(x.high - x.low, 1e-9);
-      var dy = y.difference === null ? -1 : Math.abs(y.difference) / Math.max(y.high - y.low, 1e-9);
+    rows.sort(function (x, y) {  // the largest differences first
+      var dx = x.difference === null ? -1 : Math.abs(x.difference);
+      var dy = y.difference === null ? -1 : Math.abs(y.difference);
       return dy - dx;
     });
     return rows;
@@ -165,7 +165,7 @@
   function table(section, number, rows, names) {
     var wrap = el("div", null, "table-wrap");
     var t = el("table", null, "data sortable");
-    t.id = "compare-" + number;
+    t.id = "compare-" + section.id;
     var caption = el("caption");
     caption.appendChild(el("span", section.title + ": " + section.what + ", the two models " +
                            "and their difference with 95% intervals", "cap"));

@@ -19,6 +19,7 @@ import numpy as np
 
 from ffsite.site.compare_data import Section, sections
 from ffsite.site.context import SiteContext
+from ffsite.site.pages.home import leaderboard_traits
 from ffsite.site.render import json_script
 from ffsite.site.urls import page_path
 
@@ -45,9 +46,11 @@ def build(ctx: SiteContext) -> None:
             "models": [code[m] for m in section.models]})
     first, second = default_pair(found, models)
     index["first"], index["second"] = first, second
+    board = leaderboard_traits(ctx)
+    mirrored = [(ctx.labels[m], ctx.labels[k]) for m, k in board.mirrors.items()]
     ctx.output.page(page, "compare.html", section=page, index=json_script(index),
                     models=list(zip(models, index["names"], strict=True)), first=first,
-                    second=second, sections=found, charts=[])
+                    second=second, sections=found, charts=[], mirrored=mirrored)
 
 
 def section_file(section: Section) -> dict:

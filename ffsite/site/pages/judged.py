@@ -143,10 +143,11 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]
+                # No title repeating the visible mean and interval: the home page stays
+                # under its weight budget (the column header names the trait).
                 row.append(below_floor(estimate_cell(
-                    found["mean"], found["ci_low"], found["ci_high"],
-                    what=traits.at[trait_id, "label"]), found["below_rubric_floor"],
-                    found["n"]))
+                    found["mean"], found["ci_low"], found["ci_high"], titled=False),
+                    found["below_rubric_floor"], found["n"]))
             else:
                 row.append(Cell("–"))
         rows.append(row + meta_cells(ctx.registry, model))
