@@ -69,6 +69,8 @@ class Dataset:
     # Judges that are rated models here too: (judge, the dataset's name for its model).
     judge_models: tuple[tuple[str, str], ...] = ()
     reference_model: str | None = None  # the model everything is compared with
+    # The trait that sums up the others (EQ-Bench 3's overall EQ): pages list it first.
+    lead_trait: str | None = None
     # What of it bears on sycophancy (the sycophancy page), in the order to show it.
     sycophancy: tuple[Bearing, ...] = ()
     # Its trait sets, (id as its files name it, what pages call it), e.g. ("bp-9",

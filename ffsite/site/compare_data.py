@@ -146,7 +146,8 @@ def pairwise_sections(ctx: SiteContext) -> list[Section]:
         if ratings.empty:
             continue
         order = list(dict.fromkeys(ratings.sort_values("trait_id")["trait_id"]))
-        overall = [t for t in order if t.endswith("overall_eq")]
+        record = find(dataset)
+        overall = [t for t in order if record is not None and t == record.lead_trait]
         traits = overall + [t for t in order if t not in overall]
         models = sorted(set(ratings["model"]))
         value, low, high = _grid(ratings, models, traits, "elo")

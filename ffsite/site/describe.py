@@ -41,6 +41,8 @@ BY_PATH = {
                        "trust-weighted ratings with 95% intervals.",
     "big-five.html": "The Big Five personality of each model from its own words (LMLPA), "
                      "rated by an AI rater, with intervals and reliability.",
+    "judges.html": "Every dataset's judges: panels, judges that are rated models too, how "
+                   "far they agree, their leniency and self-rating gaps.",
     "404.html": "There is no page at this address; links to the leaderboard, traits and "
                 "datasets.",
 }

@@ -15,6 +15,7 @@ DATASET = Dataset(
               "transcripts of emotional-intelligence scenarios"),
     judges=("claude-3.7-sonnet",),
     judge_models=(("claude-3.7-sonnet", "anthropic/claude-3.7-sonnet"),),  # it rated itself
+    lead_trait="eq-overall_eq",
     sycophancy=(
         Bearing("trait", "eq-appropriate_validating_challenging", "the judge's pick of the "
                 "transcript that validates or pushes back as the moment needs, in "

@@ -59,6 +59,7 @@ class Overall:
     spearman: float
     shift: float  # median of EQ-Bench's scale minus the Bradley-Terry, points
     spread: float  # median distance from that shift, points
+    halfwidth: float  # median half-width of EQ-Bench's ratings' intervals, points
     reasons: list[str]  # why the models apart by more than APART beyond the shift are
     top_shares: tuple[float, float]  # the top anchor's matchup share, verdict share
 
@@ -90,12 +91,15 @@ def overall(ctx: SiteContext) -> Overall | None:
                          difference=frame["rating"] - frame["bt"],
                          **{name: frame["model"].map(values) for name, values in shares(
                              ctx.seeded_votes(DATASET), own.comparisons, games).items()})
+    # The anchors agree by construction: what the two ratings say apart is in the rest.
     both = frame.dropna(subset=["bt"])
+    both = both[~both["model"].isin(anchors)]
     shift = float(np.median(both["difference"]))
     return Overall(frame, (display(ctx, anchors[0]), display(ctx, anchors[1])),
                    float(both["rating"].corr(both["bt"])),
                    float(both["rating"].corr(both["bt"], method="spearman")), shift,
                    float(np.median(np.abs(both["difference"] - shift))),
+                   float(np.median((both["ci_high"] - both["ci_low"]) / 2)),
                    reasons(both, shift), tuple(frame.set_index("model").loc[
                        anchors[0], ["matchup_share", "verdict_share"]].astype(float)))
 
@@ -138,7 +142,7 @@ def reasons(frame: pd.DataFrame, shift: float) -> list[str]:
                      "matchups")
         elif gap < 0:
             said += (" (it wins the overall verdict more often than it wins the margins "
-                     "over all fourteen criteria)")
+                     "over all the criteria)")
         else:
             said += " (its wins are by wide margins, and on more criteria than overall EQ)"
         found.append(said + ".")

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ffsite._names import safe_name
 from ffsite.datasets import DATASETS as DATASET_RECORDS
-from ffsite.datasets import dataset_name
+from ffsite.datasets import dataset_name, find
 from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import DEFAULT_INDICES
 from ffsite.site import charts
@@ -113,7 +113,8 @@ def judged_ratings(ctx: SiteContext, page: str) -> list[JudgedRatings]:
     for dataset in order:
         ratings, how, anchor = frames[dataset]
         traits = sorted(set(ratings["trait_id"]), key=lambda t: str(ctx.labels.get(t, t)))
-        overall = [t for t in traits if t.endswith("overall_eq")]
+        record = find(dataset)
+        overall = [t for t in traits if record is not None and t == record.lead_trait]
         traits = overall + [t for t in traits if t not in overall]
         judges = sorted(set(ctx.traits.set_index("trait_id")["judge"].reindex(traits)
                             .dropna().astype(str)))
