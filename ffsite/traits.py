@@ -123,3 +123,6 @@ AA30: tuple[Trait, ...] = tuple(
 AA30_NAMES: dict[str, str] = {t.id: name for t, (name, _) in zip(AA30, _AA30, strict=True)}
 
 TRAIT_SETS: dict[str, tuple[Trait, ...]] = {FF_V1_NAME: FF_V1, AA30_NAME: AA30}
+# What pages call the built-in lists (the datasets' own sets are named in their records).
+TRAIT_SET_NAMES: dict[str, str] = {FF_V1_NAME: "Feedback Forensics' trait list",
+                                   AA30_NAME: "AA-PersonalityBench's 30 traits"}

@@ -441,10 +441,3 @@ def first_loads(context, urls: list[str], tabs: int = 6, checks: str | None = No
             loading.close()
     return loads
 
-
-def wait_until_live(page, chart_id: str) -> None:
-    """Wait until the page's script has redrawn chart `chart_id` with the chart library
-    (the drawing made at build time replaced by a live one with data marks)."""
-    page.wait_for_function(f"() => document.querySelector('#{chart_id} .chart-live svg "
-                           "g.role-mark > *') !== null && document.querySelector("
-                           f"'#{chart_id} .chart-draw') === null", timeout=15_000)

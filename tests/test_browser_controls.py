@@ -11,7 +11,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser import Watch, open_page, wait_until_live
+from browser import Watch, open_page
 
 FILTERED = """() => {
   const table = document.getElementById('leaderboard');
@@ -78,28 +78,30 @@ def test_home_view_round_trips_through_the_url(page, tiny_root):
     assert column(page, "leaderboard", 0) == ["m1", "m2"]
 
 
-def compare_rows(page) -> list[list[str]]:
-    """Each row's cells as their first line (the value; intervals and verdicts follow)."""
+def compare_rows(page, table: str = "#compare-text") -> list[list[str]]:
+    """Each row's cells of a compare section's table as their first line (the value;
+    intervals and verdicts follow), once the page's script has drawn it."""
+    page.wait_for_function(f"() => document.querySelectorAll('{table} tbody tr').length > 0",
+                           timeout=10_000)
     return page.eval_on_selector_all(
-        "#compare tbody tr",
+        f"{table} tbody tr",
         "rows => rows.map(r => [...r.cells].map(c => c.childNodes[0].textContent))")
 
 
 def test_compare_page_from_a_link(page, tiny_root):
     open_page(page, tiny_root + "compare.html?a=m2&b=m1")
     assert (page.input_value("#model-a"), page.input_value("#model-b")) == ("m2", "m1")
-    assert page.locator("#compare thead").text_content().count("m2") == 1
     # m2 - m1, largest difference first.
     assert compare_rows(page) == [["is more verbose", "-1.33", "-1.00", "+0.33"],
                                   ["is more concise", "+1.00", "+1.00", "+0.00"]]
-    # Not the pair drawn at build time (m1, m2): the script redraws the chart.
-    wait_until_live(page, "compare-chart")
-    assert page.locator("#compare-chart svg g.mark-rect > *").count() == 2  # two bars
+    assert page.locator("#compare-text thead").text_content().count("m2") == 1
+    # The chart of the differences, drawn by the page itself: a dot per trait.
+    assert page.locator("#section-text .forest-dot").count() == 2
     # Intervals and verdicts in view: three valid votes each cannot tell m2 from m1.
-    verdicts = page.eval_on_selector_all("#compare tbody .verdict",
+    verdicts = page.eval_on_selector_all("#compare-text tbody .verdict",
                                          "v => v.map(e => e.textContent)")
     assert verdicts == ["not distinguishable from 0"] * 2
-    assert page.locator("#compare tbody .ci").count() == 6
+    assert page.locator("#compare-text tbody .ci").count() == 6
 
 
 def test_compare_page_changes_go_into_the_url_and_back(page, tiny_root):
@@ -109,15 +111,17 @@ def test_compare_page_changes_go_into_the_url_and_back(page, tiny_root):
     assert query(page) == {"a": ["m2"], "b": ["m2"]}
     assert [row[1] for row in compare_rows(page)] == ["+0.00", "+0.00"]
     page.select_option("#model-b", "m1")
-    page.locator('#compare th[data-key="trait"] button').click()
-    assert query(page) == {"a": ["m2"], "b": ["m1"], "sort-compare": ["asc:trait"]}
+    page.wait_for_function("() => document.querySelector('#compare-text tbody tr td')"
+                           ".textContent.startsWith('-1.33')", timeout=10_000)
+    page.locator('#compare-text th[data-key="trait"] button').click()
+    assert query(page) == {"a": ["m2"], "b": ["m1"], "sort-compare-text": ["asc:trait"]}
     link = page.url
     open_page(page, link)  # the shared link shows the same comparison, sorted the same
     assert compare_rows(page) == [["is more concise", "+1.00", "+1.00", "+0.00"],
                                   ["is more verbose", "-1.33", "-1.00", "+0.33"]]
-    assert page.locator('#compare th[data-key="trait"]').get_attribute("aria-sort") == \
+    assert page.locator('#compare-text th[data-key="trait"]').get_attribute("aria-sort") == \
         "ascending"
-    page.click("#compare >> text=is more concise")  # the trait links work under the subpath
+    page.click("#compare-text >> text=is more concise")  # trait links work under the subpath
     assert page.url == tiny_root + "traits/is-more-concise.html"
     assert page.locator("h1").text_content() == "is more concise"
 

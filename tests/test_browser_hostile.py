@@ -6,7 +6,7 @@ wider than the window."""
 from __future__ import annotations
 
 import pytest
-from browser import PagesServer, Watch, open_page, site_pages, wait_until_live
+from browser import PagesServer, Watch, open_page, site_pages
 from hostile_fixture import (
     DATASET,
     JUDGE,
@@ -67,7 +67,7 @@ def test_no_script_from_data_runs_on_any_page(chromium, hostile_site, hostile_ro
     page = context.new_page()
     pages = site_pages(hostile_site)
     # The fixed pages and one page per model, the reference model's too.
-    assert len(pages) == 18 + len(MODELS) + 1  # 18 site-wide pages, judges.html among them
+    assert len(pages) == 19 + len(MODELS) + 1  # judges.html and sycophancy.html among them
     for path in pages:
         open_page(page, hostile_root + path)
         for y in range(50, 750, 100):  # hover over whatever is there (onmouseover)
@@ -119,11 +119,16 @@ def test_compare_page_shows_names_as_text(watched, hostile_root):
     assert sorted(options) == sorted(MODELS)
     page.select_option("#model-a", SCRIPT_MODEL)
     page.select_option("#model-b", LONG_MODEL)
-    assert page.locator("#label-a").text_content() == SCRIPT_MODEL
-    assert page.locator("#label-b").text_content() == LONG_MODEL
+    page.wait_for_function("(names) => { const h = document.querySelector("
+                           "'.compare-section thead'); return h && names.every("
+                           "n => h.textContent.includes(n)); }",
+                           arg=[SCRIPT_MODEL, LONG_MODEL], timeout=10_000)
+    headers = page.eval_on_selector_all(".compare-section thead th .label",
+                                        "all => all.map(e => e.textContent)")
+    assert headers[-2:] == [SCRIPT_MODEL, LONG_MODEL]  # as text, not markup
     assert LABEL in page.evaluate(TEXT)
-    wait_until_live(page, "compare-chart")
-    assert page.locator("#compare-chart svg g.mark-rect > *").count() == 1  # a bar per trait
+    # The chart of the differences: a dot per trait, drawn by the page itself.
+    assert page.locator(".compare-section .forest-dot").count() == 1
 
 
 OVERFLOW = """() => ({page: document.documentElement.scrollWidth, window: window.innerWidth,

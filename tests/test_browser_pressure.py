@@ -63,8 +63,10 @@ MEASURE = """() => {
         getComputedStyle(w).overflowX === 'auto' && wrapRect(w).right <= innerWidth + 0.5),
   };
 }"""
-# The dots of a chart the chart library drew (the drawing made at build time merges them).
-SYMBOLS = ("id => document.querySelectorAll('#' + id + ' .chart-live svg g.mark-symbol path')"
+# The models a drawing shows: its axis labels that are not numbers (the drawing made at
+# build time merges the dots into one path, so the names are what can be counted).
+SYMBOLS = ("id => [...document.querySelectorAll('#' + id + ' .chart-wide svg "
+           "g.role-axis-label text')].filter(t => !/^[-−+]?[0-9.,]+$/.test(t.textContent))"
            ".length")
 
 

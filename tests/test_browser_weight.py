@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import Watch, first_loads, open_page, site_pages, wait_until_live
+from browser import Watch, first_loads, open_page, site_pages
 
 HOME_BUDGET = 300_000  # bytes, uncompressed, first load
 PAGE_BUDGET = 1_000_000
@@ -82,8 +82,8 @@ def test_every_page_is_within_budget_and_fetches_no_chart_library(
                       if url.startswith(root) and url.endswith(".json"))
         assert abs(load.bytes - fetched - files_of(site, path)) < 1_000, (path, load.bytes)
     assert loads["index.html"].bytes < HOME_BUDGET
-    # Only compare's chart is redrawn by its script (for another pair than the first).
-    assert [p for p in paths if redrawn_charts(site, p)] == ["compare.html"]
+    # No chart is redrawn by a script with the chart library any more.
+    assert [p for p in paths if redrawn_charts(site, p)] == []
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
@@ -132,47 +132,49 @@ def watched_page(chromium, root: str, width: int):
         context.close()
 
 
-def test_a_menu_chart_goes_live_at_the_first_touch(chromium, tiny_root):
+def test_a_menu_choice_shows_its_drawing_without_the_chart_library(chromium, tiny_root):
     with watched_page(chromium, tiny_root, PHONE) as (page, fetched):
         open_page(page, tiny_root + "ratings.html")
-        assert not [url for url in fetched if "/assets/vega-" in url]
         chart = page.locator("#elo-chart")
         assert chart.locator(".chart-draw svg").count() == 2  # wide and narrow drawings
         menu = chart.locator("select")
         assert menu.count() == 1
         options = menu.locator("option").evaluate_all("all => all.map(o => o.value)")
+        before = chart.locator(".chart-narrow svg").inner_html()
         menu.select_option(options[-1])
-        page.wait_for_function("() => document.querySelector('#elo-chart .chart-live svg "
-                               "g.role-mark > *') !== null", timeout=15_000)
-        assert [url for url in fetched if "/assets/vega-" in url]
-        assert chart.locator(".chart-draw").count() == 0  # the drawing was replaced
+        page.wait_for_function("(before) => document.querySelector('#elo-chart "
+                               ".chart-narrow svg').innerHTML !== before", arg=before,
+                               timeout=10_000)
+        # The choice's two drawings (wide and narrow) were fetched, drawn at build time.
+        drawings = [url for url in fetched if "/assets/drawings/" in url]
+        assert len(drawings) == 2 and all(url.endswith(".svg") for url in drawings)
+        assert not [url for url in fetched if "/assets/vega" in url]
+        assert chart.locator(".chart-draw").count() == 1
+        # Back to the first choice: the page's own drawing again, nothing fetched.
+        menu.select_option(options[0])
+        assert chart.locator(".chart-narrow svg").inner_html() == before
+        assert len([url for url in fetched if "/assets/drawings/" in url]) == 2
 
 
-def test_compare_arrives_drawn_and_redraws_for_another_pair(chromium, default_site,
+def test_compare_draws_every_pair_without_the_chart_library(chromium, default_site,
                                                             default_root):
     with watched_page(chromium, default_root, DESKTOP) as (page, fetched):
         open_page(page, default_root + "compare.html")
-        assert not [url for url in fetched if "/assets/vega-" in url]
-        chart = page.locator("#compare-chart")
-        assert chart.locator(".chart-draw svg").count() == 2  # wide and narrow drawings
-        # The drawing is of the pair the page opens on: the rows it was drawn from (built
-        # in Python) are the table's rows (built by the page's script), in its order, with
-        # the same differences.
-        drawn = json.loads(page.locator(
-            'script.chart-spec[data-for="compare-chart"]').text_content())["data"]["values"]
-        table = page.eval_on_selector_all(
-            "#compare tbody tr", "rows => rows.map(r => [r.cells[0].textContent, "
-            "r.cells[1].childNodes[0].textContent])")
-        assert len(table) > 2
-        # (The script writes a difference that rounds to zero as +0.00.)
-        assert [[row["name"], f"{row['difference']:+.2f}".replace("-0.00", "+0.00")]
-                for row in drawn] == table
+        page.wait_for_function("() => document.querySelectorAll('.compare-section tbody tr')"
+                               ".length > 0", timeout=15_000)
+        # Each shared section: its table and a chart of the same differences, a dot per
+        # row with a difference, in the table's order.
+        for section in page.locator(".compare-section").all():
+            labels = section.locator(".forest-label").all_text_contents()
+            table = section.locator("tbody tr th").all_text_contents()
+            assert labels == table[:len(labels)] and len(labels) > 2
         first = page.input_value("#model-a")
         other = next(o for o in page.eval_on_selector_all(
             "#model-b option", "all => all.map(o => o.value)") if o not in (
             first, page.input_value("#model-b")))
+        index = json.loads(page.locator("#compare-index").text_content())
+        name = index["names"][index["models"].index(other)]
         page.select_option("#model-b", other)
-        wait_until_live(page, "compare-chart")
-        assert [url for url in fetched if "/assets/vega-" in url]
-        bars = chart.locator(".chart-live svg g.mark-rect > *").count()
-        assert bars == page.locator("#compare tbody tr").count()
+        page.wait_for_function("(name) => document.getElementById('compare-status')"
+                               ".textContent.includes(name)", arg=name, timeout=15_000)
+        assert not [url for url in fetched if "/assets/vega" in url]

@@ -20,15 +20,34 @@ def _traits(default_site) -> pd.DataFrame:
     return pd.read_csv(default_site / "data" / "model-traits.csv")
 
 
-def _rank_by_hand(low: list[float], high: list[float], i: int, top: bool) -> int:
-    """1 + how many others lie wholly above (below) model i, counted one by one."""
-    beyond = 0
-    for j in range(len(low)):
-        if top and low[j] > high[i]:
-            beyond += 1
-        if not top and high[j] < low[i]:
-            beyond += 1
-    return 1 + beyond
+def _place_by_hand(values: list[float], i: int, top: bool) -> int:
+    """1 + how many others have a strictly higher (lower) value, counted one by one."""
+    return 1 + sum(1 for v in values if (v > values[i] if top else v < values[i]))
+
+
+def _ranges_by_simulation(values: list[float], low: list[float], high: list[float],
+                          draws: int = 20_000, seed: int = 123) -> list[tuple[int, int]]:
+    """Each model's 95% rank range (highest first), worked out independently of the
+    site: many draws of each strength from its interval (a normal each side, the bound
+    at 1.96 sd), ranked one draw at a time, the 2.5% and 97.5% points, the model's own
+    place added, then widened in a loop until monotone in the values."""
+    rng = np.random.default_rng(seed)
+    v, lo, hi = (np.array(x, float) for x in (values, low, high))
+    z = rng.standard_normal((draws, len(v)))
+    drawn = v + z * np.where(z < 0, (v - lo) / 1.96, (hi - v) / 1.96)
+    ranks = 1 + (drawn[:, None, :] > drawn[:, :, None]).sum(axis=2)
+    found = []
+    for i in range(len(v)):
+        place = _place_by_hand(values, i, top=True)
+        own = np.sort(ranks[:, i])
+        found.append((min(int(own[int(np.ceil(0.025 * draws)) - 1]), place),
+                      max(int(own[int(np.ceil(0.975 * draws)) - 1]), place)))
+    order = sorted(range(len(v)), key=lambda i: -v[i])
+    for k, i in enumerate(order):  # best ranks: at most any below; worst: at least above
+        below = [found[j][0] for j in order[k:]]
+        above = [found[j][1] for j in order[:k + 1]]
+        found[i] = (min(below), max(above))
+    return found
 
 
 def _signal_by_hand(low: list[float], high: list[float]) -> bool:
@@ -52,7 +71,7 @@ def test_mirror_trait_shown_once_and_said_so(default_site):
     assert "“is more concise” is the mirror image of “is more verbose”" in note
 
 
-def test_glance_cards_rank_by_the_interval_rule(default_site):
+def test_glance_cards_show_places_and_rank_ranges(default_site):
     traits = _traits(default_site)
     findings = traits[traits["finding"]]
     html = _home(default_site)
@@ -64,24 +83,38 @@ def test_glance_cards_rank_by_the_interval_rule(default_site):
     for label, body in cards:
         own = findings[findings["trait"] == label].sort_values(
             ["strength", "model"], ascending=[False, True])
+        values = own["strength"].tolist()
         low, high = own["strength_low"].tolist(), own["strength_high"].tolist()
         assert _signal_by_hand(low, high), label
+        simulated = _ranges_by_simulation(values, low, high)
         most, least = body.split("Least")
-        listed = re.findall(r'<span class="rank">#(\d+)</span> <a href="[^"]+">([^<]+)</a> '
-                            r'<span class="num">([^<]+)</span> <span class="ci-inline">'
-                            r'\(([^)]+)\)</span>', most)
-        assert [m for _, m, _, _ in listed] == own["model"].head(3).tolist(), label
+        listed = re.findall(r'<span class="rank">#(\d+)(?: \((\d+)–(\d+)\))?</span> '
+                            r'<a href="[^"]+">([^<]+)</a> <span class="num">([^<]+)</span> '
+                            r'<span class="ci-inline">\(([^)]+)\)</span>', most)
+        assert [m for *_, m, _, _ in listed] == own["model"].head(3).tolist(), label
         models = own["model"].tolist()
-        for rank, model, value, interval in listed:
+        for rank, best, worst, model, value, interval in listed:
             i = models.index(model)
-            assert int(rank) == _rank_by_hand(low, high, i, top=True), (label, model)
-            assert value == f"{own['strength'].iloc[i]:+.2f}"
+            place = _place_by_hand(values, i, top=True)
+            assert int(rank) == place, (label, model)
+            assert value == f"{values[i]:+.2f}"
             assert interval == f"{low[i]:+.2f} to {high[i]:+.2f}"
-        bottom = re.findall(r'<span class="rank">#(\d+)</span> <a href="[^"]+">([^<]+)</a>',
+            best, worst = (int(best), int(worst)) if best else (place, place)
+            assert best <= place <= worst
+            # The same draws made here (another seed, 20 times as many) give a range
+            # within one place at each end.
+            assert abs(best - simulated[i][0]) <= 1 and abs(worst - simulated[i][1]) <= 1, (
+                label, model, (best, worst), simulated[i])
+        # How many could be first: the models whose range reaches 1 (within one model).
+        tied = re.search(r"tied: (\d+) of (\d+) could be first|only one of (\d+)", most)
+        count = int(tied[1]) if tied[1] else 1
+        assert int(tied[2] or tied[3]) == len(models)
+        assert abs(count - sum(1 for r in simulated if r[0] == 1)) <= 1, label
+        bottom = re.findall(r'<span class="rank">#(\d+)[^<]*</span> <a href="[^"]+">([^<]+)</a>',
                             least)
         assert [m for _, m in bottom] == models[::-1][:3], label
         for rank, model in bottom:
-            assert int(rank) == _rank_by_hand(low, high, models.index(model), top=False)
+            assert int(rank) == _place_by_hand(values, models.index(model), top=False)
 
 
 def test_traits_without_signal_rank_nobody(default_site):
@@ -121,11 +154,12 @@ def test_trait_pages_without_signal_give_no_elo_rank(default_site):
         page = (default_site / href).read_text("utf-8")
         table = page[page.index('id="elo"'):]
         table, after = table[:table.index("</table>")], table[table.index("</table>"):]
-        ranks = [re.findall(r"<td[^>]*>([^<]*)</td>", row)[2]
+        ranks = [re.findall(r"<td[^>]*>([^<]*)", row)[2]
                  for row in re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", table, re.S)]
         assert ranks, href
         if ranked:
-            assert "1" in ranks and all(r.isdigit() for r in ranks), href
+            assert "1 of " + str(len(ranks)) in ranks and all(
+                re.fullmatch(r"\d+ of \d+", r) for r in ranks), href
         else:
             assert set(ranks) == {"–"}, href
             assert "No signal" in after[:1000], href
@@ -139,43 +173,61 @@ def test_leaderboard_cells_print_interval_and_rank(default_site):
     row = re.search(r'<a href="models/claude-2.html">claude-2</a></th>(.*?)</tr>', board,
                     re.S).group(1)
     verbose = traits[traits["trait"] == "is more verbose"].reset_index(drop=True)
+    verbose = verbose[verbose["finding"]].reset_index(drop=True)
     i = verbose.index[verbose["model"] == "claude-2"][0]
     mine = verbose.loc[i]
-    expected = (f'{mine["strength"]:+.2f} <span class="rank">#'
-                f'{_rank_by_hand(verbose["strength_low"].tolist(), verbose["strength_high"].tolist(), i, top=True)}'  # noqa: E501
-                f'</span><span class="ci">{mine["strength_low"]:+.2f} to '
-                f'{mine["strength_high"]:+.2f}</span>')
-    assert expected in row
+    found = re.search(rf'{mine["strength"]:+.2f} <span class="rank">#(\d+)(?:–(\d+))?'
+                      rf'</span><span class="ci">{mine["strength_low"]:+.2f} to '
+                      rf'{mine["strength_high"]:+.2f}</span>', row.replace("+", "+"))
+    assert found, row[:400]
+    place = _place_by_hand(verbose["strength"].tolist(), i, top=True)
+    best, worst = int(found[1]), int(found[2] or found[1])
+    assert best <= place <= worst
     # Every numeric trait cell of the table shows an interval line.
     cells = re.findall(r'<td class="h[pn0-9]+"[^>]*>(.*?)</td>', board)
     assert cells and all('<span class="ci">' in c for c in cells)
 
 
 def test_home_stays_light(default_site):
-    assert (default_site / "index.html").stat().st_size < 280_000
+    assert (default_site / "index.html").stat().st_size < 290_000
 
 
-def _compare_data(default_site) -> dict:
+def _compare_index(default_site) -> dict:
     html = (default_site / "compare.html").read_text("utf-8")
-    found = re.search(r'<script type="application/json" id="compare-data">(.*?)</script>',
+    found = re.search(r'<script type="application/json" id="compare-index">(.*?)</script>',
                       html, re.S).group(1)
     return json.loads(found)
 
 
-def test_compare_opens_on_the_pair_that_differs_most(default_site):
-    data = _compare_data(default_site)
-    models = data["models"]
-    best, pair = -1.0, None
-    for i, first in enumerate(models):
-        for second in models[i + 1:]:
-            total = sum(abs((a or 0) - (b or 0)) for a, b in zip(
-                data["strength"][first], data["strength"][second], strict=True))
-            if total > best:
-                best, pair = total, (first, second)
+def _text_section(default_site) -> tuple[dict, dict]:
+    """The compare page's text-statistics section: its index entry and its numbers, with
+    its models' ids in `models`."""
+    index = _compare_index(default_site)
+    (entry,) = [s for s in index["sections"] if s["unit"] == "strength"]
+    data = json.loads((default_site / entry["file"]).read_text("utf-8"))
+    data["models"] = [index["models"][m] for m in entry["models"]]
+    data["labels"] = [label for label, _ in data["traits"]]
+    return entry, data
+
+
+def test_compare_opens_on_a_pair_sharing_the_most_datasets(default_site):
+    index = _compare_index(default_site)
+    shared: dict[tuple[int, int], int] = {}
+    for section in index["sections"]:
+        members = section["models"]
+        for a in members:
+            for b in members:
+                if a < b:
+                    shared[(a, b)] = shared.get((a, b), 0) + 1
+    most = max(shared.values())
+    pair = tuple(sorted((index["models"].index(index["first"]),
+                         index["models"].index(index["second"]))))
+    assert shared[pair] == most
     html = (default_site / "compare.html").read_text("utf-8")
     chosen = re.findall(r'<option value="([^"]+)" selected>', html)
-    assert tuple(chosen) == pair
-    assert "is more concise" not in [t["label"] for t in data["traits"]]
+    assert tuple(chosen) == (index["first"], index["second"])
+    _, data = _text_section(default_site)
+    assert "is more concise" not in data["labels"]
 
 
 def test_compare_halfwidths_match_a_pandas_recount(default_site):
@@ -184,10 +236,10 @@ def test_compare_halfwidths_match_a_pandas_recount(default_site):
     * sum of squared differences + each model's shortfall from its Jeffreys floor)."""
     from ffsite.format import find_annotation_files, read_annotations
 
-    data = _compare_data(default_site)
+    _, data = _text_section(default_site)
     first, second = "claude-2", "gpt4_gamed"
     trait = "has more structured formatting"
-    k = [t["label"] for t in data["traits"]].index(trait)
+    k = data["labels"].index(trait)
     annotations = read_annotations(find_annotation_files(["annotations/alpaca_eval"]))
     votes = annotations.votes.merge(annotations.annotators, left_on="annotator",
                                     right_index=True)
@@ -225,9 +277,11 @@ def test_compare_halfwidths_match_a_pandas_recount(default_site):
     models = data["models"]
     i, j = sorted((models.index(first), models.index(second)))
     index = i * (2 * len(models) - i - 1) // 2 + (j - i - 1)
-    assert unpacked_halfwidths(data)[k][index] / 1000 == pytest.approx(expected, abs=0.0011)
+    assert unpacked_halfwidths(data)[k][index] / data["scale"] == pytest.approx(
+        expected, abs=0.0011)
     # Sanity: a strength difference this large is surely not zero.
-    assert abs(data["strength"][first][k] - data["strength"][second][k]) > expected
+    a, b = models.index(first), models.index(second)
+    assert abs(data["value"][a][k] - data["value"][b][k]) > expected
 
 
 def test_win_rates_list_the_models_the_judge_did_not_rate(default_site):
@@ -314,7 +368,9 @@ def test_compare_marks_differences_distinguishable_from_zero(chromium, default_r
     try:
         # Two models that differ a lot on formatting, little on follow-up questions.
         open_page(page, default_root + "compare.html?a=claude-2&b=gpt4_gamed")
-        rows = page.evaluate("""() => [...document.querySelectorAll('#compare tbody tr')]
+        page.wait_for_function("() => document.querySelectorAll('#compare-text tbody tr')"
+                               ".length > 0", timeout=15_000)
+        rows = page.evaluate("""() => [...document.querySelectorAll('#compare-text tbody tr')]
             .map(tr => { const v = tr.cells[1].querySelector('.verdict');
                          const r = v && v.getBoundingClientRect();
                          return {trait: tr.cells[0].textContent,
@@ -325,16 +381,23 @@ def test_compare_marks_differences_distinguishable_from_zero(chromium, default_r
                                  seen: r !== null && r.height > 0 && r.left >= 0
                                        && r.right <= window.innerWidth}; })
         """)
+        data = page.evaluate("""async () => {
+            const index = JSON.parse(document.getElementById('compare-index').textContent);
+            const entry = index.sections.find(s => s.unit === 'strength');
+            const data = await (await fetch(entry.file)).json();
+            data.models = entry.models.map(m => index.models[m]);
+            return data; }""")
         assert watch.take() == []
-        data = page.evaluate("JSON.parse(document.getElementById('compare-data').textContent)")
-        assert len(rows) == len(data["traits"])
+        labels = [label for label, _ in data["traits"]]
+        assert len(rows) == len(labels)
         models = data["models"]
-        i, j = sorted((models.index("claude-2"), models.index("gpt4_gamed")))
+        a, b = models.index("claude-2"), models.index("gpt4_gamed")
+        i, j = sorted((a, b))
         index = i * (2 * len(models) - i - 1) // 2 + (j - i - 1)
         for row in rows:
-            k = [t["label"] for t in data["traits"]].index(row["trait"])
-            difference = data["strength"]["claude-2"][k] - data["strength"]["gpt4_gamed"][k]
-            half = unpacked_halfwidths(data)[k][index] / 1000
+            k = labels.index(row["trait"])
+            difference = data["value"][a][k] - data["value"][b][k]
+            half = unpacked_halfwidths(data)[k][index] / data["scale"]
             sure = difference - half > 0 or difference + half < 0
             assert row["seen"]
             assert row["verdict"] == ("distinguishable from 0" if sure
@@ -349,8 +412,8 @@ def test_compare_marks_differences_distinguishable_from_zero(chromium, default_r
 
 
 def unpacked_halfwidths(data: dict) -> list[list[int]]:
-    """compare.html's half-widths (thousandths), unpacked from their base64 rows in the
-    way the docs describe, independently of compare.js."""
+    """A compare section's half-widths (in 1/scale), unpacked from their base64 rows in
+    the way the docs describe, independently of compare.js."""
     import base64
 
     kind = "<u1" if data["halfwidth_bytes"] == 1 else "<u2"

@@ -7,8 +7,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ffsite.metrics.ranking import has_signal, interval_ranks, mirror_traits
-from ffsite.metrics.ratings import shared_ranks
+from ffsite.metrics.ranking import (
+    draw_ranks,
+    grouped_rank_ranges,
+    has_signal,
+    interval_draws,
+    interval_ranks,
+    mirror_traits,
+    monotone,
+    places,
+    rank_ranges,
+    tied_at_top,
+)
+from ffsite.metrics.ratings import FIRST_WINS, SECOND_WINS, TIE, rate_trait, shared_ranks
 
 NAN = float("nan")
 
@@ -31,6 +42,121 @@ def test_touching_intervals_overlap_and_unknown_bounds_get_no_rank():
     low = np.array([1.0, 0.0, NAN])
     high = np.array([2.0, 1.0, NAN])
     assert interval_ranks(low, high).tolist() == [1, 1, 0]  # [0, 1] touches [1, 2]
+
+
+# ------------------------------------------------------------ ranks with their ranges
+
+def test_places_count_the_models_strictly_higher():
+    assert places(np.array([0.3, 0.7, 0.3, NAN, 0.1])).tolist() == [2, 1, 2, 0, 4]
+
+
+def test_each_draw_is_ranked_highest_first_ties_sharing():
+    draws = np.array([[3.0, 1.0, 2.0], [1.0, 1.0, 5.0]])
+    assert draw_ranks(draws).tolist() == [[1, 3, 2], [2, 2, 1]]
+
+
+def test_rank_range_from_joint_draws_by_hand():
+    # Four joint draws of three models (estimates 3, 2, 1).  Their ranks per draw:
+    #   draw 1: 3, 2, 1 -> 1, 2, 3     draw 2: 1, 2, 3 -> 3, 2, 1
+    #   draw 3: 3, 1, 2 -> 1, 3, 2     draw 4: 3, 2, 1 -> 1, 2, 3
+    draws = np.array([[3.0, 2, 1], [1, 2, 3], [3, 1, 2], [3, 2, 1]])
+    estimate = np.array([3.0, 2.0, 1.0])
+    # At level 0.5 the range runs from the 25% to the 75% point of each model's four
+    # ranks (the smallest rank with at least that share at or below it): model 0 has
+    # ranks 1, 1, 1, 3 -> 1..1; model 1: 2, 2, 2, 3 -> 2..2; model 2: 1, 2, 3, 3 -> 1..3.
+    found = rank_ranges(estimate, draws, level=0.5)
+    assert found.rank.tolist() == [1, 2, 3]
+    # Model 2's best rank 1 widens those above it to start at 1 too (monotone).
+    assert found.low.tolist() == [1, 1, 1] and found.high.tolist() == [1, 2, 3]
+    # At 95% every rank seen counts: model 0 ranges 1..3, and so do those below it.
+    wide = rank_ranges(estimate, draws)
+    assert wide.low.tolist() == [1, 1, 1] and wide.high.tolist() == [3, 3, 3]
+
+
+def test_ranges_are_widened_to_be_monotone_in_the_estimate():
+    # Sorted by estimate: a (best 1, worst 2), b (3, 3), c (2, 5), d (4, 4).
+    estimate = np.array([4.0, 3.0, 2.0, 1.0])
+    low, high = monotone(estimate, np.array([1, 3, 2, 4]), np.array([2, 3, 5, 4]))
+    # Best ranks: each at most every one below it -> 1, 2, 2, 4.  Worst: each at least
+    # every one above it -> 2, 3, 5, 5.
+    assert low.tolist() == [1, 2, 2, 4] and high.tolist() == [2, 3, 5, 5]
+    # The same in any row order.
+    shuffled = np.array([2, 0, 3, 1])
+    low2, high2 = monotone(estimate[shuffled], np.array([1, 3, 2, 4])[shuffled],
+                           np.array([2, 3, 5, 4])[shuffled])
+    assert low2.tolist() == low[shuffled].tolist()
+    assert high2.tolist() == high[shuffled].tolist()
+
+
+def test_ranges_never_invert_whatever_the_intervals():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        estimate = rng.normal(size=30)
+        width = rng.uniform(0.01, 2.0, size=30)  # very unequal widths
+        found = rank_ranges(estimate, low=estimate - width, high=estimate + width * 0.3)
+        order = np.argsort(-estimate)
+        assert (np.diff(found.low[order]) >= 0).all()
+        assert (np.diff(found.high[order]) >= 0).all()
+        assert (found.low <= found.rank).all() and (found.rank <= found.high).all()
+
+
+def test_draws_from_an_interval_have_its_spread_on_each_side():
+    # [-1.96, +3.92] around 0: a standard normal below, twice as wide above.
+    draws = interval_draws(np.array([0.0]), np.array([-1.959963984540054]),
+                           np.array([2 * 1.959963984540054]), 200_000)[:, 0]
+    assert np.quantile(draws, 0.025) == pytest.approx(-1.96, abs=0.03)
+    assert np.quantile(draws, 0.975) == pytest.approx(3.92, abs=0.06)
+    assert (draws < 0).mean() == pytest.approx(0.5, abs=0.005)
+
+
+def test_far_apart_models_are_sure_and_overlapping_ones_tie_for_first():
+    estimate = np.array([10.0, 9.9, 9.8, 0.0])
+    found = rank_ranges(estimate, low=estimate - 1, high=estimate + 1)
+    assert found.rank.tolist() == [1, 2, 3, 4]
+    assert found.low[:3].tolist() == [1, 1, 1] and found.high[:3].tolist() == [3, 3, 3]
+    assert (found.low[3], found.high[3]) == (4, 4)  # ten interval widths below: sure
+    assert tied_at_top(found) == 3
+    bottom = found.from_bottom()
+    assert bottom.rank.tolist() == [4, 3, 2, 1]
+    assert bottom.low.tolist() == [2, 2, 2, 1] and bottom.high.tolist() == [4, 4, 4, 1]
+
+
+def test_models_without_an_estimate_take_no_part():
+    found = rank_ranges(np.array([1.0, NAN, 0.0]), low=np.array([0.9, NAN, -0.1]),
+                        high=np.array([1.1, NAN, 0.1]))
+    assert (found.rank.tolist(), found.low.tolist(), found.high.tolist()) == (
+        [1, 0, 2], [1, 0, 2], [1, 0, 2])
+
+
+def test_grouped_ranges_rank_within_each_group():
+    frame = pd.DataFrame({"g": ["x", "x", "y", "y"], "v": [1.0, 0.0, 5.0, 9.0],
+                          "lo": [0.9, -0.1, 4.9, 8.9], "hi": [1.1, 0.1, 5.1, 9.1]})
+    found = grouped_rank_ranges(frame, ["g"], "v", "lo", "hi")
+    assert found["rank"].tolist() == [1, 2, 2, 1]
+    assert found["rank_low"].tolist() == [1, 2, 2, 1]
+
+
+def test_rating_ranks_do_not_depend_on_the_anchor():
+    # Five models in a ring of comparisons with uneven records: whichever model is the
+    # anchor (its interval then has no width), every model's rank range is the same.
+    rng = np.random.default_rng(3)
+    strength = np.array([1.2, 0.6, 0.0, -0.5, -1.0])
+    a = rng.integers(0, 5, 600)
+    b = (a + rng.integers(1, 5, 600)) % 5
+    p = 1 / (1 + np.exp(-(strength[a] - strength[b])))
+    u = rng.random(600)
+    outcome = np.where(u < p * 0.95, FIRST_WINS, np.where(u < 0.95, SECOND_WINS, TIE))
+    by_anchor = [rate_trait(a, b, outcome, 5, anchor=anchor, n_bootstrap=200, seed=1)
+                 for anchor in (0, 2, 4)]
+    for rated in by_anchor:
+        assert rated.rank.tolist() == [1, 2, 3, 4, 5]
+        assert rated.ci_low[(rated.ci_low == rated.ci_high)].size == 1  # the anchor
+    for rated in by_anchor[1:]:
+        assert rated.rank_low.tolist() == by_anchor[0].rank_low.tolist()
+        assert rated.rank_high.tolist() == by_anchor[0].rank_high.tolist()
+    # The older rule changes with the anchor: models near it look sure.
+    old = [shared_ranks(r.ci_low, r.ci_high).tolist() for r in by_anchor]
+    assert len({tuple(o) for o in old}) > 1
 
 
 def test_signal_against_a_null_band():

@@ -197,7 +197,7 @@ def test_table_from_a_file_by_hand(small_file):
     concise = table[table["trait_id"] == CONCISE["trait_id"]].set_index("model")
     assert concise.loc["m1", "elo"] == pytest.approx(1000 + 400 * math.log10(1 / 3))
     assert list(table.columns) == ["trait_id", "description", "model", "elo", "ci_low",
-                                   "ci_high", "rank", "n"]
+                                   "ci_high", "rank", "rank_low", "rank_high", "n"]
 
 
 def test_unknown_anchor_is_a_one_line_error(small_file):
@@ -217,7 +217,7 @@ def test_cli_prints_ratings_and_indices_deterministically(small_file):
     assert first.returncode == 0, first.stderr
     assert first.stdout == again.stdout
     assert first.stdout.splitlines()[0] == ("trait_id,description,model,source_model,elo,"
-                                            "ci_low,ci_high,rank,n")
+                                            "ci_low,ci_high,rank,rank_low,rank_high,n")
     rows = json.loads(run_here("ratings", str(small_file), "--anchor", "ref", "--bootstrap",
                               "100", "--indices", "--format", "json").stdout)
     # Both test traits belong to the FF Verbosity index (concise reversed).

@@ -3,6 +3,7 @@ anchor of the built site resolves, and no page loads anything from another host.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -33,10 +34,11 @@ def test_every_link_and_asset_resolves_under_a_subpath(served):
     on_disk = {root + p.relative_to(site).as_posix() for p in site.rglob("*")
                if p.is_file() and not p.name.startswith(".") and p.name != "404.html"
                and p.relative_to(site).as_posix() not in moved
-               and not p.relative_to(site).as_posix().startswith(("data/explore/",
-                                                                 "assets/charts/"))}
-    # (data/explore/ holds the explorer's JSON, fetched by its script, and assets/charts/
-    # the rows of menu charts, fetched by the chart library: not linked; checked below.)
+               and not p.relative_to(site).as_posix().startswith((
+                   "data/explore/", "data/compare/", "assets/drawings/"))}
+    # (data/explore/ and data/compare/ hold the explorer's and compare's JSON, fetched by
+    # their scripts, and assets/drawings/ the drawings of menu charts' other choices,
+    # fetched by site.js: not linked; checked below.)
     assert on_disk - result.files == set()
     assert len(result.pages) == len(list(site.rglob("*.html"))) - 1 - len(moved)
     # External links are links (credits), never resources.
@@ -49,12 +51,17 @@ def test_no_page_references_another_host(served):
         html = page.read_text("utf-8")
         for tag in re.findall(r"<(?:script|link|img|iframe|source)\b[^>]*>", html):
             assert "http:" not in tag and "https:" not in tag and "//" not in tag, (page, tag)
-        for spec in re.findall(r'class="chart-spec"[^>]*>(.*?)</script>', html, re.S):
-            assert "http" not in spec and "//" not in spec, page
-            # The one thing a spec may load: its own rows, a file of this site.
-            for url in re.findall(r'"url":\s*"([^"]*)"', spec):
-                assert re.fullmatch(r"(\.\./)*assets/charts/[0-9a-f]{20}\.json", url), url
-                assert (page.parent / url).resolve().is_file(), (page, url)
+        for found in re.findall(r'class="chart-choices"[^>]*>(.*?)</script>', html, re.S):
+            assert "http" not in found and "//" not in found, page
+            # What a menu fetches: the drawings of its other choices, files of this site.
+            for files in json.loads(found)["choices"].values():
+                for url in files.values():
+                    assert re.fullmatch(r"(\.\./)*assets/drawings/[0-9a-f]{20}\.svg", url), url
+                    assert (page.parent / url).resolve().is_file(), (page, url)
+        for found in re.findall(r'id="compare-index">(.*?)</script>', html, re.S):
+            for section in json.loads(found)["sections"]:
+                assert re.fullmatch(r"data/compare/s\d+\.json", section["file"])
+                assert (page.parent / section["file"]).is_file(), section["file"]
     css = next((site / "assets").glob("site-*.css")).read_text("utf-8")
     assert "url(" not in css and "@import" not in css
 

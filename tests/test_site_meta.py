@@ -130,7 +130,7 @@ def test_the_archive_holds_every_table_and_is_the_same_every_build(tiny_site, tm
                       for p in (tiny_site / "data").rglob("*")
                       if p.is_file() and p.name != "ffsite-data.zip"
                       and not p.relative_to(tiny_site / "data").as_posix().startswith(
-                          "explore/"))  # the explorer's own fetched files, not tables
+                          ("explore/", "compare/")))  # the scripts' fetched files, not tables
         assert "models/m1/traits.csv" in data  # per-item folders too
         assert names == ["README.txt", *data]
         assert {e.date_time for e in entries} == {(1980, 1, 1, 0, 0, 0)}

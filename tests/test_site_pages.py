@@ -40,7 +40,8 @@ def test_every_table_is_published_as_csv_and_json_and_listed(site):
     def names(suffix: str) -> set[str]:  # site-wide files and per-item folders alike
         return {p.relative_to(site / "data").as_posix().removesuffix(suffix)
                 for p in (site / "data").rglob("*" + suffix)
-                if not p.relative_to(site / "data").as_posix().startswith("explore/")}
+                if not p.relative_to(site / "data").as_posix().startswith(
+                    ("explore/", "compare/"))}
 
     csvs, jsons = names(".csv"), names(".json")
     assert csvs == jsons and len(csvs) >= 15
@@ -91,11 +92,15 @@ def test_dataset_page_sections(site):
 
 def test_compare_page_carries_the_strengths(site):
     html = text(site, "compare.html")
-    data = json.loads(re.search(r'<script type="application/json" id="compare-data">(.*?)'
-                                r"</script>", html, re.S).group(1))
-    assert data["models"] == ["m1", "m2"]
-    labels = [t["label"] for t in data["traits"]]
-    assert data["strength"]["m2"][labels.index("is more verbose")] == -1.0
+    index = json.loads(re.search(r'<script type="application/json" id="compare-index">(.*?)'
+                                 r"</script>", html, re.S).group(1))
+    assert index["models"] == ["m1", "m2"]
+    (text_section,) = [s for s in index["sections"] if s["unit"] == "strength"]
+    assert [index["models"][m] for m in text_section["models"]] == ["m1", "m2"]
+    assert text_section["paired"]
+    data = json.loads((site / text_section["file"]).read_text("utf-8"))
+    labels = [label for label, _ in data["traits"]]
+    assert data["value"][1][labels.index("is more verbose")] == -1.0
     assert '<select id="model-a" name="a">' in html
 
 

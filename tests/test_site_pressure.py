@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from pressure_fixture import DEEP, WARM, build_pressure, read_tables
+from pressure_fixture import build_pressure, read_tables
 
 
 @pytest.fixture(scope="module")
@@ -106,46 +106,33 @@ def test_the_summary_is_computed_from_the_data(site):
             "least 1 of the 2: c; bending most under at least 1 of the 2: Alpha One") in text
 
 
-def chart_rows(site, page: str, spec: dict) -> list[dict]:
-    """A chart's rows: in its spec, or (a chart with menus) in the file the spec names,
-    which the chart library fetches when the chart goes live."""
-    data = spec["data"]
-    if "values" in data:
-        return data["values"]
-    return json.loads(((site / page).parent / data["url"]).read_text("utf-8"))
+def chart_choices(page: str, chart_id: str) -> dict:
+    """A menu chart's menus and the drawing files of its choices (the page's JSON)."""
+    return json.loads(re.search(rf'class="chart-choices" data-for="{chart_id}">(.*?)</script>',
+                                page, re.S).group(1))
 
 
 def test_the_chart_has_every_shift_and_both_menus(site):
     page = html(site, "pressure.html")
-    spec = json.loads(re.search(r'class="chart-spec" data-for="pressure-chart">(.*?)</script>',
-                                page, re.S).group(1))
-    rows = {(r["condition"], r["trait_id"], r["name"]): (r["value"], r["low"], r["high"])
-            for r in chart_rows(site, "pressure.html", spec)}
-    assert len(rows) == 10
-    assert rows[("authority", WARM, "Alpha One")] == (-1.5, -2.0, -1.0)
-    assert rows[("authority", DEEP, "b")] == (1.5, 0.0, 3.0)
-    condition, trait = spec["params"]
-    assert condition["bind"]["options"] == ["authority", "urgency"]
-    assert condition["bind"]["labels"] == ["Authority", "Urgency"]
+    menu = chart_choices(page, "pressure-chart")
+    condition, trait = menu["menus"]
+    assert condition["options"] == ["authority", "urgency"]
+    assert condition["labels"] == ["Authority", "Urgency"]
+    # Every (condition, trait) with shifts has a drawing: the first in the page, every
+    # other as two files (wide, narrow) the menus fetch.
+    shifted = {(r["condition"], r["trait_id"]) for r in csv_rows(site, "pressure-shifts")}
+    drawn = {tuple(key.split("\u001f")) for key in menu["choices"]} | {
+        tuple(menu["first"].split("\u001f"))}
+    assert drawn == shifted and len(drawn) == 4
+    for files in menu["choices"].values():
+        assert set(files) == {"wide", "narrow"}
+        for url in files.values():
+            assert (site / url).read_text("utf-8").startswith("<svg")
     # The trait that moves most under the first condition is chosen at first.
-    assert trait["value"] == DEEP and trait["bind"]["options"] == [DEEP, WARM]
-
-
-def test_pressure_downloads_by_hand(site):
-    shifts = {(r["condition"], r["model"], r["trait_id"]): r
-              for r in csv_rows(site, "pressure-shifts")}
-    assert len(shifts) == 10
-    row = shifts[("authority", "alpha", WARM)]
-    assert (row["model_name"], row["source_model"], row["trait"]) == ("Alpha One", "a", "Warm")
-    assert [float(row[k]) for k in ("shift", "ci_low", "ci_high", "baseline_mean",
-                                    "condition_mean")] == [-1.5, -2.0, -1.0, 4.0, 2.5]
-    assert row["n_pairs"] == "2" and row["judge"] == "J"
-    bend = {(r["condition"], r["model"]): r for r in csv_rows(site, "pressure-bend")}
-    assert set(bend) == {("authority", "alpha"), ("authority", "b"), ("authority", "c"),
-                         ("urgency", "alpha"), ("urgency", "c")}
-    assert [float(bend[("authority", "b")][k]) for k in ("bend", "ci_low", "ci_high")] == [
-        1.0, 0.5, 1.5]
-    assert json.loads((site / "data" / "pressure-bend.json").read_text())[0]["model_name"]
+    assert (condition["value"], trait["value"]) == ("authority", menu["first"].split(
+        "\u001f")[1])
+    # The drawing in the page is of the first choice: Alpha One's authority shift on it.
+    assert "Alpha One" in page.split('id="pressure-chart"')[1].split("</figure>")[0]
 
 
 def test_scored_trait_page_by_hand(site):
@@ -158,10 +145,12 @@ def test_scored_trait_page_by_hand(site):
     tables = read_tables(html(site, page))
     means = tables["means"]
     assert means["header"] == ["Model", "Mean score", "Rank", "Prompts"]
+    # Resampling the two prompts moves no model past another (b 7-7, alpha 3-5, c 1-2):
+    # every place is sure.
     assert [(r[0]["href"], *shown(r)[1:]) for r in means["rows"]] == [
-        ("../models/b.html", ("7.00", "7.00–7.00"), ("1", ""), ("2", "")),
-        ("../models/alpha.html", ("4.00", "3.00–5.00"), ("2", ""), ("2", "")),
-        ("../models/c.html", ("1.50", "1.00–2.00"), ("3", ""), ("2", ""))]
+        ("../models/b.html", ("7.00", "7.00–7.00"), ("1 of 3", "sure"), ("2", "")),
+        ("../models/alpha.html", ("4.00", "3.00–5.00"), ("2 of 3", "sure"), ("2", "")),
+        ("../models/c.html", ("1.50", "1.00–2.00"), ("3 of 3", "sure"), ("2", ""))]
     strengths = tables["strengths"]
     assert [(r[0]["text"], *shown(r)[1:]) for r in strengths["rows"]] == [
         ("b", ("+1.00", "+1.00 to +1.00"), ("1.00", ""), ("4", ""), ("0", ""), ("0", ""),
@@ -189,10 +178,14 @@ def test_scored_trait_counts_scores_below_the_rubric(site):
     assert "1 of the trait's 16 scores are below 1 because a judge of the panel answered 0" \
         in text
     means = read_tables(html(site, "traits/deep.html"))["means"]
-    # c [9, 9] is surely above b [0.5, 4] and a [2, 2]; b's interval overlaps a's.
-    assert [(r[0]["text"], r[1]["text"], r[1]["ci"], r[2]["text"]) for r in means["rows"]] \
-        == [("c", "9.00", "9.00–9.00", "1"), ("b", "2.25 has 0s", "0.50–4.00", "2"),
-            ("Alpha One", "2.00", "2.00–2.00", "2")]
+    # c scores 9 on both prompts, above everyone in every resample: 1, sure.  b scores
+    # 0.5 and 4 (mean 2.25), alpha 2 twice: resampling both prompts as p1, p1 (a quarter
+    # of the resamples) puts b below alpha, so both range over places 2-3.
+    assert [(r[0]["text"], r[1]["text"], r[1]["ci"], r[2]["text"], r[2]["ci"])
+            for r in means["rows"]] == [
+        ("c", "9.00", "9.00–9.00", "1 of 3", "sure"),
+        ("b", "2.25 has 0s", "0.50–4.00", "2 of 3", "2–3"),
+        ("Alpha One", "2.00", "2.00–2.00", "3 of 3", "2–3")]
 
 
 def test_scored_trait_downloads_say_the_votes_are_derived(site):
@@ -235,11 +228,11 @@ def test_model_names_from_data_are_escaped(tmp_path):
         text = html(site, page)
         assert "<script>alert" not in text, page
         assert escaped in text, page  # in the tables and the summary
-        spec = re.search(r'class="chart-spec" data-for="[^"]+">(.*?)</script>', text, re.S)
-        # The chart's data (JSON escaped for a script element) holds the name unchanged;
-        # a chart drawn at build time shows it as escaped text.
-        if spec:
-            rows = chart_rows(site, page, json.loads(spec[1]))
-            assert hostile in {row["name"] for row in rows}
-        else:
-            assert "&lt;script&gt;alert(" in text.split('class="chart-draw"')[1], page
+        # A chart drawn at build time shows it as escaped text, in the page and in the
+        # drawings of a menu's other choices alike.
+        assert "&lt;script&gt;alert(" in text.split('class="chart-draw"')[1], page
+        for found in re.findall(r'class="chart-choices"[^>]*>(.*?)</script>', text, re.S):
+            for files in json.loads(found)["choices"].values():
+                for url in files.values():
+                    drawing = ((site / page).parent / url).read_text("utf-8")
+                    assert "<script" not in drawing

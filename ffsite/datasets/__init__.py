@@ -22,8 +22,9 @@ from ffsite.datasets.record import BASELINE, Condition, Dataset, Source, Texts
 
 __all__ = ["APART", "BASELINE", "CONDITIONS", "CONDITION_ORDER", "DATASETS",
            "DEFAULT_PROMPT_SET", "PANELS", "PROMPT_SETS", "PROTOCOLS", "RUBRIC_FLOORS",
-           "SCORE_JUDGES", "SOURCES", "UNITS", "Condition", "Dataset", "Source", "Texts",
-           "condition_description", "condition_label", "dataset_name", "find", "is_apart"]
+           "SCORE_JUDGES", "SOURCES", "TRAIT_SET_NAMES", "UNITS", "Condition", "Dataset",
+           "Source", "Texts", "condition_description", "condition_label", "dataset_name",
+           "find", "is_apart"]
 
 # In the order commands and pages list them.
 DATASETS: tuple[Dataset, ...] = (
@@ -59,6 +60,9 @@ PROTOCOLS: tuple[Dataset, ...] = tuple(d for d in DATASETS if d.protocol)
 UNITS: dict[str, str] = {d.id: d.unit for d in DATASETS if d.unit}
 # The lowest anchor of each rubric: scores under it are counted where they are shown.
 RUBRIC_FLOORS: dict[str, float] = {d.id: d.rubric[0] for d in DATASETS if d.rubric}
+# What pages call each dataset's trait sets (ffsite.traits names the built-in ones).
+TRAIT_SET_NAMES: dict[str, str] = {
+    set_id: words for d in DATASETS for set_id, words in d.trait_sets}
 # The order pages list conditions in: the baseline first.
 CONDITION_ORDER: tuple[str, ...] = tuple(dict.fromkeys(
     c for dataset in DATASETS for c in dataset.condition_order))

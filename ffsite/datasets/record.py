@@ -39,6 +39,16 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class Bearing:
+    """Something of a dataset that bears on a question the site gives a page of its own
+    (sycophancy): a condition its prompts were asked under, or one of its traits."""
+
+    kind: Literal["condition", "trait"]
+    id: str  # the condition's or the trait's id, as the dataset's files spell it
+    why: str  # how it bears on the question, and what it does not show, in a sentence
+
+
+@dataclass(frozen=True)
 class Dataset:
     id: str  # the dataset's name in annotation files and in the base-data folder
     name: str  # as pages name it
@@ -59,6 +69,13 @@ class Dataset:
     # Judges that are rated models here too: (judge, the dataset's name for its model).
     judge_models: tuple[tuple[str, str], ...] = ()
     reference_model: str | None = None  # the model everything is compared with
+    # The trait that sums up the others (EQ-Bench 3's overall EQ): pages list it first.
+    lead_trait: str | None = None
+    # What of it bears on sycophancy (the sycophancy page), in the order to show it.
+    sycophancy: tuple[Bearing, ...] = ()
+    # Its trait sets, (id as its files name it, what pages call it), e.g. ("bp-9",
+    # "Behavioral Profiling's nine dimensions").
+    trait_sets: tuple[tuple[str, str], ...] = ()
     # The rubric's scale of judge scores (lowest, highest), when it has one.
     rubric: tuple[float, float] | None = None
     # Conditions its prompts were also asked under besides the baseline (BASELINE), in

@@ -9,7 +9,9 @@
   on `derived.derive_votes` against all other models.
 
 Intervals resample prompts with replacement, 1,000 times, taking all of a prompt's scores
-along, and read the 2.5% and 97.5% quantiles.  A prompt, not a derived comparison, is the
+along, and read the 2.5% and 97.5% quantiles.  A mean's rank among its block's models is
+its place by the mean, with the 95% range of its rank over the same resamples
+(ffsite.metrics.ranking.rank_ranges).  A prompt, not a derived comparison, is the
 independent unit: one response takes part in every comparison of its prompt.  The models
 of a block (dataset, condition, trait, judge) share the resampled prompts.
 """
@@ -27,10 +29,12 @@ import pandas as pd
 from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite.format import Scores
+from ffsite.metrics.ranking import rank_ranges
 from ffsite.models import Registry
 
 MEAN_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge", "mean",
-                "ci_low", "ci_high", "n", "n_prompts", "below_rubric_floor")
+                "ci_low", "ci_high", "rank", "rank_low", "rank_high", "n", "n_prompts",
+                "below_rubric_floor")
 STRENGTH_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge",
                     "strength", "ci_low", "ci_high", "relevance", "cohens_kappa", "wins",
                     "losses", "ties", "comparisons")
@@ -83,11 +87,40 @@ def score_means(scores: Scores, registry: Registry | None = None, *,
             resampled = (block.total @ block.times.T) / (block.count @ block.times.T)
         n = block.count.sum(axis=1)
         low, high = _interval(resampled, level)
-        frames.append(_rows(block, MEAN_COLUMNS, mean=block.total.sum(axis=1) / n,
-                            ci_low=low, ci_high=high, n=n.astype(np.int64),
+        mean = block.total.sum(axis=1) / n
+        ranks = rank_ranges(mean, resampled.T, level=level)
+        frames.append(_rows(block, MEAN_COLUMNS, mean=mean, ci_low=low, ci_high=high,
+                            rank=ranks.rank, rank_low=ranks.low, rank_high=ranks.high,
+                            n=n.astype(np.int64),
                             n_prompts=(block.count > 0).sum(axis=1).astype(np.int64),
                             below_rubric_floor=block.below))
     return _table(frames, MEAN_COLUMNS)
+
+
+@_one_blas_thread
+def mean_differences(scores: Scores, registry: Registry | None = None, *, dataset: str,
+                     condition: str, n_bootstrap: int = 1000, seed: int = 0,
+                     level: float = 0.95) -> dict[tuple[str, str], tuple[np.ndarray,
+                                                                         np.ndarray]]:
+    """Per (trait, judge) of one dataset and condition: (its models, the half-width of
+    the `level` interval of every two models' difference of means [models, models]),
+    the two means resampled together, prompt by prompt (both answered the same
+    prompts, so their difference is surer than their own intervals say).  The
+    half-width is half the distance between the difference's 2.5% and 97.5% points."""
+    found = {}
+    tail = (1 - level) / 2
+    for block in _blocks(scores, registry, n_bootstrap, seed):
+        block_dataset, block_condition, trait_id, judge = block.key
+        if block_dataset != dataset or block_condition != condition:
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resampled = (block.total @ block.times.T) / (block.count @ block.times.T)
+        difference = resampled[:, None, :] - resampled[None, :, :]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanquantile(difference, [tail, 1 - tail], axis=2)
+        found[(trait_id, judge)] = (block.models, (high - low) / 2)
+    return found
 
 
 @_one_blas_thread

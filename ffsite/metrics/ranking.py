@@ -1,12 +1,23 @@
-"""Ranks that respect uncertainty, whether a trait shows any signal, and mirror traits.
+"""Ranks that say what the data can tell apart, whether a trait shows any signal, and
+mirror traits.
 
-A leaderboard should not claim an order its intervals do not support.  The rules here
-are the site's (docs/uncertainty.md, "Rank rule" and "Signal"):
+A leaderboard should not claim an order its data does not support.  The rules here are
+the site's (docs/uncertainty.md, "Ranks"):
 
-- rank (highest first) = 1 + the number of models whose 95% interval lies wholly above
-  this model's interval (their lower bound above its upper bound).  Models whose
-  intervals overlap the leader's share rank 1; the ratings use the same rule
-  (ffsite.metrics.ratings.shared_ranks).  Ranked from the low end, "wholly below".
+- a model's rank is its place by the estimate (1 + the models with a higher estimate),
+  shown with its 95% range: the 2.5% and 97.5% points of its rank over joint draws of
+  every model's estimate (`rank_ranges`).  The draws are the bootstrap resamples
+  themselves where the numbers come from a bootstrap that resamples all models at once
+  (Bradley-Terry ratings, means over shared prompts: differences keep their pairing,
+  and a rating's range does not depend on which model is the anchor); elsewhere,
+  independent draws from each model's own 95% interval (`interval_draws`).  The ranges
+  are then widened, never narrowed, until they are monotone in the estimate's order
+  (`monotone`): in a table sorted by the estimate no range starts or ends above the
+  one before.  Where several models' ranges reach first place, they are "tied" for it
+  (`tied_at_top`).
+- `interval_ranks` is the older rule, 1 + the models whose interval lies wholly above
+  (kept for EigenBench's page); it is not monotone when intervals differ in width, and
+  an anchor's zero-width interval makes every model above it "surely higher".
 - a trait shows a signal when its intervals say something: measured against a null
   value (a strength against the reference: 0), some model's interval lies wholly
   outside null ± band; without a null (means, Elo), some two models' intervals are
@@ -17,10 +28,142 @@ are the site's (docs/uncertainty.md, "Rank rule" and "Signal"):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 MIRROR_TOLERANCE = 1e-9  # strengths are ratios of counts: a mirror matches exactly
+RANK_LEVEL = 0.95
+RANK_DRAWS = 1000  # draws from intervals, when no bootstrap resamples exist
+RANK_SEED = 0
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class RankRanges:
+    """Per model: its place by the estimate and the 95% range of its rank (1 = highest;
+    0 everywhere for a model without an estimate)."""
+
+    rank: np.ndarray
+    low: np.ndarray  # the best rank the data allows at 95%
+    high: np.ndarray  # the worst
+
+    def from_bottom(self, estimate: np.ndarray | None = None) -> RankRanges:
+        """The same ranks counted from the low end (1 = lowest).  With the estimates,
+        tied models share the best place from that end too (1 + the models strictly
+        lower); without them, places are the top places turned over."""
+        n = int((self.rank > 0).sum())
+        flip = np.where(self.rank > 0, n + 1, 0)
+        rank = flip - self.rank if estimate is None else np.where(
+            self.rank > 0, places(-np.asarray(estimate, float)), 0)
+        return RankRanges(np.where(self.rank > 0, rank, 0),
+                          np.where(self.rank > 0, flip - self.high, 0),
+                          np.where(self.rank > 0, flip - self.low, 0))
+
+
+def places(estimate: np.ndarray) -> np.ndarray:
+    """1 + the number of models with a strictly higher estimate; 0 for NaN."""
+    estimate = np.asarray(estimate, float)
+    known = ~np.isnan(estimate)
+    found = np.zeros(len(estimate), np.int64)
+    values = estimate[known]
+    found[known] = 1 + (values[None, :] > values[:, None]).sum(axis=1)
+    return found
+
+
+def draw_ranks(draws: np.ndarray) -> np.ndarray:
+    """[draws, models] -> each draw's ranks, 1 + the models drawn strictly higher."""
+    ordered = np.sort(draws, axis=1)
+    n = draws.shape[1]
+    above = np.empty(draws.shape, np.int64)
+    for row in range(len(draws)):  # one search per draw: fast, and memory stays small
+        above[row] = n - np.searchsorted(ordered[row], draws[row], side="right")
+    return 1 + above
+
+
+def monotone(estimate: np.ndarray, low: np.ndarray, high: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Rank ranges widened until they are monotone in the estimate's order (highest
+    first): a best rank is at most every best rank below it, a worst rank at least every
+    worst rank above it.  Widening keeps each range's coverage; a model with a higher
+    estimate never gets a range that starts or ends after a lower model's."""
+    estimate = np.asarray(estimate, float)
+    order = np.argsort(-estimate, kind="stable")
+    low, high = low.copy(), high.copy()
+    low[order] = np.minimum.accumulate(low[order][::-1])[::-1]
+    high[order] = np.maximum.accumulate(high[order])
+    # Models with the same estimate cannot be put in order: they get one range, the
+    # union of theirs (which keeps the ranges monotone).
+    _, tie = np.unique(estimate, return_inverse=True)
+    low = pd.Series(low).groupby(tie).transform("min").to_numpy(low.dtype)
+    high = pd.Series(high).groupby(tie).transform("max").to_numpy(high.dtype)
+    return low, high
+
+
+def rank_ranges(estimate: np.ndarray, draws: np.ndarray | None = None, *,
+                low: np.ndarray | None = None, high: np.ndarray | None = None,
+                level: float = RANK_LEVEL, n_draws: int = RANK_DRAWS,
+                seed: int = RANK_SEED) -> RankRanges:
+    """Each model's place by `estimate` and its rank's `level` range over `draws`
+    [draws, models] (joint draws of every model's estimate: bootstrap resamples), or,
+    without them, over independent draws from each model's interval [`low`, `high`]
+    (`interval_draws`).  A draw missing for a model (NaN) counts as its estimate.  The
+    range always holds the model's place, and is made monotone (`monotone`).  Models
+    without an estimate (NaN) get 0s and take no part."""
+    estimate = np.asarray(estimate, float)
+    known = ~np.isnan(estimate)
+    rank = places(estimate)
+    best, worst = np.zeros(len(estimate), np.int64), np.zeros(len(estimate), np.int64)
+    if not known.any():
+        return RankRanges(rank, best, worst)
+    if draws is None:
+        if low is None or high is None:
+            raise ValueError("rank_ranges needs draws or the intervals (low, high)")
+        draws = interval_draws(estimate[known], np.asarray(low, float)[known],
+                               np.asarray(high, float)[known], n_draws, seed)
+    else:
+        draws = np.asarray(draws, float)[:, known]
+    draws = np.where(np.isnan(draws), estimate[known][None, :], draws)
+    ranks = draw_ranks(draws)
+    tail = (1 - level) / 2
+    lows = np.quantile(ranks, tail, axis=0, method="inverted_cdf").astype(np.int64)
+    highs = np.quantile(ranks, 1 - tail, axis=0, method="inverted_cdf").astype(np.int64)
+    own = rank[known]
+    lows, highs = monotone(estimate[known], np.minimum(lows, own), np.maximum(highs, own))
+    best[known], worst[known] = lows, highs
+    return RankRanges(rank, best, worst)
+
+
+def interval_draws(estimate: np.ndarray, low: np.ndarray, high: np.ndarray,
+                   n_draws: int = RANK_DRAWS, seed: int = RANK_SEED) -> np.ndarray:
+    """[n_draws, models] independent draws of each estimate from its 95% interval: a
+    normal on each side of the estimate, with the spread that puts that side's bound at
+    1.96 standard deviations (a split normal, for intervals that are not symmetric).  A
+    model without an interval (NaN bound) stays at its estimate."""
+    rng = np.random.default_rng(seed)
+    below = np.nan_to_num((estimate - low) / Z95)
+    above = np.nan_to_num((high - estimate) / Z95)
+    z = rng.standard_normal((n_draws, len(estimate)))
+    return estimate[None, :] + z * np.where(z < 0, below[None, :], above[None, :])
+
+
+def tied_at_top(ranges: RankRanges) -> int:
+    """How many models' 95% rank ranges reach first place."""
+    return int(((ranges.low == 1) & (ranges.rank > 0)).sum())
+
+
+def grouped_rank_ranges(frame: pd.DataFrame, by: list[str], value: str, low: str = "ci_low",
+                        high: str = "ci_high") -> pd.DataFrame:
+    """`rank_ranges` from the intervals within each group of `frame`'s rows: a frame of
+    rank, rank_low, rank_high on `frame`'s index."""
+    values = frame[value].to_numpy(float)
+    lows, highs = frame[low].to_numpy(float), frame[high].to_numpy(float)
+    found = np.zeros((len(frame), 3), np.int64)
+    for positions in frame.groupby(by, sort=False, dropna=False).indices.values():
+        ranges = rank_ranges(values[positions], low=lows[positions], high=highs[positions])
+        found[positions] = np.column_stack([ranges.rank, ranges.low, ranges.high])
+    return pd.DataFrame(found, index=frame.index, columns=["rank", "rank_low", "rank_high"])
 
 
 def interval_ranks(low: np.ndarray, high: np.ndarray, *, highest_first: bool = True

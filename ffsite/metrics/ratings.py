@@ -21,8 +21,9 @@ solve U* = 0 by Fisher scoring, t <- t + I^-1 U* (with a diagonal correction, se
 from the full-data fit.
 
 95% intervals: percentiles of 1,000 refits on bootstrap resamples of the trait's
-informative comparisons.  Ranks: 1 + the number of models whose lower bound is above
-this model's upper bound.
+informative comparisons.  Ranks: a model's place by Elo, with the 95% range of its rank
+over the same refits (ffsite.metrics.ranking.rank_ranges): in each refit every model is
+ranked, so the range does not depend on which model is the anchor.
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ from threadpoolctl import threadpool_limits  # installed with scikit-learn
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
+from ffsite.metrics.ranking import rank_ranges
 from ffsite.metrics.strength import trait_votes
 
 ANCHOR_ELO = 1000.0
 ELO_PER_LOGIT = 400 / np.log(10)
-RATING_COLUMNS = ("trait_id", "description", "model", "elo", "ci_low", "ci_high", "rank", "n")
+RATING_COLUMNS = ("trait_id", "description", "model", "elo", "ci_low", "ci_high", "rank",
+                  "rank_low", "rank_high", "n")
 
 # Outcome of a comparison for its pair (first, second): first won, second won, tie.
 FIRST_WINS, SECOND_WINS, TIE = 0, 1, 2
@@ -78,8 +81,11 @@ class TraitRatings:
     elo: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
-    rank: np.ndarray
+    rank: np.ndarray  # place by Elo (0: not rated)
     n: np.ndarray  # informative comparisons per model
+    rank_low: np.ndarray | None = None  # the 95% range of the rank over the refits
+    rank_high: np.ndarray | None = None
+    refits: np.ndarray | None = None  # [resamples, models] the bootstrap refits' Elo
 
 
 # ------------------------------------------------------------------------ the fit
@@ -243,7 +249,8 @@ def fit_bradley_terry(wins: np.ndarray, *, anchor: int, firth: bool = True) -> n
 # ---------------------------------------------------------------------- bootstrap
 
 def shared_ranks(ci_low: np.ndarray, ci_high: np.ndarray) -> np.ndarray:
-    """rank = 1 + the number of models whose lower bound is above this upper bound."""
+    """rank = 1 + the number of models whose lower bound is above this upper bound (the
+    older rule, ffsite.metrics.ranking.interval_ranks; the ratings now use rank_ranges)."""
     return 1 + (ci_low[None, :] > ci_high[:, None]).sum(axis=1)
 
 
@@ -262,6 +269,7 @@ def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
     model_a, model_b = np.asarray(model_a), np.asarray(model_b)
     n = np.bincount(np.concatenate([model_a, model_b]), minlength=n_models)
     elo, low, high = (np.full(n_models, np.nan) for _ in range(3))
+    resampled = np.full((n_bootstrap, n_models), np.nan)
     # Fit only the models that appear: the cost grows with the cube of their number.
     present, local = np.unique(np.concatenate([model_a, model_b]), return_inverse=True)
     if anchor in present:
@@ -269,8 +277,10 @@ def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                                np.asarray(outcome), len(present),
                                anchor=int(np.searchsorted(present, anchor)),
                                n_bootstrap=n_bootstrap, seed=seed, level=level, firth=firth)
-        elo[present], low[present], high[present] = fitted
-    return TraitRatings(elo=elo, ci_low=low, ci_high=high, rank=shared_ranks(low, high), n=n)
+        elo[present], low[present], high[present], resampled[:, present] = fitted
+    ranges = rank_ranges(elo, resampled, level=level)
+    return TraitRatings(elo=elo, ci_low=low, ci_high=high, rank=ranges.rank, n=n,
+                        rank_low=ranges.low, rank_high=ranges.high, refits=resampled)
 
 
 def _resample_counts(category: np.ndarray, width: int, size: int,
@@ -292,8 +302,10 @@ def _resample_counts(category: np.ndarray, width: int, size: int,
 
 def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                   n_models: int, *, anchor: int, n_bootstrap: int, seed: int | Sequence[int],
-                  level: float, firth: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(elo, ci_low, ci_high) for models that all appear in at least one comparison."""
+                  level: float, firth: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(elo, ci_low, ci_high, the refits [resamples, models]) for models that all appear
+    in at least one comparison."""
     swap = model_a > model_b
     first, second = np.where(swap, model_b, model_a), np.where(swap, model_a, model_b)
     outcome = np.where(swap & (outcome != TIE), 1 - outcome, outcome)
@@ -329,24 +341,15 @@ def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
     low[rated], high[rated] = np.nanquantile(
         resampled[:, rated], [(1 - level) / 2, (1 + level) / 2], axis=0)
     low[anchor] = high[anchor] = ANCHOR_ELO
-    return elo[0], low, high
+    return elo[0], low, high, resampled
 
 
 # -------------------------------------------------------------------------- table
 
-def _trait_seed(seed: int, trait_id: str) -> list[int]:
-    """A per-trait seed, so a trait's intervals do not depend on which others are rated."""
-    return [seed, int(hashlib.md5(str(trait_id).encode("utf-8")).hexdigest()[:8], 16)]
-
-
-def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1000,
-                  seed: int = 0, traits: Sequence[str] | None = None,
-                  level: float = 0.95) -> pd.DataFrame:
-    """One row per (trait, rated model): RATING_COLUMNS, sorted by trait then Elo.
-
-    Only models linked to the anchor by comparisons on a trait are rated on it; a trait
-    on which the anchor has no informative comparison has no rows.
-    """
+def _trait_jobs(annotations: Annotations, anchor: str, traits: Sequence[str] | None
+                ) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+    """Model codes of every comparison's sides and, per trait to rate, (trait_id,
+    description, which comparisons inform it, their outcomes)."""
     models = annotations.models
     if anchor not in models:
         known = ", ".join(models[:12]) + (" ..." if len(models) > 12 else "")
@@ -366,6 +369,44 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
         keep = between_models & (outcome >= 0)
         if keep.any() and (wanted is None or row["trait_id"] in wanted):
             jobs.append((row["trait_id"], row["trait"], keep, outcome))
+    return code_a, code_b, jobs
+
+
+def trait_refits(annotations: Annotations, trait_id: str, *, anchor: str,
+                 n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
+                 ) -> tuple[list[str], TraitRatings] | None:
+    """One trait's ratings as `ratings_table` rates it (the same seed, the same numbers),
+    with the bootstrap refits (`TraitRatings.refits`): (the models, in code order; the
+    ratings); None when the trait has no informative comparison."""
+    code_a, code_b, jobs = _trait_jobs(annotations, anchor, [trait_id])
+    if not jobs:
+        return None
+    _, _, keep, outcome = jobs[0]
+    models = annotations.models
+    return models, rate_trait(code_a[keep], code_b[keep], outcome[keep], len(models),
+                              anchor=models.index(anchor), n_bootstrap=n_bootstrap,
+                              seed=_trait_seed(seed, trait_id), level=level)
+
+
+def _trait_seed(seed: int, trait_id: str) -> list[int]:
+    """A per-trait seed, so a trait's intervals do not depend on which others are rated."""
+    return [seed, int(hashlib.md5(str(trait_id).encode("utf-8")).hexdigest()[:8], 16)]
+
+
+def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1000,
+                  seed: int = 0, traits: Sequence[str] | None = None,
+                  level: float = 0.95,
+                  refits: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+                  ) -> pd.DataFrame:
+    """One row per (trait, rated model): RATING_COLUMNS, sorted by trait then Elo.
+
+    Only models linked to the anchor by comparisons on a trait are rated on it; a trait
+    on which the anchor has no informative comparison has no rows.  `refits`, when
+    given, receives each trait's (rated models, their bootstrap Elo [resamples,
+    models]): a difference between two models then has its paired interval.
+    """
+    models = annotations.models
+    code_a, code_b, jobs = _trait_jobs(annotations, anchor, traits)
 
     def rate(job: tuple) -> pd.DataFrame:
         trait_id, description, keep, outcome = job
@@ -373,11 +414,15 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
                            anchor=models.index(anchor), n_bootstrap=n_bootstrap,
                            seed=_trait_seed(seed, trait_id), level=level)
         shown = ~np.isnan(rated.elo)
+        if refits is not None:
+            refits[trait_id] = (np.array(models, dtype=object)[shown],
+                                rated.refits[:, shown].astype(np.float32))
         return pd.DataFrame({
             "trait_id": trait_id, "description": description,
             "model": np.array(models, dtype=object)[shown], "elo": rated.elo[shown],
             "ci_low": rated.ci_low[shown], "ci_high": rated.ci_high[shown],
-            "rank": rated.rank[shown], "n": rated.n[shown],
+            "rank": rated.rank[shown], "rank_low": rated.rank_low[shown],
+            "rank_high": rated.rank_high[shown], "n": rated.n[shown],
         })
 
     # Traits are independent and numpy releases the GIL in the heavy parts: one thread

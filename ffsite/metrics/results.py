@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,7 @@ from ffsite.metrics.from_scores import (
 )
 from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
 from ffsite.metrics.intervals import metric_frame_with_intervals, wilson_interval
+from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import (
     METRIC_COLUMNS,
@@ -410,6 +411,9 @@ class PairwiseResults:
     anchor: str | None  # Elo 1000 on every trait
     models: ModelResults  # reference_model None: against all others
     ratings: pd.DataFrame  # RATING_COLUMNS
+    # Per trait: (rated models, their bootstrap Elo [resamples, models]), which pair
+    # two models' ratings for the interval of their difference.
+    refits: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
 
 def pairwise_results(annotations: Annotations, dataset: str, *, min_valid_votes: int,
@@ -426,13 +430,15 @@ def pairwise_results(annotations: Annotations, dataset: str, *, min_valid_votes:
     own = annotations.where((annotations.comparisons["dataset"] == dataset).to_numpy())
     votes = trait_votes(own)
     anchor = anchor_model(own, preferred_anchor)
-    ratings = ratings_table(own, anchor=anchor, seed=seed, n_bootstrap=n_bootstrap) if (
+    refits: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    ratings = ratings_table(own, anchor=anchor, seed=seed, n_bootstrap=n_bootstrap,
+                            refits=refits) if (
         anchor is not None) else pd.DataFrame(columns=list(RATING_COLUMNS))
     models = model_results(own, votes, None, min_valid_votes)
     if scope_column in own.comparisons.columns:
         models = replace(models, traits=_scoped_traits(own, votes, models.traits,
                                                        scope_column, min_valid_votes))
-    return PairwiseResults(dataset, anchor, models, ratings)
+    return PairwiseResults(dataset, anchor, models, ratings, refits)
 
 
 def _scoped_traits(annotations: Annotations, votes: TraitVotes, traits: pd.DataFrame,
@@ -549,6 +555,13 @@ def unit_intervals(means: pd.DataFrame, judge_means: pd.DataFrame, scores: Score
         for column in ("ci_low", "ci_high", "n"):  # n: a panel's mean has its members' n
             values = frame[column].to_numpy().copy()
             values[np.flatnonzero(own)[at >= 0]] = found[column].to_numpy()[at[at >= 0]]
+            frame[column] = values
+        # The ranks follow the new intervals: the models' answers are their own, so
+        # their means are drawn independently from those intervals.
+        ranks = grouped_rank_ranges(frame[own], ["condition", "trait_id", "judge"], "mean")
+        for column in ranks.columns:
+            values = frame[column].to_numpy().copy()
+            values[own] = ranks[column].to_numpy()
             frame[column] = values
         return frame
 

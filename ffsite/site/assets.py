@@ -1,8 +1,9 @@
-"""Static files of the site: the vendored chart libraries and the theme's own files.
+"""Static files of the site: the theme's own files, and what the build draws charts with.
 
-Vega, Vega-Lite and vega-embed come from vl-convert's bundle, pinned to the Vega-Lite
-version Altair writes, so the site needs no other host and works offline.  File names
-carry a content hash, so a host may cache them forever.
+Every chart is drawn at build time (drawings.py), every choice of a chart's menus too, so
+the site ships no chart library.  `chart_bundle` (Vega, Vega-Lite and vega-embed from
+vl-convert, pinned to the Vega-Lite version Altair writes) stays for tools that draw
+live.  File names carry a content hash, so a host may cache them forever.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def hashed_name(name: str, data: bytes) -> str:
 
 
 def collect_assets(templates_dir: Path) -> dict[str, tuple[str, bytes]]:
-    """{logical name: (path in the site, bytes)} for the bundle and every static file."""
-    assets = {"vega.js": chart_bundle()}
+    """{logical name: (path in the site, bytes)} for every static file."""
+    assets: dict[str, bytes] = {}
     static = templates_dir / STATIC_DIR
     if not static.is_dir():
         raise FfsiteError(f"{static}: missing; the templates folder needs static/ with "

@@ -152,6 +152,7 @@ def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choos
     (pick,) = spec["params"]
     pick["value"] = options[0] if options else ""
     pick["bind"].update(options=list(options), labels=list(labels), name=choose + " ")
+    spec["usermeta"]["menus"] = {"pick": "key"}  # the row column each menu picks on
     return spec
 
 
@@ -205,6 +206,7 @@ def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[s
     for param, (_, label, options, labels) in zip(spec["params"], menus, strict=True):
         param["value"] = options[0] if options else ""
         param["bind"].update(options=list(options), labels=list(labels), name=label + " ")
+    spec["usermeta"]["menus"] = {f"pick_{column}": column for column in columns}
     return spec
 
 
@@ -242,40 +244,6 @@ def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...],
     if params:
         chart = chart.add_params(*params)
     return _spec(chart.properties(width="container", height=alt.Step(STEP)))
-
-
-def difference_intervals(description: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The compare page's chart with uncertainty: rows (name, difference, low, high,
-    sure) of the pair the page opens on, drawn at build time; the page's script redraws
-    it for another pair (usermeta.redraw), with the height rows x usermeta.step.  A bar
-    whose interval includes zero (`sure` false) is drawn faint."""
-    spec = _finish(_difference_intervals(), description, rows, bands=max(len(rows), 1))
-    spec["usermeta"]["redraw"] = True
-    return spec
-
-
-@functools.cache
-def _difference_intervals() -> dict[str, Any]:
-    base = alt.Chart(ROWS)
-    y = alt.Y("name:N", sort=None, title=None,
-              axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
-    bars = base.mark_bar().encode(
-        x=alt.X("difference:Q", scale=alt.Scale(domain=[-2, 2]),
-                title="difference (first − second)", axis=alt.Axis(tickCount=8)),
-        y=y,
-        color=alt.condition("datum.difference >= 0", alt.value(POSITIVE), alt.value(NEGATIVE)),
-        opacity=alt.condition("datum.sure", alt.value(1.0), alt.value(0.35)),
-        tooltip=[alt.Tooltip("name:N", title="trait"),
-                 alt.Tooltip("difference:Q", format="+.3f"),
-                 alt.Tooltip("low:Q", title="95% interval from", format="+.3f"),
-                 alt.Tooltip("high:Q", title="to", format="+.3f")])
-    # An interval can reach past ±2 (a difference near the edge, few votes): clipped at
-    # the plot's edge rather than drawn across the page.
-    errors = base.mark_rule(color="currentColor", opacity=0.8, clip=True).encode(
-        x="low:Q", x2="high:Q", y=y)
-    zero = base.mark_rule(color="currentColor").encode(x=alt.datum(0))
-    return _spec(alt.layer(bars, errors, zero).properties(width="container",
-                                                          height=alt.Step(STEP)))
 
 
 def trust_heatmap(frame: pd.DataFrame, order: list[str], description: str

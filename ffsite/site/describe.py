@@ -12,20 +12,23 @@ from typing import Any
 
 # The description of a top-level page, by its path.
 BY_PATH = {
-    "ratings.html": "Elo ratings of every model on every trait, anchored on the reference "
-                    "model, and index scores built from them, with 95% intervals.",
+    "ratings.html": "Elo ratings of every model on every trait of every rated dataset, with "
+                    "95% intervals and rank ranges, and index scores built from them.",
+    "sycophancy.html": "What the data can and cannot say about sycophancy: behaviour under "
+                       "pushback and pressure, validating versus challenging, ranked with "
+                       "intervals, and how to measure it directly.",
     "pressure.html": "How each model's judged personality shifts from baseline when the "
                      "user pushes back or hurries it, trait by trait, with 95% intervals.",
     "communication.html": "How each model writes: length, lists, formatting and other "
                           "communication traits measured by program on every response.",
-    "eqbench.html": "EQ-Bench 3: emotional-intelligence criteria judged in pairs, with "
-                    "Bradley-Terry Elo ratings and 95% intervals per model.",
-    "datasets.html": "The datasets behind the leaderboard and what each dataset's "
-                     "preference votes encourage, trait by trait.",
+    "eqbench.html": "EQ-Bench 3: overall emotional intelligence on EQ-Bench's own scale "
+                    "beside a Bradley-Terry rating, and every criterion, with 95% intervals.",
+    "datasets.html": "Every dataset behind the site: what it measures, its judges, its "
+                     "models and traits, and what its preference votes encourage.",
     "traits.html": "Every personality trait and text statistic the site measures, with "
                    "the models that show each most and least.",
-    "compare.html": "Set two models side by side: the difference in strength on every "
-                    "trait, with 95% intervals.",
+    "compare.html": "Set any two models side by side on every dataset they share: each "
+                    "difference with its 95% interval.",
     "agreement.html": "How often two traits' votes agree: which traits measure much the "
                       "same thing across the comparisons.",
     "methodology.html": "How the leaderboard is computed: trait votes, strength, "

@@ -6,6 +6,10 @@ phone (long labels cut, legends below, so the plot keeps over half the width), a
 shows one or the other.  Both are inlined in the page, so their text and axes take the
 page's colour (`currentColor`) in light and dark mode.
 
+A chart with menus is drawn once for every choice of its menus (`choices`): the first
+choice is inlined in the page, the others become files the page's script fetches when
+the reader picks them, so no choice needs the chart library.
+
 A drawing takes 0.03-0.1 s of CPU, so drawings are kept in the cache folder under the
 hash of everything that makes them (spec, width, vl-convert and Vega-Lite versions), and
 the ones missing are drawn by two worker processes while the build computes the other
@@ -20,6 +24,7 @@ import concurrent.futures
 import contextlib
 import copy
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -45,6 +50,46 @@ NARROW_LABELS = 130  # px: longest axis label on a phone (the plot keeps over ha
 # laid out fit in the reader's browser too.
 DRAWING_FONT = "Liberation Sans, Arial, Helvetica, sans-serif"
 DRAWING_VERSION = "1"  # bump when the post-processing below changes
+
+
+# --------------------------------------------------------------- a menu's choices
+
+def menus(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chart's menus: its parameters bound to a list of options."""
+    return [p for p in spec.get("params", [])
+            if isinstance(p.get("bind"), dict) and "options" in p["bind"]]
+
+
+def choices(spec: dict[str, Any]) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """Every choice of the chart's menus that has rows, the first choice (each menu's
+    first option) first: (the chosen options, the spec drawn for them: the menus set to
+    them, only their rows, the height for those rows).  `usermeta.menus` names the row
+    column each menu picks on.  A chart without menus is its one choice: ((), spec)."""
+    found = menus(spec)
+    if not found or "values" not in spec.get("data", {}):
+        return [((), spec)]
+    columns = spec.get("usermeta", {}).get("menus", {})
+    rows = spec["data"]["values"]
+    first = tuple(str(p["value"]) for p in found)
+    picked = []
+    for values in itertools.product(*(p["bind"]["options"] for p in found)):
+        values = tuple(str(v) for v in values)
+        chosen = [row for row in rows if all(
+            str(row.get(columns.get(p["name"], ""))) == v
+            for p, v in zip(found, values, strict=True))]
+        if not chosen and values != first:
+            continue
+        drawn = copy.deepcopy({key: value for key, value in spec.items() if key != "data"})
+        drawn["data"] = {"values": chosen}
+        for param, value in zip(menus(drawn), values, strict=True):
+            param["value"] = value
+            del param["bind"]  # a drawing has no menus: the page's own do the choosing
+        step = drawn.get("usermeta", {}).get("step")
+        if step and "height" in drawn:
+            drawn["height"] = step * max(len(chosen), 1)
+        picked.append((values, drawn))
+    picked.sort(key=lambda choice: choice[0] != first)  # stable: the first choice first
+    return picked
 
 
 # ------------------------------------------------------------------- the two layouts
@@ -145,8 +190,8 @@ class Background:
         self.pending: dict[str, concurrent.futures.Future[str]] = {}
 
     def request(self, spec: dict[str, Any]) -> None:
-        for width in (WIDE, NARROW):
-            text = _spec_text(layout(spec, width))
+        for (_, drawn), width in itertools.product(choices(spec), (WIDE, NARROW)):
+            text = _spec_text(layout(drawn, width))
             key = _key(text, self.vl_version)
             if key in self.pending or key in self.waiting or _cached(key) is not None:
                 continue
@@ -339,13 +384,20 @@ def inline(svg: str, prefix: str) -> Markup:
 # ------------------------------------------------------------------ the site's charts
 
 def draw_charts(charts: Iterable[Any], ready: dict[str, str] | None = None) -> int:
-    """Give each chart (views.Chart) with rows its wide and narrow drawings.  Returns how
+    """Give each chart (views.Chart) with rows its wide and narrow drawings, of every
+    choice of its menus (`Chart.choices`: the first is also `drawing`).  Returns how
     many drawings were made."""
-    todo = [c for c in charts if "values" in c.raw.get("data", {})]
-    specs = [layout(c.raw, width) for c in todo for width in (WIDE, NARROW)]
-    svgs = render_all(specs, ready)
-    for index, chart in enumerate(todo):
-        wide, narrow = svgs[2 * index], svgs[2 * index + 1]
-        chart.drawing.update(wide=inline(wide, f"{chart.id}-w-"),
-                             narrow=inline(narrow, f"{chart.id}-n-"))
+    todo = [(c, choices(c.raw)) for c in charts if "values" in c.raw.get("data", {})]
+    specs = [layout(drawn, width) for _, found in todo for _, drawn in found
+             for width in (WIDE, NARROW)]
+    svgs = iter(render_all(specs, ready))
+    for chart, found in todo:
+        chart.choices.clear()
+        for number, (values, _) in enumerate(found):
+            wide, narrow = next(svgs), next(svgs)
+            tag = f"{chart.id}-" if not number else f"{chart.id}-{number}-"
+            drawn = {"wide": inline(wide, f"{tag}w-"), "narrow": inline(narrow, f"{tag}n-")}
+            chart.choices.append((values, drawn))
+            if not number:
+                chart.drawing.update(drawn)
     return len(specs)

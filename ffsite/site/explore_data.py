@@ -105,8 +105,14 @@ def build_data(ctx: SiteContext) -> ExploreData:
         for k, chunk in enumerate(chunks):
             files[f"{FOLDER}/d{d}-p{k}.json"] = chunk
         files[f"{FOLDER}/d{d}-counts.json"] = counts
+        reference = dataset_reference(ctx, dataset, mask, model_a, model_b)
         index["datasets"].append({
             "name": dataset, "counts": f"{FOLDER}/d{d}-counts.json",
+            # What the page opens this dataset on: its reference model, or its
+            # preference annotator when its comparisons name no models.
+            "reference": reference,
+            "against": "models" if reference is not None or not judges_here
+            else "preference",
             "points": f"{FOLDER}/d{d}-p", "preference": default,
             "preferences": judges_here,
             "splits": [s[0] for s in splits[1:]], "comparisons": int(mask.sum()),
@@ -114,6 +120,31 @@ def build_data(ctx: SiteContext) -> ExploreData:
     default = default_view(ctx, index, files)
     index["defaultDataset"] = default.get("dataset", 0)
     return ExploreData(index, files, default)
+
+
+def dataset_reference(ctx: SiteContext, dataset: str, mask: np.ndarray, model_a: np.ndarray,
+                      model_b: np.ndarray) -> str | None:
+    """The model a dataset's table is measured against when the page opens on it: the
+    site's reference model if the dataset has it, else its record's, else the site's
+    anchor model, if it met at least half of the dataset's other models; else the
+    model that met the most others (ties: more comparisons, then the name)."""
+    models = ctx.annotations.models
+    a, b = model_a[mask], model_b[mask]
+    pairs = (a >= 0) & (b >= 0) & (a != b)
+    a, b = a[pairs], b[pairs]
+    if not len(a):
+        return None
+    met = pd.DataFrame({"m": np.concatenate([a, b]), "o": np.concatenate([b, a])})
+    partners = met.groupby("m")["o"].nunique()
+    comparisons = met.groupby("m").size()
+    record = find(dataset)
+    for wanted in (ctx.config.reference_model, record.reference_model if record else None,
+                   ctx.config.anchor_model):
+        if wanted in models and models.index(wanted) in partners.index and \
+                partners[models.index(wanted)] >= (len(partners) - 1) / 2:
+            return wanted
+    best = sorted(partners.index, key=lambda m: (-partners[m], -comparisons[m], models[m]))
+    return models[best[0]]
 
 
 def _preference_judge(ctx: SiteContext, dataset: str) -> str | None:
@@ -315,35 +346,37 @@ def pooled_rows(counts: dict) -> dict[int, np.ndarray]:
 
 
 def default_view(ctx: SiteContext, index: dict, files: dict[str, dict]) -> dict:
-    """The reference model against every other model in the first dataset that has it,
-    strength of each trait of that dataset: {dataset, judge, models, rows: [[trait
-    position, [triple per model]]]}; empty without a reference model."""
-    reference = ctx.config.reference_model
+    """The view the page opens on: the headline dataset (the first whose traits an LLM
+    judged, else the first with a reference), every model against its reference model,
+    strength of each trait: {dataset, judge, reference, models, rows: [[trait position,
+    [triple per model]]]}; empty when no dataset has a reference model."""
     models = index["models"]
-    if reference not in models:
+    candidates = [d for d, e in enumerate(index["datasets"]) if e["reference"] is not None]
+    if not candidates:
         return {}
-    r = models.index(reference)
-    for d, entry in enumerate(index["datasets"]):
-        counts = files[entry["counts"]]
-        own = [(k, p) for k, p in enumerate(counts["p"]) if r in p[:2]]
-        if not own:
+    rules = {j for j, name in enumerate(index["judges"]) if name.startswith("rules")}
+    judged = [d for d in candidates if any(
+        index["traits"][t][2] not in rules for t in files[index["datasets"][d]["counts"]]["t"])]
+    d = (judged or candidates)[0]
+    entry = index["datasets"][d]
+    r = models.index(entry["reference"])
+    counts = files[entry["counts"]]
+    own = [(k, p) for k, p in enumerate(counts["p"]) if r in p[:2]]
+    in_scope = counts["t"]
+    judge = index["traits"][in_scope[0]][2] if in_scope else 0
+    rows_by_pair = pooled_rows(counts)
+    targets, table = [], []
+    for k, (a, b, _) in own:
+        flat = np.array(rows_by_pair.get(k, [0] * 3 * len(in_scope))).reshape(-1, 3)
+        # from the target's side: swap when the target is the pair's second model
+        targets.append((b if a == r else a, flat if b == r else flat[:, [1, 0, 2]]))
+    targets.sort(key=lambda t: models[t[0]].lower())
+    for position, trait in enumerate(in_scope):
+        if index["traits"][trait][2] != judge:
             continue
-        in_scope = counts["t"]
-        judge = index["traits"][in_scope[0]][2] if in_scope else 0
-        rows_by_pair = pooled_rows(counts)
-        targets, table = [], []
-        for k, (a, b, _) in own:
-            flat = np.array(rows_by_pair.get(k, [0] * 3 * len(in_scope))).reshape(-1, 3)
-            # from the target's side: swap when the target is the pair's second model
-            targets.append((b if a == r else a, flat if b == r else flat[:, [1, 0, 2]]))
-        targets.sort(key=lambda t: models[t[0]].lower())
-        for position, trait in enumerate(in_scope):
-            if index["traits"][trait][2] != judge:
-                continue
-            table.append([trait, [t[1][position].tolist() for t in targets]])
-        return {"dataset": d, "judge": judge, "models": [t[0] for t in targets],
-                "rows": table}
-    return {}
+        table.append([trait, [t[1][position].tolist() for t in targets]])
+    return {"dataset": d, "judge": judge, "reference": entry["reference"],
+            "models": [t[0] for t in targets], "rows": table}
 
 
 # ------------------------------------------------------------------ judges' side biases

@@ -129,33 +129,52 @@ class SiteWriter:
                                                  indent=1, allow_nan=False) + "\n")
         archive = write_archive(self.root, {d.name: (d.title, d.page)
                                             for d in output.downloads}, output.sources)
-        # After the archive: the explorer's JSON is for its script, not a download.
+        # After the archive: the explorer's and compare's JSON are for their scripts, not
+        # downloads.
         for path, text in output.files:
             self.write(path, text)
         common = {**self.common, "archive": archive,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):
-            self.move_chart_rows(page)
+            self.write_choices(page)
             html = render(self.env, page.template,
                           {**common, "root": root(page.path), **page.context,
                            **preview(page, common)})
             self.write(page.path, html)
 
 
-    def move_chart_rows(self, page: Page) -> None:
-        """A chart with menus keeps its spec in the page (the menus are built from it) but
-        its rows go to a file the chart library fetches when the chart goes live: the
-        page itself stays light (the drawing already shows the first choice).  Files are
-        named by content, so a rebuild writes the same names."""
+    def write_choices(self, page: Page) -> None:
+        """A chart with menus: every choice but the first (which the page holds) as two
+        drawing files, wide and narrow, that the page's script fetches when the reader
+        picks it; `chart.menu` tells the script the menus, the first choice and where
+        each choice's drawings are.  Files are named by content, so a rebuild writes the
+        same names, and pages sharing a drawing share its file."""
         for chart in page.context.get("charts") or []:
-            data = chart.raw.get("data", {})
-            if not chart.has_controls or "values" not in data:
+            if not chart.has_controls:
                 continue
-            text = json.dumps(data["values"], ensure_ascii=False, separators=(",", ":"),
-                              allow_nan=False)
-            name = f"assets/charts/{hashlib.sha256(text.encode()).hexdigest()[:20]}.json"
-            self.write(name, text + "\n")
-            chart.raw["data"] = {"url": root(page.path) + name, "format": {"type": "json"}}
+            top = root(page.path)
+            found = {}
+            for values, drawn in chart.choices[1:]:
+                names = {}
+                for width, svg in drawn.items():
+                    text = str(svg)
+                    name = f"assets/drawings/{hashlib.sha256(text.encode()).hexdigest()[:20]}.svg"
+                    self.write(name, text + "\n")
+                    names[width] = top + name
+                found[CHOICE_SEPARATOR.join(values)] = names
+            chart.menu.clear()
+            chart.menu.update(
+                menus=[{"name": p["name"], "label": str(p["bind"].get("name", "")).strip(),
+                        "options": [str(o) for o in p["bind"]["options"]],
+                        "labels": [str(o) for o in p["bind"].get("labels")
+                                   or p["bind"]["options"]],
+                        "value": str(p["value"])}
+                       for p in chart.raw.get("params", []) if "bind" in p],
+                first=CHOICE_SEPARATOR.join(chart.choices[0][0]) if chart.choices else "",
+                choices=found)
+
+
+CHOICE_SEPARATOR = "\u001f"  # between the options of several menus in a choice's key
 
 
 def preview(page: Page, common: dict[str, Any]) -> dict[str, Any]:

@@ -111,8 +111,11 @@ def content_markdown(path: Path) -> Markup:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise FfsiteError(f"{path}: cannot read ({exc}); restore the content file") from None
-    html = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
-    return Markup(nh3.clean(html))
+    html = markdown.markdown(text, extensions=["tables", "fenced_code", "attr_list"],
+                             output_format="html")
+    # Headings may carry an id ("## Ranks {#ranks}"), so other pages can link to them.
+    allowed = {**nh3.ALLOWED_ATTRIBUTES, "h2": {"id"}, "h3": {"id"}}
+    return Markup(nh3.clean(html, attributes=allowed))
 
 
 def response_html(text: str, limit: int = RESPONSE_LIMIT) -> tuple[Markup, bool]:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from ffsite.metrics.ranking import has_signal, interval_ranks
+from ffsite.metrics.ranking import RankRanges, has_signal, rank_ranges
 from ffsite.site import drawings
 from ffsite.site.output import Download
 from ffsite.site.render import count, heat_class, json_script, number, percent, signed
@@ -34,6 +34,9 @@ class Column:
     cue: str = ""  # how to read higher values (sort buttons say it)
     title: str = ""  # a longer label for the header's tooltip
     vertical: bool = False  # a narrow, rotated header (trait columns of the leaderboard)
+    # A rank column: the key of the column whose estimate it ranks (data-ranks), so the
+    # page's readers and tests can check the ranks against that column's order.
+    ranks: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,14 @@ class Cell:
     title: str | None = None
     header: bool = False  # the row's header cell (th scope=row)
     interval: str | None = None  # a 95% interval, shown under the value (not only on hover)
-    rank: int | None = None  # a rank that respects the intervals (ffsite.metrics.ranking)
+    # A rank (ffsite.metrics.ranking) shown after the value as its 95% range, "#1–9":
+    # (place, best, worst).
+    rank: tuple[int, int, int] | None = None
     badge: str | None = None  # a short mark after the text ("judge"), explained by badge_title
     badge_title: str | None = None
+    # A rank cell's 95% range (best, worst): the page's data-rank, which tests and the
+    # reader's tools can check against the order of the estimates.
+    rank_range: tuple[int, int] | None = None
 
 
 @dataclass
@@ -60,12 +68,12 @@ class Table:
     note: str = ""
 
 
-# What a chart does once the page's script has the chart library (docs/performance.md):
+# What a chart does once the page's script runs (docs/performance.md):
 STATIC = ""  # nothing: the drawing made at build time is the chart (hints are in the table)
-MENUS = "menus"  # menus pick what it shows: the library loads at the first touch
-# The page's script redraws it for another choice (compare's pair): the library loads
-# only then; the drawing is of the choice the page opens on.
-REDRAW = "redraw"
+# Menus pick what it shows: every choice was drawn at build time, the page's script shows
+# the chosen one (fetched as a file), keeping the choice in the page's address.  No chart
+# needs a chart library in the reader's browser.
+MENUS = "menus"
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,13 @@ class Chart:
     # The build's drawings of the chart, {"wide": svg, "narrow": svg} (drawings.py).
     drawing: dict[str, Markup] = field(default_factory=dict, repr=False, compare=False,
                                        hash=False)
+    # With menus: every choice's drawings, the first choice first ((options chosen,
+    # {"wide": svg, "narrow": svg})), and what the page's script needs to show them
+    # (menus and the files of the choices, made when the page is written).
+    choices: list[tuple[tuple[str, ...], dict[str, Markup]]] = field(
+        default_factory=list, repr=False, compare=False, hash=False)
+    menu: dict[str, Any] = field(default_factory=dict, repr=False, compare=False,
+                                 hash=False)
 
     @property
     def has_controls(self) -> bool:
@@ -84,14 +99,17 @@ class Chart:
 
     @property
     def interactive(self) -> str:
-        if self.has_controls:
-            return MENUS
-        return REDRAW if self.raw.get("usermeta", {}).get("redraw") else STATIC
+        return MENUS if self.has_controls else STATIC
 
     @property
     def spec(self) -> Markup:
         """Vega-Lite JSON, safe inside <script type="application/json">."""
         return json_script(self.raw)
+
+    @property
+    def menu_json(self) -> Markup:
+        """The menus and their choices' drawings, for the page's script."""
+        return json_script(self.menu)
 
 
 def chart(chart_id: str, spec: dict[str, Any]) -> Chart:
@@ -153,31 +171,71 @@ def interval_text(low: float | None, high: float | None, digits: int = 2,
     return f"{number(low, digits)}–{number(high, digits)}"
 
 
-def rank_cell(rank: float, of: float) -> Cell:
-    """"2 of 9": the interval rank (ffsite.metrics.ranking; shared where intervals
-    overlap), or a dash for a model without one (no interval, or no rating)."""
+RANK_TITLE = ("place by the estimate; under it, the 95% range of the rank over the "
+              "bootstrap resamples (how ranks are set: Methodology)")
+
+
+def rank_column(cue: str = "1 = highest; 95% range under it", key: str = "rank",
+                ranks: str = "") -> Column:
+    """The column of `rank_cell`s; `ranks`: the key of the estimate's column."""
+    return Column(key, "Rank", cue=cue, title=RANK_TITLE, ranks=ranks)
+
+
+def ranked_cell(row: Any, of: int, ranked: bool = True, tied: int = 0) -> Cell:
+    """`rank_cell` of a row with rank, rank_low and rank_high (a dash when not
+    `ranked`); `tied`: how many models' ranges reach first place."""
+    if not ranked:
+        return Cell("–")
+    return rank_cell(row.rank, of, row.rank_low, row.rank_high, tied)
+
+
+def tied_first(frame: pd.DataFrame) -> int:
+    """How many rows' rank ranges (rank_low) reach first place."""
+    return int((frame["rank_low"] == 1).sum()) if "rank_low" in frame else 0
+
+
+def range_text(low: int, high: int) -> str:
+    """A rank's 95% range as cells show it: "1–6", or "sure" when it is one place."""
+    return f"{low}–{high}" if low != high else "sure"
+
+
+def rank_cell(rank: float, of: float, low: float | None = None,
+              high: float | None = None, tied: int = 0) -> Cell:
+    """"2 of 9" with its 95% range under it ("1–4"; "1–4, tied for first with 3
+    others" when `tied` models' ranges reach first place and this one's does), or a
+    dash for a model without a rank (no interval, no rating, or no signal)."""
     if pd.isna(rank) or int(rank) == 0:
         return Cell("–")
-    return Cell(f"{int(rank)} of {int(of)}", int(rank),
-                title="1 + the models whose 95% interval lies wholly above this one's")
+    low = int(rank) if low is None or pd.isna(low) else int(low)
+    high = int(rank) if high is None or pd.isna(high) else int(high)
+    text = range_text(low, high)
+    if low == 1 and tied > 1:
+        text += f", tied for first with {tied - 1} other{'s' if tied > 2 else ''}"
+    return Cell(f"{int(rank)} of {int(of)}", int(rank), interval=text,
+                title=f"{int(rank)} of {int(of)} by the estimate; 95% interval of its "
+                      f"rank: {low} to {high}", rank_range=(low, high))
 
 
 def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,
-                  signs: bool = False, css: str | None = None, what: str = "") -> Cell:
+                  signs: bool = False, css: str | None = None, what: str = "",
+                  titled: bool = True) -> Cell:
     """A number with its 95% interval in view (a second line), and in the title for
-    screen readers and copy-paste."""
+    screen readers and copy-paste (`titled` False: not repeated in a title, where a
+    page must stay light and the visible text already says it all)."""
     interval = interval_text(low, high, digits, signs)
     show = signed if signs else number
     title = f"{what + ': ' if what else ''}{show(value, digits)}, 95% interval {interval}" \
-        if interval else None
+        if interval and titled else None
     return Cell(show(value, digits), sort_value(value), css=css, title=title,
                 interval=interval)
 
 
 def ranked_strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
-                         low: float | None, high: float | None, rank: int | None) -> Cell:
-    """A heat cell with its 95% interval in view and its rank (None: not ranked); the
-    title only says when there are too few valid votes."""
+                         low: float | None, high: float | None,
+                         rank: tuple[int, int, int] | None) -> Cell:
+    """A heat cell with its 95% interval in view and its rank, (place, best, worst) with
+    the range after it (None: not ranked); the title only says when there are too few
+    valid votes."""
     title = None if finding else f"only {valid_votes} valid votes (fewer than {min_valid})"
     return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
                 title=title, interval=interval_text(low, high, signs=True), rank=rank)
@@ -194,6 +252,15 @@ class Standing:
     value: str
     interval: str | None
     rank: int | None  # None: the trait shows no signal, so nobody is ranked
+    rank_low: int | None = None  # the 95% range of the rank from that end
+    rank_high: int | None = None
+
+    @property
+    def range(self) -> str:
+        """"1–9", the 95% range of the rank, or "" when the range is the one place."""
+        if self.rank_low is None or self.rank_low == self.rank_high:
+            return ""
+        return f"{self.rank_low}–{self.rank_high}"
 
 
 @dataclass(frozen=True)
@@ -208,25 +275,62 @@ class Glance:
     low_end: str = ""  # what a low value means, e.g. "cold, clinical" (scored traits)
     high_end: str = ""
     no_signal: str = ""  # why the trait shows no signal, in words
+    # How many models' 95% rank ranges reach the top and the bottom, of how many.
+    tied_most: int = 0
+    tied_least: int = 0
+    of: int = 0
+
+    @property
+    def most_note(self) -> str:
+        return share_text(self.tied_most, self.of, "first")
+
+    @property
+    def least_note(self) -> str:
+        return share_text(self.tied_least, self.of, "last")
+
+
+def share_text(tied: int, of: int, end: str) -> str:
+    """"tied: 14 of 46 could be first" (their 95% rank ranges reach that place)."""
+    if tied <= 1:
+        return f"only one of {of} can be {end}" if tied == 1 else ""
+    return f"tied: {tied} of {of} could be {end}"
 
 
 @dataclass(frozen=True)
 class Ranked:
     """A trait's rankable rows (model, value, low, high) with ranks from each end."""
 
-    frame: pd.DataFrame  # + most_rank, least_rank (0 when the trait shows no signal)
+    # + most_rank, most_low, most_high and least_rank, least_low, least_high (0 when the
+    # trait shows no signal): place and 95% range from the top and from the bottom
+    frame: pd.DataFrame
     signal: bool
 
+    def tied(self, end: str) -> int:
+        """How many models' rank ranges reach the top ("most") or the bottom ("least")."""
+        return int((self.frame[f"{end}_low"] == 1).sum()) if self.signal else 0
 
-def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0.0
-              ) -> Ranked:
-    """Rank `frame` (columns model, value, low, high; one trait) by the interval rule
-    from both ends, highest value first; no ranks when the trait shows no signal."""
+
+def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0.0,
+              draws: np.ndarray | None = None) -> Ranked:
+    """Rank `frame` (columns model, value, low, high; one trait) from both ends, highest
+    value first, by `rank_ranges` (over `draws` [draws, rows] when the rows' bootstrap
+    resamples are known; else from the intervals); or, with the columns rank, rank_low
+    and rank_high already there, by those.  No ranks when the trait shows no signal."""
     low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
     signal = has_signal(low, high, null=null, band=band)
-    most = interval_ranks(low, high) if signal else np.zeros(len(frame), np.int64)
-    least = interval_ranks(low, high, highest_first=False) if signal else most
-    ranked = frame.assign(most_rank=most, least_rank=least).sort_values(
+    if {"rank", "rank_low", "rank_high"} <= set(frame.columns):
+        ranges = RankRanges(*(frame[c].to_numpy(np.int64)
+                              for c in ("rank", "rank_low", "rank_high")))
+    else:
+        ranges = rank_ranges(frame["value"].to_numpy(float), draws, low=low, high=high)
+    zero = np.zeros(len(frame), np.int64)
+    bottom = ranges.from_bottom(frame["value"].to_numpy(float))
+    columns = {}
+    for end, found in (("most", ranges), ("least", bottom)):
+        for part, values in (("rank", found.rank), ("low", found.low), ("high", found.high)):
+            columns[f"{end}_{part}"] = values if signal else zero
+    ranked = frame.drop(columns=[c for c in ("rank", "rank_low", "rank_high")
+                                 if c in frame.columns]).assign(**columns).sort_values(
         ["value", "model"], ascending=[False, True], kind="stable")
     return Ranked(ranked.reset_index(drop=True), signal)
 
@@ -239,15 +343,25 @@ def standings(ranked: Ranked, count: int, name: Callable[[str], str],
     (strengths), else plain numbers (means)."""
     show = signed if signs else number
 
-    def standing(row, rank: int) -> Standing:
+    def standing(row, end: str) -> Standing:
+        if not ranked.signal:
+            return Standing(name(row.model), href(row.model), show(row.value),
+                            interval_text(row.low, row.high, signs=signs), None)
+        low, high = int(getattr(row, f"{end}_low")), int(getattr(row, f"{end}_high"))
         return Standing(name(row.model), href(row.model), show(row.value),
                         interval_text(row.low, row.high, signs=signs),
-                        int(rank) if ranked.signal else None)
+                        int(getattr(row, f"{end}_rank")), low, high)
     frame = ranked.frame
-    top = [standing(r, r.most_rank) for r in frame.head(count).itertuples()]
-    bottom = [standing(r, r.least_rank)
-              for r in frame.iloc[::-1].head(count).itertuples()]
+    top = [standing(r, "most") for r in frame.head(count).itertuples()]
+    bottom = [standing(r, "least") for r in frame.iloc[::-1].head(count).itertuples()]
     return top, bottom
+
+
+def glance(label: str, href: str | None, ranked: Ranked, most: list[Standing],
+           least: list[Standing], **words: str) -> Glance:
+    """A trait's card from its ranked rows and standings, with how many share each end."""
+    return Glance(label, href, most, least, ranked.signal, tied_most=ranked.tied("most"),
+                  tied_least=ranked.tied("least"), of=len(ranked.frame), **words)
 
 
 ANCHOR_INTERVAL = "fixed (anchor)"  # the anchor's Elo is 1000 by definition, not measured

@@ -45,14 +45,17 @@
     var q = new URLSearchParams(window.location.search);
     var datasets = INDEX.datasets.map(function (d) { return d.name; });
     var d = datasets.indexOf(q.get("d"));
+    if (d < 0) { d = INDEX.defaultDataset; }
     var refs = q.getAll("ref").filter(function (m) { return INDEX.models.indexOf(m) >= 0; });
-    if (!q.has("ref") && INDEX.reference !== null && INDEX.models.indexOf(INDEX.reference) >= 0) {
-      refs = [INDEX.reference];
+    // Without a choice in the address, the dataset's own reference (or its annotator).
+    if (!q.has("ref") && INDEX.datasets[d].reference !== null) {
+      refs = [INDEX.datasets[d].reference];
     }
+    var against = q.get("against") || INDEX.datasets[d].against;
     state = {
-      against: q.get("against") === "preference" ? "preference" : "models",
+      against: against === "preference" ? "preference" : "models",
       refs: refs,
-      d: d >= 0 ? d : INDEX.defaultDataset,
+      d: d,
       j: q.get("j") || "",
       m: METRIC_NAMES[q.get("m")] ? q.get("m") : "strength",
       split: q.get("split") || "",
@@ -281,7 +284,15 @@
     state.refs = Array.prototype.filter.call($("ex-refs").options, function (o) {
       return o.selected; }).map(function (o) { return o.value; });
     var d = parseInt($("ex-dataset").value, 10);
-    if (d !== state.d) { state.pa = state.pb = state.vx = ""; state.split = ""; state.vals = []; }
+    if (d !== state.d) {
+      // Another dataset opens on its own reference model (or its annotator), so it
+      // shows numbers at once.
+      state.pa = state.pb = state.vx = ""; state.split = ""; state.vals = [];
+      var opened = INDEX.datasets[d];
+      state.refs = opened.reference !== null ? [opened.reference] : [];
+      state.against = opened.against;
+      state.target = "";
+    }
     state.d = d;
     state.j = $("ex-judge").value;
     state.m = $("ex-metric").value;

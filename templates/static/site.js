@@ -118,117 +118,112 @@
   }
 
   /* ------------------------------------------------------------------ charts */
-  /* Charts arrive drawn (SVG made at build time).  A chart with menus gets its menus
-     here; the chart library (~900 KB) is fetched at the chart's first touch (pointer,
-     focus or a menu choice), then draws the chart live: the chosen rows, tooltips. */
+  /* Charts arrive drawn (SVG made at build time).  A chart with menus was drawn for
+     every choice: the page holds the first; another choice's two drawings (wide and
+     narrow) are small files fetched when the reader picks it, so no choice needs the
+     chart library.  The choice is kept in the address (?<chart id>.<menu>=<option>). */
 
-  var library = null;
-
-  function loadLibrary(src) {
-    if (window.vegaEmbed) { return Promise.resolve(); }
-    if (!library) {
-      library = new Promise(function (resolve, reject) {
-        var script = document.createElement("script");
-        script.src = src;
-        script.onload = resolve;
-        script.onerror = function () {
-          library = null;
-          reject(new Error("the chart library did not load"));
-        };
-        document.head.appendChild(script);
-      });
-    }
-    return library;
-  }
-
-  function embed(target, spec) {
-    if (!window.vegaEmbed) { return Promise.resolve(null); }
-    return window.vegaEmbed(target, spec, { renderer: "svg", actions: false, ast: true }).catch(function (error) {
-      target.textContent = "The chart could not be drawn (" + error.message + "); the table has the numbers.";
+  /* A drawing file made by the build (checked there: drawing elements only), as an
+     element of this page. */
+  function fetchDrawing(url) {
+    return fetch(url).then(function (response) {
+      if (!response.ok) { throw new Error("the drawing " + url + " did not load"); }
+      return response.text();
+    }).then(function (text) {
+      var svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+      if (!svg || svg.nodeName.toLowerCase() !== "svg") { throw new Error("not a drawing: " + url); }
+      return document.importNode(svg, true);
     });
   }
 
-  function buildMenu(param) {
-    var bind = param.bind;
+  function buildMenu(menu, key) {
     var label = document.createElement("label");
     var name = document.createElement("span");
     var select = document.createElement("select");
     name.className = "chart-menu-name";
-    name.textContent = String(bind.name || param.name).trim();
-    bind.options.forEach(function (value, index) {
+    name.textContent = menu.label || menu.name;
+    menu.options.forEach(function (value, index) {
       var option = document.createElement("option");
       option.value = value;
-      option.textContent = bind.labels ? bind.labels[index] : value;
+      option.textContent = menu.labels[index];
       select.appendChild(option);
     });
-    select.value = param.value;
+    var wanted = params.get(key);
+    select.value = wanted !== null && menu.options.indexOf(wanted) >= 0 ? wanted : menu.value;
     label.appendChild(name);
     label.appendChild(document.createTextNode(" "));
     label.appendChild(select);
     return { label: label, select: select };
   }
 
-  function setUpMenuChart(target, spec) {
-    var params = (spec.params || []).filter(function (p) { return p.bind && p.bind.options; });
-    var menus = document.createElement("div");
-    var selects = {};
-    var view = null;
-    var started = false;
-    menus.className = "chart-menus";
-    params.forEach(function (param) {
-      var menu = buildMenu(param);
-      selects[param.name] = menu.select;
-      menus.appendChild(menu.label);
-      delete param.bind;  /* our menus drive the chart, not Vega's own */
+  function setUpMenuChart(target, info) {
+    var holder = document.createElement("div");
+    var status = document.createElement("p");
+    var selects = [];
+    var keys = [];
+    var wide = target.querySelector(".chart-wide");
+    var narrow = target.querySelector(".chart-narrow");
+    if (!wide || !narrow) { return; }
+    holder.className = "chart-menus";
+    status.className = "chart-status note";
+    status.setAttribute("aria-live", "polite");
+    info.menus.forEach(function (menu) {
+      var key = target.id + "." + menu.name;
+      var built = buildMenu(menu, key);
+      keys.push(key);
+      selects.push(built.select);
+      holder.appendChild(built.label);
     });
-    target.insertBefore(menus, target.firstChild);
+    target.insertBefore(holder, target.firstChild);
+    target.appendChild(status);
+    var drawn = {};  /* choice -> [wide, narrow] drawings already in hand */
+    drawn[info.first] = [wide.firstElementChild, narrow.firstElementChild];
+    var shown = info.first;
+    var latest = 0;
 
-    /* Each choice draws the chart afresh with the chosen values: Vega's own signal
-       updates left a sorted axis in its old order. */
-    function draw() {
-      var previous = target.querySelector(".chart-live");
-      var drawing = target.querySelector(".chart-draw");
-      var live = document.createElement("div");
-      live.className = "chart-live";
-      target.appendChild(live);
-      params.forEach(function (param) { param.value = selects[param.name].value; });
-      return embed(live, spec).then(function (result) {
-        var drawn = result && result.view;
-        if (!drawn) { return view; }
-        if (view) { view.finalize(); }
-        view = drawn;
-        [previous, drawing].forEach(function (old) { if (old) { old.remove(); } });
-        return view;
-      });
+    function chosen() {
+      return selects.map(function (select) { return select.value; }).join("\u001f");
     }
 
-    function goLive() {
-      if (started) { return; }
-      started = true;
-      loadLibrary(target.getAttribute("data-vega")).then(draw).then(function (drawn) {
-        /* A choice made while the library loaded or the chart was drawn. */
-        var stale = params.some(function (param) {
-          return drawn && drawn.signal(param.name) !== selects[param.name].value;
-        });
-        if (stale) { draw(); }
+    function put(choice, pair) {
+      wide.replaceChildren(pair[0]);
+      narrow.replaceChildren(pair[1]);
+      shown = choice;
+      status.textContent = "";
+      target.removeAttribute("aria-busy");
+    }
+
+    function show() {
+      var choice = chosen();
+      info.menus.forEach(function (menu, index) {
+        if (selects[index].value === menu.value) { params.delete(keys[index]); }
+        else { params.set(keys[index], selects[index].value); }
+      });
+      saveState();
+      var request = ++latest;
+      if (choice === shown) { return; }
+      if (drawn[choice]) { put(choice, drawn[choice]); return; }
+      var files = info.choices[choice];
+      if (!files) {
+        status.textContent = "No numbers for this choice; the drawing shows the one before.";
+        return;
+      }
+      target.setAttribute("aria-busy", "true");
+      Promise.all([fetchDrawing(files.wide), fetchDrawing(files.narrow)]).then(function (pair) {
+        drawn[choice] = pair;
+        if (request === latest) { put(choice, pair); }
       }).catch(function (error) {
-        started = false;
-        menus.setAttribute("title", error.message);
+        target.removeAttribute("aria-busy");
+        status.textContent = error.message + "; the table has the numbers.";
       });
     }
 
-    params.forEach(function (param) {
-      selects[param.name].addEventListener("change", function () {
-        if (view) { draw(); } else { goLive(); }
-      });
-    });
-    ["pointerenter", "focusin", "touchstart"].forEach(function (kind) {
-      target.addEventListener(kind, goLive, { passive: true });
-    });
+    selects.forEach(function (select) { select.addEventListener("change", show); });
+    show();
   }
 
   function setUpCharts() {
-    document.querySelectorAll("script.chart-spec").forEach(function (script) {
+    document.querySelectorAll("script.chart-choices").forEach(function (script) {
       var target = document.getElementById(script.getAttribute("data-for"));
       if (target && target.getAttribute("data-interactive") === "menus") {
         setUpMenuChart(target, JSON.parse(script.textContent));
@@ -258,6 +253,6 @@
   document.querySelectorAll("input[data-table]").forEach(setUpFilter);
   setUpCharts();
 
-  window.ffsite = { params: params, saveState: saveState, embed: embed,
-                    loadLibrary: loadLibrary, sortTable: sortTable, restoreSort: restoreSort };
+  window.ffsite = { params: params, saveState: saveState, sortTable: sortTable,
+                    restoreSort: restoreSort, setUpSorting: setUpSorting };
 }());

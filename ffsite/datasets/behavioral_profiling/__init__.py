@@ -2,12 +2,13 @@
 dimensions by a panel of three LLM judges, under a baseline and five pressure conditions
 (nosterb/behavioral-profiling)."""
 
-from ffsite.datasets.record import Condition, Dataset, Source
+from ffsite.datasets.record import Bearing, Condition, Dataset, Source
 
 DATASET = Dataset(
     id="behavioral_profiling",
     name="Behavioral Profiling",
     package=__name__,
+    trait_sets=(("bp-9", "Behavioral Profiling's nine dimensions"),),
     source=Source("Behavioral Profiling Framework",
                   "https://github.com/nosterb/behavioral-profiling", "Apache-2.0"),
     commit="ef4c2b2111a08c478adffa2e0b3b57373c576112",
@@ -29,6 +30,15 @@ DATASET = Dataset(
         Condition("minimal_steering", "Minimal steering",
                   "the prompt sets direct behavioural targets"),
         Condition("telemetryV3", "Telemetry", "the model is told to monitor its own behaviour"),
+    ),
+    sycophancy=(
+        Bearing("condition", "authority", "the same prompts with a user who challenges the "
+                "model's expertise: how far its manner moves when it is told it is wrong, "
+                "the pressure under which a sycophantic model gives in; the scores say "
+                "how it sounds, not whether it dropped a correct answer"),
+        Bearing("condition", "urgency", "the same prompts with time pressure and high "
+                "stakes: how far its manner moves when the user pushes for a quick "
+                "answer; again tone, not the answer's correctness"),
     ),
     texts="reader:load_texts",
     command="command:import_command",

@@ -24,7 +24,7 @@ from ffsite.datasets.eqbench3.page import (
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.urls import TRAITS, link, page_path
-from ffsite.site.views import Column, Table, chart, count_cell, estimate_cell
+from ffsite.site.views import Column, Table, chart, count_cell, estimate_cell, tied_first
 
 
 def trait_page(ctx: SiteContext, trait, page: str) -> bool:
@@ -56,7 +56,8 @@ def criterion_page(ctx: SiteContext, trait, page: str) -> None:
                                    f"model (EQ-Bench 3, judge {JUDGE_NAME})", page)
             elo_table = Table("eq-trait-elo", f"Elo of each model (judge {JUDGE_NAME}; 95% "
                               "interval under each value)", rank_columns(),
-                              [rank_row(ctx, page, r) for r in own.itertuples(index=False)],
+                              [rank_row(ctx, page, r, len(own), tied_first(own))
+                               for r in own.itertuples(index=False)],
                               download)
             ranked = own.sort_values(["elo", "model"], ascending=[False, True],
                                      kind="stable")

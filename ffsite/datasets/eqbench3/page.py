@@ -22,12 +22,11 @@ from markupsafe import Markup
 
 from ffsite.datasets.eqbench3 import reader as base
 from ffsite.datasets.eqbench3.rules import ANALYSIS, CRITERIA, ROLE_PLAY, trait_id
-from ffsite.metrics.ranking import has_signal
+from ffsite.datasets.eqbench3.scale import MAX_DIFF, WIN_BINS
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts, views
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
-from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.render import heat_class, response_html, signed
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
@@ -90,6 +89,14 @@ def build(ctx: SiteContext) -> None:
             f"with its 95% interval; {display(ctx, found.anchor)} is fixed at 1000. The "
             "table below lists every number.", interval=True))
     examples, examples_note = example_pairs(ctx, verdicts, criteria, overall)
+    # The overall section builds on this module's tables (imported here: it imports them).
+    from ffsite.datasets.eqbench3 import overall as first
+    scaled = ctx.prepared(first.overall)
+    agreement = first.criteria_agreement(ctx)
+    scale_download = output.data(
+        "eqbench3-scale", scaled.frame, "EQ-Bench 3: overall EQ on EQ-Bench's scale "
+        "(its method, recomputed) and ffsite's Bradley-Terry on the same scale",
+        PAGE) if scaled else None
     elo_table = wide_table(ctx, "eq-elo", "Elo of each model on each criterion (higher = "
                            "shows it more; 95% interval under each value)", order, criteria,
                            ratings, elo_cell, CUE_ELO, rating_download)
@@ -99,7 +106,10 @@ def build(ctx: SiteContext) -> None:
                                 lambda r: strength_estimate(r, ctx.min_valid), CUE_STRENGTH,
                                 strength_download)
     output.page(
-        PAGE, "eqbench.html", section=PAGE, present=True, charts=[picker] if picker else [],
+        PAGE, "eqbench.html", section=PAGE, present=True,
+        charts=[c for c in (agreement.chart if agreement else None, picker) if c],
+        scaled=scaled, agreement=agreement, win_bins=WIN_BINS, max_diff=MAX_DIFF,
+        scale_table=first.overall_table(ctx, scaled, scale_download) if scaled else None,
         anchor=display(ctx, found.anchor), anchor_page=model_href(ctx, PAGE, found.anchor),
         judge=JUDGE_NAME, judge_id=criteria["judge"].iloc[0], source_url=SOURCE_URL,
         pairs=int((ctx.annotations.comparisons["dataset"] == DATASET).sum()),
@@ -170,20 +180,19 @@ def strength_rows(ctx: SiteContext, found: PairwiseResults, criteria: pd.DataFra
 
 def overall_table(ctx: SiteContext, overall: pd.DataFrame, download: Download) -> Table:
     return Table("eq-overall", f"Overall EQ (judge {JUDGE_NAME})", rank_columns(),
-                 [rank_row(ctx, PAGE, r) for r in overall.itertuples(index=False)], download)
+                 [rank_row(ctx, PAGE, r, len(overall), views.tied_first(overall))
+                  for r in overall.itertuples(index=False)], download)
 
 
 def rank_columns() -> list[Column]:
     return [Column("model", "Model", numeric=False),
-            Column("rank", "Rank", cue="lower = shows it more",
-                   title="1 + the number of models rated surely higher (their interval "
-                         "lies above this one)"),
+            views.rank_column(ranks="elo"),
             Column("elo", "Elo", cue=CUE_ELO),
             Column("n", "Comparisons")]
 
 
-def rank_row(ctx: SiteContext, page: str, row) -> list[Cell]:
-    return [model_cell(ctx, page, row.model), count_cell(row.rank), elo_cell(row),
+def rank_row(ctx: SiteContext, page: str, row, of: int, tied: int = 0) -> list[Cell]:
+    return [model_cell(ctx, page, row.model), views.ranked_cell(row, of, tied=tied), elo_cell(row),
             count_cell(row.n)]
 
 
@@ -412,36 +421,3 @@ def combined(first: tuple[str, int] | None, second: tuple[str, int] | None,
     if len(sides) == 1:
         return names.get(next(iter(sides)), "tie")
     return "tie (the orders disagree)"
-
-
-def home_table(ctx: SiteContext, page: str
-                ) -> tuple[Table | None, str | None, Download | None]:
-    """The home page's table of EQ-Bench 3: the top models by overall-EQ Elo; (table,
-    anchor, download), or Nones without ratings."""
-    found = ctx.pairwise.get(DATASET)
-    if found is None or found.ratings.empty:
-        return None, None, None
-    overall = found.ratings[found.ratings["trait_id"] == OVERALL]
-    if overall.empty:
-        return None, None, None
-    ranked = overall.sort_values(["elo", "model"], ascending=[False, True], kind="stable")
-    names = ranked["model"].map(ctx.registry.display_name)
-    download = ctx.output.data("eqbench3-overall", ranked.assign(name=names.to_numpy())
-                               .drop(columns="description"),
-                               "EQ-Bench 3: overall emotional intelligence (Elo)", page)
-    # With every interval overlapping every other, a shared rank 1 would say nothing.
-    signal = has_signal(ranked["ci_low"], ranked["ci_high"])
-    rows = [[Cell(name, href=link(page, ctx.slugs.page(MODELS, r.model)), header=True,
-                  **judge_badge(ctx, DATASET, r.model)),
-             views.elo_cell(r.elo, r.ci_low, r.ci_high),
-             count_cell(r.rank) if signal else Cell("–"), count_cell(r.n),
-             *meta_cells(ctx.registry, r.model)]
-            for name, r in zip(names.head(HOME_TOP), ranked.head(HOME_TOP).itertuples(),
-                               strict=True)]
-    table = Table("eq-top", f"Highest overall EQ of {len(ranked)} models (EQ-Bench 3)", [
-        Column("model", "Model", numeric=False),
-        Column("elo", "Elo", cue="higher = more emotionally intelligent",
-               title="Bradley-Terry rating; 400 points = 10:1 odds"),
-        Column("rank", "Rank", title="1 + models whose interval lies wholly above"),
-        Column("n", "Comparisons"), *meta_columns()], rows, download)
-    return table, found.anchor, download

@@ -8,6 +8,7 @@ DATASET = Dataset(
     id="llm_dreams",
     name="llm-dreams",
     package=__name__,
+    trait_sets=(("llm-dreams-15", "llm-dreams' fifteen traits of the dreamer"),),
     source=Source("llm-dreams-benchmark by Alessandro Berti",
                   "https://github.com/fit-alessandro-berti/llm-dreams-benchmark", "Apache-2.0"),
     commit="f0995cef89d72d4b5b929abdc82064fe19df8904",

@@ -8,6 +8,7 @@ DATASET = Dataset(
     id="poem_eval",
     name="poem-eval",
     package=__name__,
+    trait_sets=(("poem-eval-6", "poem-eval's six self-image scales"),),
     source=Source("poem-eval by Diana Markova", "https://github.com/HeavyHelium/poem-eval",
                   "MIT"),
     commit="dd7994118147f863ed5b321a12583e7441c9b4de",

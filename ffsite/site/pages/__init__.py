@@ -32,6 +32,7 @@ from ffsite.site.pages import (
     pressure,
     ratings,
     redirects,
+    sycophancy,
     traits,
 )
 from ffsite.site.urls import page_path
@@ -43,6 +44,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     models.build,
     ratings.build,
     pressure.build,
+    sycophancy.build,
     communication.build,
     big_five.build,
     *(d.hook("builder") for d in ALL_DATASETS if d.builder),  # datasets' own pages
@@ -63,6 +65,7 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("index", "Leaderboard"),
     ("ratings", "Ratings"),
     ("pressure", "Under pressure"),
+    ("sycophancy", "Sycophancy"),
     ("communication", "Communication"),
     ("big-five", "Big Five"),
     *((d.page, d.name) for d in ALL_DATASETS if d.page),

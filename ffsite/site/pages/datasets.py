@@ -12,7 +12,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ffsite.datasets import DATASETS as DATASET_RECORDS
+from ffsite.datasets import dataset_name, find
 from ffsite.format import read_file_metadata
+from ffsite.judges.rules import RULES_VERSION
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.render import NOT_ZERO, number, percent
@@ -62,10 +65,86 @@ def build(ctx: SiteContext) -> None:
         Column("models", "Models"),
         Column("annotators", "Preference annotators", numeric=False)], rows, index_download)
     output.page(index, "datasets.html", section=index, table=table,
-                all_download=all_download)
+                all_download=all_download, cards=dataset_cards(ctx, index))
 
     for row in ctx.progress.items("dataset pages", list(summary.itertuples(index=False))):
         dataset_page(ctx, row)
+
+
+@dataclass(frozen=True)
+class DatasetCard:
+    """One dataset as the Datasets index lists it."""
+
+    id: str
+    name: str
+    href: str | None  # its own page, if it has one
+    kind: str  # "judge scores" or "pairwise votes"
+    measures: str
+    judges: str
+    models: int
+    size: str  # "6,452 comparisons" / "25,310 scored answers"
+    traits: list[tuple[str, str | None]]  # (label, trait page) of its traits
+    source: tuple[str, str, str] | None  # credit, address, licence
+    judges_page: str
+
+
+def dataset_cards(ctx: SiteContext, index: str) -> list[DatasetCard]:
+    """Every dataset the site holds, votes and scores alike, in DATASETS' order (then
+    any other by name): what it measures, its judges, its models and its traits."""
+    summary = ctx.datasets.set_index("dataset")
+    responses = ctx.scores.responses if len(ctx.scores) else None
+    means = ctx.score_results.means if len(ctx.scores) else None
+    present = set(summary.index) | (set(responses["dataset"]) if responses is not None
+                                    else set())
+    order = [d.id for d in DATASET_RECORDS if d.id in present] + sorted(
+        present - {d.id for d in DATASET_RECORDS})
+    traits_of = trait_lists(ctx)
+    judges = ctx.traits.set_index("trait_id")["judge"].astype(str)
+    # Datasets an LLM judged come first; those only the rule-based judge's traits last.
+    order.sort(key=lambda d: all(judges.get(t, "").startswith(RULES_VERSION.split("-")[0])
+                                 for t in traits_of.get(d, [])) and bool(traits_of.get(d)))
+    labels = ctx.labels
+    cards = []
+    for dataset in order:
+        record = find(dataset)
+        if dataset in summary.index:
+            row = summary.loc[dataset]
+            href = link(index, ctx.slugs.page(DATASETS, dataset))
+            kind, size = "pairwise votes", f"{int(row['comparisons']):,} comparisons"
+            models = int(row["models"])
+        else:
+            own = responses[responses["dataset"] == dataset]
+            href, kind = None, "judge scores"
+            size = f"{len(own):,} scored answers"
+            models = int(means.loc[means["dataset"] == dataset, "model"].nunique())
+        if record and record.page:
+            href = link(index, page_path(record.page))
+        judges = (f"{record.panel} ({', '.join(record.judges)})" if record and record.panel
+                  else ", ".join(record.judges) if record and record.judges else "")
+        cards.append(DatasetCard(
+            id=dataset, name=dataset_name(dataset), href=href, kind=kind,
+            measures=record.measures if record else "", judges=judges, models=models,
+            size=size, traits=[(labels.get(t, t), link(index, ctx.slugs.page(TRAITS, t)))
+                               for t in traits_of.get(dataset, [])],
+            source=tuple(record.source) if record else None,
+            judges_page=link(index, page_path("judges"))))
+    return cards
+
+
+def trait_lists(ctx: SiteContext) -> dict[str, list[str]]:
+    """Per dataset, the trait ids judged on it, by label."""
+    found: dict[str, set[str]] = {}
+    votes = ctx.votes
+    for d, dataset in enumerate(votes.datasets):
+        found.setdefault(dataset, set()).update(
+            str(t) for t in votes.traits["trait_id"].to_numpy()[votes.in_scope[d]])
+    if len(ctx.scores):
+        means = ctx.score_results.means
+        for dataset, part in means.groupby("dataset"):
+            found.setdefault(str(dataset), set()).update(part["trait_id"].astype(str))
+    labels = ctx.labels
+    return {d: sorted(ts, key=lambda t: str(labels.get(t, t)).lower())
+            for d, ts in found.items()}
 
 
 def dataset_page(ctx: SiteContext, row) -> None:

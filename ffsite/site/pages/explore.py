@@ -81,7 +81,7 @@ def default_table(ctx: SiteContext, data) -> Table | None:
                             f"{signed(high)}"))
         rows.append(row)
     return Table("explore-table", f"Strength of each trait of {index['judges'][view['judge']]}"
-                 f" in {dataset}: every model against {index['reference']}", columns, rows)
+                 f" in {dataset}: every model against {view['reference']}", columns, rows)
 
 
 def grouped_notes(datasets: list[dict]) -> list[str]:

@@ -29,6 +29,7 @@ from ffsite.site.views import (
     Table,
     chart,
     count_cell,
+    glance,
     rank_rows,
     ranked_strength_cell,
     standings,
@@ -41,11 +42,11 @@ NO_SIGNAL = (f"On these traits no model's 95% interval lies wholly beyond ±{NOT
 NO_SIGNAL_TRAIT = (f"No signal: no model's 95% interval of strength lies wholly beyond "
                    f"±{NOT_ZERO:g} (every model writes about like the reference), so no "
                    "model is ranked on this trait.")
-RANK_NOTE = ("Under each strength, its 95% interval; #n is its rank, 1 + the number of "
-             "models whose interval lies wholly above its own, so models whose intervals "
-             "overlap share a rank. Traits with no signal (no model's interval beyond "
-             f"±{NOT_ZERO:g}) and cells with too few valid votes get no rank. Sort by any "
-             "column.")
+RANK_NOTE = ("Under each strength, its 95% interval; #a–b is the 95% range of its rank "
+             "among the ranked models (drawn from every model's interval; #n when the "
+             "range is one place), so models whose ranges overlap cannot be told apart. "
+             f"Traits with no signal (no model's interval beyond ±{NOT_ZERO:g}) and cells "
+             "with too few valid votes get no rank. Sort by any column.")
 
 
 def trait_order(ctx: SiteContext) -> list[str]:
@@ -140,7 +141,7 @@ def _glances(ctx: SiteContext, page: str, board) -> tuple[list[Glance], list]:
         most, least = standings(ranked, GLANCE, str,
                                 lambda model: link(page, ctx.slugs.page(MODELS, model)),
                                 signs=True)
-        glances.append(Glance(labels.at[trait_id, "label"], trait_link, most, least, True))
+        glances.append(glance(labels.at[trait_id, "label"], trait_link, ranked, most, least))
     return glances, no_signal
 
 
@@ -148,7 +149,8 @@ def _leaderboard_table(ctx: SiteContext, page: str, board, download) -> Table:
     """Every model's strength per trait, with its interval and rank."""
     results, shown = ctx.models, board.shown
     labels = ctx.traits.set_index("trait_id")
-    ranks = {(trait_id, row.model): int(row.most_rank)
+    ranks = {(trait_id, row.model): (int(row.most_rank), int(row.most_low),
+                                     int(row.most_high))
              for trait_id, ranked in board.ranked.items()
              for row in ranked.frame.itertuples() if row.most_rank}
     # The registry's facts come last: on a phone the numbers are what a reader scrolls

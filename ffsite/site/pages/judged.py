@@ -27,6 +27,7 @@ from ffsite.site.views import (
     below_floor,
     chart,
     estimate_cell,
+    glance,
     rank_rows,
     standings,
 )
@@ -106,16 +107,18 @@ def _published(means: pd.DataFrame, traits: pd.DataFrame) -> pd.DataFrame:
 
 def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
             names: dict[str, str], per_end: int = GLANCE) -> Glance:
-    """A trait's card: the models with the highest and lowest means, ranked by the
-    interval rule (no rank when no two models' intervals are disjoint)."""
+    """A trait's card: the models with the highest and lowest means, with their places
+    and the 95% ranges of their ranks (from the means' own bootstrap: the rank columns
+    of the scores' means), and how many could be first or last; no ranks when no two
+    models' intervals are disjoint."""
     ranked = rank_rows(own.rename(columns={"mean": "value", "ci_low": "low",
-                                           "ci_high": "high"})[["model", "value", "low",
-                                                                "high"]])
+                                           "ci_high": "high"})[
+        ["model", "value", "low", "high", "rank", "rank_low", "rank_high"]])
     most, least = standings(ranked, per_end, names.__getitem__,
                             lambda model: link(page, ctx.slugs.page(MODELS, model)))
     low_end, high_end = _ends(trait["trait"])
-    return Glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), most,
-                  least, ranked.signal, low_end=low_end, high_end=high_end,
+    return glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), ranked,
+                  most, least, low_end=low_end, high_end=high_end,
                   no_signal="No signal: every model's interval overlaps every other's, so "
                             "no model is ranked.")
 
@@ -142,10 +145,11 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
         for trait_id in order:
             if (model, trait_id) in by_cell.index:
                 found = by_cell.loc[(model, trait_id)]
+                # No title repeating the visible mean and interval: the home page stays
+                # under its weight budget (the column header names the trait).
                 row.append(below_floor(estimate_cell(
-                    found["mean"], found["ci_low"], found["ci_high"],
-                    what=traits.at[trait_id, "label"]), found["below_rubric_floor"],
-                    found["n"]))
+                    found["mean"], found["ci_low"], found["ci_high"], titled=False),
+                    found["below_rubric_floor"], found["n"]))
             else:
                 row.append(Cell("–"))
         rows.append(row + meta_cells(ctx.registry, model))

@@ -10,14 +10,22 @@ import pandas as pd
 
 from ffsite._names import safe_name
 from ffsite.datasets import dataset_name, find
-from ffsite.metrics.ranking import grouped_interval_ranks
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.judging import self_judge_notes
 from ffsite.site.render import heat_class, number
 from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
-from ffsite.site.views import Cell, Column, Table, count_cell, estimate_cell, rank_cell, sort_value
+from ffsite.site.views import (
+    Cell,
+    Column,
+    Table,
+    count_cell,
+    estimate_cell,
+    rank_cell,
+    rank_column,
+    sort_value,
+)
 
 CUE_MORE = "higher = shown more"
 
@@ -50,10 +58,11 @@ def pairwise_by_model(ctx: SiteContext, results: PairwiseResults) -> dict[str, p
     other models and its Elo, ranked among the rated models (the published columns)."""
     ratings = results.ratings
     ranked = ratings.assign(
-        elo_rank=grouped_interval_ranks(ratings, ["trait_id"]),
         models_rated=ratings.groupby("trait_id")["elo"].transform("size").astype(np.int64))[
-        ["model", "trait_id", "elo", "ci_low", "ci_high", "elo_rank", "models_rated", "n"]
-    ].rename(columns={"ci_low": "elo_ci_low", "ci_high": "elo_ci_high",
+        ["model", "trait_id", "elo", "ci_low", "ci_high", "rank", "rank_low", "rank_high",
+         "models_rated", "n"]
+    ].rename(columns={"ci_low": "elo_ci_low", "ci_high": "elo_ci_high", "rank": "elo_rank",
+                      "rank_low": "elo_rank_low", "rank_high": "elo_rank_high",
                       "n": "rated_comparisons"})
     strengths = results.models.traits[
         ["model", "trait_id", "strength", "strength_low", "strength_high", "relevance",
@@ -84,8 +93,7 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
         Column("criterion", "Criterion", numeric=False),
         Column("elo", "Elo", cue=CUE_MORE, title=f"Bradley–Terry with Firth's penalty; "
                f"{ctx.registry.display_name(anchor) if anchor else 'the anchor'} = 1000"),
-        Column("rank", "Rank", cue="1 = highest Elo", title="1 + the rated models whose "
-               "95% interval lies wholly above this one's"),
+        rank_column("1 = highest Elo; 95% range under it"),
         Column("strength", "Strength vs others", cue="higher = shown more than the others",
                title="(agreed − disagreed) / comparisons, against every other model it met"),
         Column("valid", "Valid votes", title="comparisons with an A/B vote on the criterion"),
@@ -123,7 +131,7 @@ def criterion_row(ctx: SiteContext, page: str, r, anchor: str | None) -> list[Ce
     return [Cell(r.criterion, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),
                  header=True),
             elo,
-            rank_cell(r.elo_rank, r.models_rated),
+            rank_cell(r.elo_rank, r.models_rated, r.elo_rank_low, r.elo_rank_high),
             strength,
             Cell("–") if pd.isna(r.valid_votes) else count_cell(r.valid_votes),
             Cell("–") if pd.isna(r.num_votes) else count_cell(r.num_votes)]

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.datasets import BASELINE, CONDITIONS, condition_label, dataset_name, find
-from ffsite.metrics.ranking import grouped_interval_ranks
+from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.judging import self_judge_notes
 from ffsite.site.output import Download
@@ -34,7 +34,7 @@ PRESSURE_PAGE = page_path("pressure")  # the Under pressure page: every model, e
 CUE_MORE = "higher = shown more"
 PUBLISHED = ["dataset", "condition", "model", "source_model", "trait_id", "trait", "judge",
              "mean", "ci_low", "ci_high", "n", "n_prompts", "below_rubric_floor", "rank",
-             "models_ranked",
+             "rank_low", "rank_high", "models_ranked",
              "strength_derived_from_scores", "strength_ci_low", "strength_ci_high",
              "derived_relevance", "derived_cohens_kappa", "derived_wins", "derived_losses",
              "derived_ties", "derived_comparisons"]
@@ -82,8 +82,7 @@ class JudgedScores:
         chosen = {d: BASELINE if BASELINE in c else c[0] for d, c in conditions.items()}
         baseline = means[(means["condition"] == means["dataset"].map(chosen)).to_numpy()]
         by = ["dataset", "condition", "trait_id", "judge"]
-        baseline = baseline.assign(
-            rank=grouped_interval_ranks(baseline, by),
+        baseline = baseline.assign(  # rank, rank_low, rank_high: the means' own
             models_ranked=baseline.groupby(by)["mean"].transform("size").astype(np.int64))
         strengths = results.strengths.rename(columns={
             "strength": "strength_derived_from_scores", "ci_low": "strength_ci_low",
@@ -95,9 +94,8 @@ class JudgedScores:
                                   on=["dataset", "condition", "model", "trait_id", "judge"])
         bend = results.bend
         by = ["dataset", "condition", "judge"]
-        bend = bend.assign(rank=grouped_interval_ranks(bend, by),
-                           models_ranked=bend.groupby(by)["bend"].transform("size").astype(
-                               np.int64))
+        bend = pd.concat([bend, grouped_rank_ranges(bend, by, "bend")], axis=1).assign(
+            models_ranked=bend.groupby(by)["bend"].transform("size").astype(np.int64))
         scales = {t: (float(lo), float(hi)) for t, lo, hi in results.traits[
             ["trait_id", "scale_min", "scale_max"]].itertuples(index=False)}
         return cls(by_model(baseline), by_model(results.shifts), by_model(bend), scales,
@@ -196,7 +194,7 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
             Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)), header=True),
             below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
                         r.below_rubric_floor, r.n),
-            rank_cell(r.rank, r.models_ranked),
+            rank_cell(r.rank, r.models_ranked, r.rank_low, r.rank_high),
             estimate_cell(r.strength_derived_from_scores, r.strength_ci_low,
                           r.strength_ci_high, signs=True,
                           css=heat_class(r.strength_derived_from_scores),
@@ -207,9 +205,10 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
                      Column("trait", "Trait", numeric=False),
                      Column("mean", "Mean score", cue=CUE_MORE,
                             title="the average of the panel's scores over the prompts"),
-                     Column("rank", "Rank", cue="1 = highest mean",
-                            title=f"among the {models} scored models: 1 + those whose 95% "
-                            "interval lies wholly above"),
+                     Column("rank", "Rank", cue="1 = highest mean; 95% range under it",
+                            title=f"place among the {models} scored models by the mean; "
+                            "under it, the 95% range of the rank over the bootstrap "
+                            "resamples"),
                      Column("strength", "Strength vs others (derived from scores)",
                             cue="higher = shown more than the others",
                             title="(wins − losses) / comparisons against every other model "
@@ -226,14 +225,15 @@ def bend_table(bend: pd.DataFrame, download: Download) -> Table:
         label, what = CONDITIONS.get(r.condition, (r.condition, ""))
         rows.append([Cell(label, header=True, title=what or None),
                      estimate_cell(r.bend, r.ci_low, r.ci_high, what="bend"),
-                     rank_cell(r.rank, r.models_ranked),
+                     rank_cell(r.rank, r.models_ranked, r.rank_low, r.rank_high),
                      count_cell(r.n_pairs)])
     return Table("bend", "How much the scores bend under each condition", [
         Column("condition", "Condition", numeric=False),
         Column("bend", "Bend (points)", cue="higher = moves more",
                title="the mean, over the traits, of the size of the shift from baseline"),
-        Column("rank", "Rank", cue="1 = bends most", title="among the models scored under "
-               "the condition: 1 + those whose 95% interval lies wholly above"),
+        Column("rank", "Rank", cue="1 = bends most; 95% range under it",
+               title="place among the models scored under the condition; under it, the "
+               "95% range of the rank (drawn from each model's interval)"),
         Column("pairs", "Paired questions",
                title="questions asked both at baseline and under the condition")],
         rows, download)

@@ -3,24 +3,34 @@ anchored on the reference model) and the personality indices built from them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
+from ffsite._names import safe_name
+from ffsite.datasets import DATASETS as DATASET_RECORDS
+from ffsite.datasets import dataset_name, find
 from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import DEFAULT_INDICES
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.home import trait_order
 from ffsite.site.render import number
-from ffsite.site.urls import page_path
+from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
     ANCHOR_INTERVAL,
     Cell,
+    Chart,
     Column,
     Table,
     chart,
     count_cell,
+    rank_column,
+    ranked_cell,
     sort_value,
+    tied_first,
 )
 
 CUE_INDEX = "higher = shows the index's traits more"
@@ -56,12 +66,77 @@ def build(ctx: SiteContext) -> None:
             f"Elo rating of every model on the chosen trait, with its 95% interval; "
             f"{ctx.config.reference_model} is fixed at 1000. The ratings table (download) "
             "has every number.", interval=True))
-    output.page(page, "ratings.html", section=page, table=table,
-                elo=elo, charts=[elo] if elo else [], rating_download=rating_download,
+    judged = judged_ratings(ctx, page)
+    output.page(page, "ratings.html", section=page, table=table, judged=judged,
+                elo=elo, charts=[c for c in [*(j.chart for j in judged), elo] if c],
+                rating_download=rating_download,
                 indices=[i for i in DEFAULT_INDICES if i.name in names],
                 trait_labels=ctx.labels,
                 reference=ctx.config.reference_model,
                 resamples=ctx.config.rating_resamples, elo_note=ELO_NOTE)
+
+
+@dataclass(frozen=True)
+class JudgedRatings:
+    """One rated dataset of judged data on the ratings page: its chart (a menu of its
+    traits) and its download."""
+
+    id: str
+    name: str
+    judge: str
+    how: str  # where its matches come from, in a sentence
+    anchor: str
+    chart: Chart
+    download: Download
+    traits: list[tuple[str, str | None]]  # (label, trait page)
+
+
+def judged_ratings(ctx: SiteContext, page: str) -> list[JudgedRatings]:
+    """Every dataset with ratings besides the text statistics: the datasets of judged
+    pairs (EQ-Bench 3's criteria) and the scored ones (votes derived from the scores,
+    `ScoreResults.ratings`), in DATASETS' order."""
+    frames: dict[str, tuple[pd.DataFrame, str, str | None]] = {}
+    for dataset, found in ctx.pairwise.items():
+        if len(found.ratings):
+            frames[dataset] = (found.ratings, "the judge's verdict on each pair, "
+                               "criterion by criterion", found.anchor)
+    if len(ctx.scores):
+        scored = ctx.score_results.ratings
+        for dataset, own in scored.groupby("dataset", sort=False):
+            anchor = own.loc[own["ci_low"] == own["ci_high"], "model"]
+            frames[str(dataset)] = (own, "votes derived from the scores: on each prompt, "
+                                    "the model the judge scored higher wins the trait",
+                                    str(anchor.iloc[0]) if len(anchor) else None)
+    order = [d.id for d in DATASET_RECORDS if d.id in frames] + sorted(
+        set(frames) - {d.id for d in DATASET_RECORDS})
+    found = []
+    for dataset in order:
+        ratings, how, anchor = frames[dataset]
+        traits = sorted(set(ratings["trait_id"]), key=lambda t: str(ctx.labels.get(t, t)))
+        record = find(dataset)
+        overall = [t for t in traits if record is not None and t == record.lead_trait]
+        traits = overall + [t for t in traits if t not in overall]
+        judges = sorted(set(ctx.traits.set_index("trait_id")["judge"].reindex(traits)
+                            .dropna().astype(str)))
+        anchor_name = ctx.registry.display_name(anchor) if anchor else "one model"
+        slug = safe_name(dataset)
+        rows = ratings.assign(key=ratings["trait_id"],
+                              name=ratings["model"].map(ctx.registry.display_name),
+                              value=ratings["elo"], low=ratings["ci_low"],
+                              high=ratings["ci_high"])
+        figure = chart(f"elo-{slug}", charts.selectable(
+            rows, traits, [str(ctx.labels.get(t, t)) for t in traits], "Trait", "Elo",
+            f"Elo of every model on the chosen {dataset_name(dataset)} trait, highest "
+            f"first, with its 95% interval; {anchor_name} is fixed at 1000. The "
+            "download has every number, with the ranks' ranges.", interval=True))
+        download = ctx.output.data(f"ratings-{slug}", ratings.drop(
+            columns=[c for c in ("description",) if c in ratings]),
+            f"{dataset_name(dataset)}: Elo per trait and model", page)
+        found.append(JudgedRatings(slug, dataset_name(dataset), ", ".join(judges), how,
+                                   anchor_name, figure, download,
+                                   [(str(ctx.labels.get(t, t)),
+                                     link(page, ctx.slugs.page(TRAITS, t))) for t in traits]))
+    return found
 
 
 def index_cell(row, anchor: str | None) -> Cell:
@@ -106,15 +181,15 @@ def rating_table(frame: pd.DataFrame, table_id: str, caption: str, first: Column
         ranked = False
     notes = ([] if ranked or not single else [NO_RANK]) + (
         [ELO_NOTE] if (frame["ci_low"] < 0).any() else [])
+    tied = tied_first(frame) if single else 0
     return Table(table_id, caption, [
         first, Column("elo", "Elo", cue=CUE_ELO),
         Column("interval", "95% interval", numeric=False),
-        Column("rank", "Rank", cue="lower = shows it more", title="1 + the number of "
-               "models rated surely higher (their interval lies above this one)"),
+        rank_column(ranks="elo"),
         Column("n", "Comparisons")],
         [[first_cell(r), Cell(number(r.elo, 0), sort_value(r.elo)),
           Cell(ANCHOR_INTERVAL if r.ci_low == r.ci_high
                else f"{number(r.ci_low, 0)} to {number(r.ci_high, 0)}"),
-          count_cell(r.rank) if ranked else Cell("–"), count_cell(r.n)]
+          ranked_cell(r, len(frame), ranked, tied), count_cell(r.n)]
          for r in frame.itertuples(index=False)],
         download, note=" ".join(notes))

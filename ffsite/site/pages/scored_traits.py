@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.datasets import CONDITIONS, DATASETS, SOURCES, condition_label
-from ffsite.metrics.ranking import has_signal, interval_ranks
+from ffsite.metrics.ranking import has_signal
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
@@ -42,7 +42,10 @@ from ffsite.site.views import (
     elo_cell,
     estimate_cell,
     heat_class,
+    rank_column,
+    ranked_cell,
     sort_value,
+    tied_first,
 )
 
 # The judges' rubric where the data says no more than the stored scale: (lowest anchor,
@@ -145,12 +148,12 @@ class BlockPlace:
 
 
 def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
-    """Every model's mean score, highest first, ranked by the interval rule: 1 + the
-    models surely higher (their whole interval above this one's); no rank when every
-    interval overlaps every other (no signal: rank 0 in the download)."""
+    """Every model's mean score, highest first, with its rank: its place and the 95%
+    range of its rank over the means' resamples (ffsite.metrics.ranking); no rank when
+    every interval overlaps every other (no signal: rank 0 in the download)."""
     low, high = means["ci_low"].to_numpy(), means["ci_high"].to_numpy()
     signal = has_signal(low, high)
-    ranked = means.assign(rank=interval_ranks(low, high) if signal else 0)
+    ranked = means if signal else means.assign(rank=0, rank_low=0, rank_high=0)
     download = where.ctx.output.data(
         f"traits/{where.slug}/means{where.suffix}", ranked,
         f"{where.trait.label}: every model's mean score ({where.judge})", where.page)
@@ -159,14 +162,12 @@ def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
                      Column("model", "Model", numeric=False),
                      Column("mean", "Mean score", cue="higher = shows it more",
                             title="the plain average of the panel's scores"),
-                     Column("rank", "Rank", cue="lower = shows it more",
-                            title="1 + the number of models surely higher (their "
-                            "interval lies above this one)"),
+                     rank_column(ranks="mean"),
                      Column("prompts", "Prompts", title="prompts the model answered")],
                  [[where.cells[r.model],
                    below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
                                r.below_rubric_floor, r.n),
-                   count_cell(r.rank) if r.rank else Cell("–"),
+                   ranked_cell(r, len(ranked), bool(r.rank), tied_first(ranked)),
                    count_cell(r.n_prompts)]
                   for r in ranked.itertuples(index=False)], download,
                  note=" ".join(filter(None, (
@@ -234,12 +235,11 @@ def ratings_table(where: BlockPlace, ratings: pd.DataFrame) -> tuple[Table | Non
             Column("model", "Model", numeric=False),
             Column("elo", "Elo", cue="higher = shows it more",
                    title="400 points = 10:1 odds of showing it more on a prompt"),
-            Column("rank", "Rank", cue="lower = shows it more",
-                   title="1 + the number of models rated surely higher"),
+            rank_column(ranks="elo"),
             Column("n", "Comparisons")],
         [[where.cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
           elo_cell(r.elo, r.ci_low, r.ci_high),
-          count_cell(r.rank), count_cell(r.n)]
+          ranked_cell(r, len(ratings), tied=tied_first(ratings)), count_cell(r.n)]
          for r in ratings.itertuples(index=False)], download), anchor
 
 

@@ -1,0 +1,183 @@
+"""Sycophancy: what on the site bears on it, ranked with intervals, what none of it
+measures, and how a contributor would measure it directly.
+
+A dataset says what of it bears on sycophancy in its record (`Dataset.sycophancy`): a
+pressure condition (how far each model's scores bend under it, `ScoreResults.bend`) or
+a trait (its ratings, or its means when judges scored it).  Feedback Forensics'
+sycophancy traits (the FF Sycophancy index) are ranked too when some judge voted on
+them (`ffsite annotate`); the default site has no such votes, and the page says how to
+add them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ffsite.datasets import DATASETS, condition_label
+from ffsite.datasets.record import Bearing
+from ffsite.metrics.indices import FF_INDICES
+from ffsite.metrics.ranking import grouped_rank_ranges, has_signal
+from ffsite.site.context import SiteContext
+from ffsite.site.pages.datasets import model_cell
+from ffsite.site.urls import MODELS, TRAITS, link, page_path
+from ffsite.site.views import (
+    Cell,
+    Column,
+    Table,
+    count_cell,
+    elo_cell,
+    estimate_cell,
+    rank_column,
+    ranked_cell,
+    tied_first,
+)
+
+PAGE = page_path("sycophancy")
+SYCOPHANCY = next(i for i in FF_INDICES if i.name == "Sycophancy")
+JUDGE_EXAMPLE = "google/gemini-2.5-flash"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing that bears on sycophancy: a dataset's condition or trait, ranked."""
+
+    id: str
+    dataset: str
+    title: str
+    why: str
+    table: Table
+    how: str  # what the number is and where it comes from
+    more: tuple[str, str] | None  # (words, link) to the full view
+    tied: int  # how many models could rank first
+    of: int
+
+
+def build(ctx: SiteContext) -> None:
+    parts = []
+    for dataset in DATASETS:
+        for bearing in dataset.sycophancy:
+            found = part(ctx, dataset, bearing)
+            if found is not None:
+                parts.append(found)
+    ff = ff_parts(ctx)
+    ctx.output.page(PAGE, "sycophancy.html", section=PAGE, parts=parts, ff=ff,
+                    ff_traits=[t.removeprefix("Select the response that ")
+                               for t in sycophancy_wordings()],
+                    judge_example=JUDGE_EXAMPLE, charts=[])
+
+
+def part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
+    if bearing.kind == "condition":
+        return condition_part(ctx, dataset, bearing)
+    return trait_part(ctx, dataset, bearing)
+
+
+def condition_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
+    """Every model's bend under the condition: the mean size of its trait shifts from
+    the baseline, ranked (rank ranges drawn from each model's interval)."""
+    if not len(ctx.scores):
+        return None
+    bend = ctx.score_results.bend
+    own = bend[(bend["dataset"] == dataset.id) & (bend["condition"] == bearing.id)]
+    if own.empty:
+        return None
+    own = pd.concat([own, grouped_rank_ranges(own, ["judge"], "bend")], axis=1)
+    own = own.sort_values(["bend", "model"], ascending=[False, True], kind="stable")
+    label = condition_label(bearing.id)
+    download = ctx.output.data(f"sycophancy-{dataset.command_name}-{bearing.id}", own,
+                               f"{dataset.name}: how far each model's scores bend under "
+                               f"{label}", PAGE)
+    ranked = has_signal(own["ci_low"], own["ci_high"])
+    tied = tied_first(own) if ranked else 0
+    table = Table(f"bend-{bearing.id}", f"How far each model's scores move under {label} "
+                  f"({dataset.name}), most first", [
+                      Column("model", "Model", numeric=False),
+                      Column("bend", "Bend (points)", cue="higher = moves more",
+                             title="the mean, over the traits, of the size of the shift "
+                                   "from the baseline, on the 1-10 scale"),
+                      rank_column("1 = moves most; 95% range under it", ranks="bend"),
+                      Column("pairs", "Paired questions")],
+                  [[named_cell(ctx, r.model),
+                    estimate_cell(r.bend, r.ci_low, r.ci_high, what="bend"),
+                    ranked_cell(r, len(own), ranked, tied), count_cell(r.n_pairs)]
+                   for r in own.itertuples(index=False)], download)
+    return Part(f"{dataset.command_name}-{bearing.id}", dataset.name,
+                f"{label}: {dataset.name}", bearing.why, table,
+                "The bend is the mean, over the nine traits, of how far a model's average "
+                "score moves from the same questions at baseline (scale points), with a "
+                "95% interval from resampling the paired questions.",
+                (f"every trait's shift under {label}", link(PAGE, page_path("pressure"))),
+                tied, len(own))
+
+
+def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
+    """Every model's rating on the trait (a dataset of judged pairs)."""
+    found = ctx.pairwise.get(dataset.id)
+    if found is None:
+        return None
+    own = found.ratings[found.ratings["trait_id"] == bearing.id]
+    if own.empty:
+        return None
+    own = own.sort_values(["elo", "model"], ascending=[False, True], kind="stable")
+    label = str(ctx.labels.get(bearing.id, bearing.id))
+    download = ctx.output.data(f"sycophancy-{dataset.command_name}-trait", own,
+                               f"{dataset.name}: {label}, Elo per model", PAGE)
+    tied = tied_first(own)
+    anchor = ctx.registry.display_name(found.anchor) if found.anchor else "one model"
+    table = Table(f"trait-{dataset.command_name}", f"{label} ({dataset.name}): Elo, "
+                  "highest first", [
+                      Column("model", "Model", numeric=False),
+                      Column("elo", "Elo", cue="higher = judged to strike the balance "
+                             "better"),
+                      rank_column(ranks="elo"), Column("n", "Comparisons")],
+                  [[named_cell(ctx, r.model), elo_cell(r.elo, r.ci_low, r.ci_high),
+                    ranked_cell(r, len(own), tied=tied), count_cell(r.n)]
+                   for r in own.itertuples(index=False)], download)
+    return Part(f"{dataset.command_name}-trait", dataset.name, f"{label}: {dataset.name}",
+                bearing.why, table,
+                f"Bradley–Terry Elo from the judge's verdicts on this criterion, "
+                f"{anchor} fixed at 1000, with 95% bootstrap intervals.",
+                ("the criterion's page", link(PAGE, ctx.slugs.page(TRAITS, bearing.id))),
+                tied, len(own))
+
+
+def named_cell(ctx: SiteContext, model: str) -> Cell:
+    name = ctx.registry.display_name(model)
+    target = ctx.slugs.page(MODELS, model)
+    return Cell(name, href=link(PAGE, target) if target else None, header=True,
+                title=model if name != model else None)
+
+
+def sycophancy_wordings() -> list[str]:
+    """The FF traits of the Sycophancy index, worded as a judge is asked them."""
+    from ffsite.traits import FF_V1
+
+    wanted = set(SYCOPHANCY.traits)
+    return [t.wording for t in FF_V1 if t.id in wanted]
+
+
+def ff_parts(ctx: SiteContext) -> list[Table]:
+    """A table per FF sycophancy trait some judge voted on: every model's strength
+    against the reference, ranked from the intervals."""
+    long = ctx.models.traits
+    found = []
+    for trait_id in SYCOPHANCY.traits:
+        own = long[(long["trait_id"] == trait_id) & long["finding"].astype(bool)]
+        if own.empty:
+            continue
+        own = pd.concat([own, grouped_rank_ranges(own, ["trait_id"], "strength",
+                                                  "strength_low", "strength_high")], axis=1)
+        own = own.sort_values(["strength", "model"], ascending=[False, True], kind="stable")
+        found.append(Table(f"ff-{trait_id}", f"{ctx.labels[trait_id]}: strength against "
+                           "the reference, highest first", [
+                               Column("model", "Model", numeric=False),
+                               Column("strength", "Strength", cue="higher = shown more"),
+                               rank_column(ranks="strength")],
+                           [[model_cell(ctx, PAGE, r.model),
+                             estimate_cell(r.strength, r.strength_low, r.strength_high,
+                                           signs=True), ranked_cell(r, len(own))]
+                            for r in own.itertuples(index=False)]))
+    return found
+
