@@ -8,6 +8,7 @@ the tables of `ffsite build` show (methods.md).
   `dataset_results`), a dataset split by metadata or by preference annotator
   (`dataset_details`), or any of these as `ffsite metrics` asks (`metrics_table`).
 - Ratings (Bradley–Terry Elo per trait and model) and the indices built on them.
+- Lineage (`lineage_results`): each model family's changes between successive releases.
 - Win rates, model and dataset summaries, trait agreement, communication averages.
 - Datasets of judged pairs without a reference model (`pairwise_results`: EQ-Bench 3)
   and judge scores (`score_results`: means, strength from derived votes, shifts under
@@ -44,6 +45,7 @@ from ffsite.metrics.from_scores import (
 )
 from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
 from ffsite.metrics.intervals import metric_frame_with_intervals, wilson_interval
+from ffsite.metrics.lineage import Lineage, lineage_results
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import (
     METRIC_COLUMNS,
@@ -61,11 +63,11 @@ from ffsite.metrics.strength import (
 from ffsite.models import Registry
 
 __all__ = [
-    "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails",
+    "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails", "Lineage",
     "ModelResults", "PairwiseResults", "Reference", "ScoreResults", "TraitVotes",
     "anchor_model", "communication_averages", "pairwise_results", "score_results",
     "dataset_details", "dataset_results", "dataset_summary", "default_preference_judge",
-    "indices_table", "metrics_table", "model_dataset_counts", "model_results",
+    "indices_table", "lineage_results", "metrics_table", "model_dataset_counts", "model_results",
     "preference_codes", "ratings_table", "spread", "trait_agreement", "trait_results",
     "trait_votes", "win_rates",
 ]

@@ -16,6 +16,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.model_meta import meta_cells, meta_columns, with_meta
 from ffsite.site.pages.judged import judged_overview, more_judged
+from ffsite.site.pages.lineage import shifts_table
 from ffsite.site.render import NOT_ZERO, content_markdown
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
@@ -118,7 +119,7 @@ def build(ctx: SiteContext) -> None:
     output.page(page, "home.html", section=page,
                 intro=content_markdown(ctx.config.markdown_file("intro.md")), judged=judged,
                 table=table, headline=headline, charts=charts_shown, glances=glances,
-                more_judged=more,
+                more_judged=more, shifts=shifts_table(ctx, page),
                 no_signal=no_signal, no_signal_text=NO_SIGNAL,
                 rules_judge=", ".join(judges), long_download=long_download,
                 reference=results.reference_model,
