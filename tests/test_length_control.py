@@ -174,3 +174,100 @@ def test_missing_lengths_and_undecided_rows_are_left_out():
                                 np.array([1.0, np.nan, 1.0, 0.0]),
                                 np.array([1.0, 2.0, 3.0, 4.0]))
     assert wins["model"].tolist() == ["a", "b"] and wins["n"].tolist() == [1, 1]
+
+
+def crafted_files(folder, n=400, seed=4):
+    """A votes file and a response-metrics file: models m1 (answers ~300 characters
+    longer than the reference R's) and m2 (~200 shorter) against R, sides by coin flip;
+    the judge "pj" prefers the longer answer (effect 1.5 on the length term), m1 is truly
+    worse than R (alpha -0.5), m2 even; the rules trait "is more verbose" picks the longer
+    answer."""
+    from helpers import trait, write_test_votes
+
+    from ffsite.format.write import write_response_metrics
+
+    rng = np.random.default_rng(seed)
+    verbose = trait("is more verbose")
+    comparisons, votes, metrics, truth = [], [], [], []
+    for model, longer, alpha in (("m1", 300.0, -0.5), ("m2", -200.0, 0.0)):
+        difference = rng.normal(longer, 250, n)
+        z = difference / pd.Series(difference).std()
+        wins = rng.random(n) < expit(alpha + 1.5 * np.tanh(z))
+        for k in range(n):
+            cid, flip = f"{model}-{k}", rng.random() < 0.5
+            sides = ("R", model) if flip else (model, "R")
+            comparisons.append({"comparison_id": cid, "prompt_id": f"p{k}",
+                                "model_a": sides[0], "model_b": sides[1],
+                                "response_a_id": f"{sides[0]}/{cid}",
+                                "response_b_id": f"{sides[1]}/{cid}"})
+            model_side = "B" if flip else "A"
+            other = "A" if flip else "B"
+            votes.append({"comparison_id": cid, "role": "preference", "judge": "pj",
+                          "vote": model_side if wins[k] else other})
+            votes.append({"comparison_id": cid, **verbose, "judge": "rules",
+                          "vote": model_side if difference[k] > 0 else other})
+            base = 1000.0
+            metrics += [{"dataset": "d", "response_id": f"R/{cid}", "prompt_id": f"p{k}",
+                         "model": "R", "characters": base, "words": base / 5},
+                        {"dataset": "d", "response_id": f"{model}/{cid}",
+                         "prompt_id": f"p{k}", "model": model,
+                         "characters": base + difference[k],
+                         "words": (base + difference[k]) / 5}]
+            truth.append((model, float(wins[k]), difference[k]))
+    folder.mkdir(parents=True, exist_ok=True)
+    write_test_votes(folder / "votes.parquet", comparisons, votes,
+                     default_preference={"d": "pj"})
+    write_response_metrics(pd.DataFrame(metrics), folder / "metrics.parquet")
+    return pd.DataFrame(truth, columns=["model", "outcome", "difference"])
+
+
+def test_ratings_win_rates_command_matches_an_independent_fit(tmp_path, monkeypatch, capsys):
+    import io
+
+    from helpers import run_main
+
+    truth = crafted_files(tmp_path / "ann")
+    status, out, err = run_main(monkeypatch, capsys, "ratings", str(tmp_path / "ann"),
+                                "--anchor", "R", "--win-rates", "--format", "csv",
+                                "--content", str(tmp_path))
+    assert status == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("model")
+    assert set(table.index) == {"m1", "m2"} and set(table["dataset"]) == {"d"}
+    assert table["win_rate"].is_monotonic_decreasing  # best raw win rate first
+    for model, part in truth.groupby("model"):
+        z = part["difference"] / part["difference"].std()
+        design = np.column_stack([np.ones(len(part)), np.tanh(z)])
+        reference = statsmodels_fit(design, part["outcome"].to_numpy())
+        row = table.loc[model]
+        assert row["win_rate"] == pytest.approx(100 * part["outcome"].mean())
+        # Firth's estimate is a little nearer 50% than plain maximum likelihood's.
+        assert row["lc_win_rate"] == pytest.approx(100 * expit(reference.params[0]), abs=0.6)
+        assert row["length_effect"] == pytest.approx(reference.params[1], rel=0.05)
+        assert row["n"] == 400
+    # m1 writes longer: the judge's taste for length lifts its raw win rate above the
+    # controlled one; m2 writes shorter, the other way round.
+    assert table.loc["m1", "win_rate"] > table.loc["m1", "lc_win_rate"] + 5
+    assert table.loc["m2", "win_rate"] < table.loc["m2", "lc_win_rate"] - 5
+
+
+def test_metrics_length_control_columns(tmp_path, monkeypatch, capsys):
+    import io
+
+    from helpers import run_main
+
+    crafted_files(tmp_path / "ann")
+    status, out, err = run_main(monkeypatch, capsys, "metrics", str(tmp_path / "ann"),
+                                "--length-control", "words", "--format", "csv")
+    assert status == 0, err
+    row = pd.read_csv(io.StringIO(out)).iloc[0]
+    # The trait is length itself: strongly "preferred" raw, about nothing once length
+    # is held at zero.
+    assert row["strength"] > 0.3 and row["lc_ci_low"] <= 0.02 and row["lc_n"] == 800
+    assert row["lc_ci_low"] <= row["lc_strength"] <= row["lc_ci_high"]
+    assert row["length_effect"] > 0
+    status, _, err = run_main(monkeypatch, capsys, "metrics", str(tmp_path / "ann"),
+                              "--length-control", "words", "--split-by", "dataset")
+    assert status != 0 and "--length-control" in err and "--split-by" in err
+    status, _, err = run_main(monkeypatch, capsys, "metrics", str(tmp_path / "ann"),
+                              "--length-control", "words", "--against", "model:m1")
+    assert status != 0 and "--length-control" in err and "--against" in err

@@ -50,31 +50,68 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, *, firth: boo
     at the solution; NaN where it is singular)."""
     batches, _, terms = x.shape
     beta = np.zeros((batches, terms))
+    transposed = np.swapaxes(x, 1, 2)  # [batches, terms, rows]
+
+    def information(p: np.ndarray) -> np.ndarray:
+        return (transposed * (weight * p * (1 - p))[:, None, :]) @ x
+
+    def objective(b: np.ndarray) -> np.ndarray:
+        """The (penalised) log-likelihood of each batch."""
+        eta = (x @ b[:, :, None])[:, :, 0]
+        # y log p + (1 - y) log(1 - p) = y eta - log(1 + e^eta)
+        value = (weight * (y * eta - np.logaddexp(0, eta))).sum(axis=1)
+        if firth:
+            sign, logdet = np.linalg.slogdet(information(expit(eta)))
+            value = value + 0.5 * np.where(sign > 0, logdet, -np.inf)
+        return value
+
+    current = objective(beta)
     for _ in range(max_steps):
-        p = expit(np.einsum("brk,bk->br", x, beta))
-        info = np.einsum("br,brk,brl->bkl", weight * p * (1 - p), x, x)
+        p = expit((x @ beta[:, :, None])[:, :, 0])
+        info = information(p)
         inverse = _inverse(info)
         residual = weight * (y - p)
         if firth:  # leverage of each row: its Firth pseudo-data h (1/2 - p)
-            leverage = weight * p * (1 - p) * np.einsum("brk,bkl,brl->br", x, inverse, x)
+            leverage = weight * p * (1 - p) * ((x @ inverse) * x).sum(axis=2)
             residual = residual + leverage * (0.5 - p)
-        score = np.einsum("brk,br->bk", x, residual)
-        step = np.einsum("bkl,bl->bk", inverse, score)
+            # The modified score's slope (h held fixed) is -(I + H), H = sum h p(1-p) x x':
+            # stepping with it, not I alone, keeps Fisher scoring from overshooting.
+            inverse = _inverse(info + (transposed * (leverage * p * (1 - p))[:, None, :])
+                               @ x)
+        score = (transposed @ residual[:, :, None])[:, :, 0]
+        step = (inverse @ score[:, :, None])[:, :, 0]
         step = np.where(np.isfinite(step), step, 0.0)
         largest = np.abs(step).max(axis=1, keepdims=True)
         step = step * np.minimum(1.0, 2.0 / np.maximum(largest, 1e-300))  # at most 2 logits
+        # Halve a step that lowers the objective (scoring with Firth's pseudo-data can
+        # overshoot and cycle when a batch has few rows).
+        for _ in range(20):
+            trial = objective(beta + step)
+            worse = ~(trial >= current - 1e-12 * np.abs(current))
+            if not worse.any():
+                break
+            step[worse] *= 0.5
         beta = beta + step
-        if largest.max(initial=0.0) < tolerance:
+        before, current = current, objective(beta)
+        # A batch is done when it no longer moves, or when its objective no longer
+        # changes at all (an ill-conditioned batch, a trait with a single A/B vote, can
+        # creep along a direction its objective cannot tell apart).
+        with np.errstate(invalid="ignore"):
+            gain = np.where(np.isfinite(current - before), current - before, 0.0)
+        scale = np.abs(np.where(np.isfinite(current), current, 0.0))
+        moving = (np.abs(step).max(axis=1) >= tolerance) & (np.abs(gain) > 4e-16 * scale)
+        if not moving.any():
             break
-    p = expit(np.einsum("brk,bk->br", x, beta))
-    covariance = _inverse(np.einsum("br,brk,brl->bkl", weight * p * (1 - p), x, x))
-    return beta, covariance
+    return beta, _inverse(information(expit((x @ beta[:, :, None])[:, :, 0])))
 
 
 def _inverse(matrices: np.ndarray) -> np.ndarray:
     """Inverses of [batches, k, k] matrices; NaN for a singular one."""
     found = np.full_like(matrices, np.nan)
-    singular = np.linalg.cond(matrices) > 1e12
+    finite = np.isfinite(matrices).all(axis=(1, 2))
+    singular = ~finite
+    if finite.any():
+        singular[finite] = np.linalg.cond(matrices[finite]) > 1e12
     if (~singular).any():
         found[~singular] = np.linalg.inv(matrices[~singular])
     return found
@@ -147,8 +184,10 @@ def controlled_strengths(sides: np.ndarray, trait_sides: np.ndarray,
     row is left out).  Columns trait (column number), n, relevance, lc_strength, lc_low,
     lc_high, length_effect, length_effect_low, length_effect_high."""
     usable = ~np.isnan(difference) & ((sides == 1) | (sides == 2))
-    n_traits = trait_sides.shape[1]
     in_scope = (trait_sides >= 0) & usable[:, None]
+    fitted = np.flatnonzero(in_scope.any(axis=0))  # a trait with no row gets no fit
+    in_scope, trait_sides = in_scope[:, fitted], trait_sides[:, fitted]
+    n_traits = len(fitted)
     trait_of, comparison = np.nonzero(in_scope.T)  # trait-major: one fit per trait
     vote = trait_sides.T[in_scope.T]
     x = np.where(vote == 1, 1.0, np.where(vote == 2, -1.0, 0.0))
@@ -163,7 +202,7 @@ def controlled_strengths(sides: np.ndarray, trait_sides: np.ndarray,
         relevance = np.where(n > 0, (side_x != 0).sum(axis=1) / np.maximum(n, 1), np.nan)
     gamma, gamma_se = beta[:, 1], se[:, 1]
     return pd.DataFrame({
-        "trait": np.arange(n_traits), "n": n.astype(np.int64), "relevance": relevance,
+        "trait": fitted, "n": n.astype(np.int64), "relevance": relevance,
         "lc_strength": relevance * (2 * expit(gamma) - 1),
         "lc_low": relevance * (2 * expit(gamma - Z95 * gamma_se) - 1),
         "lc_high": relevance * (2 * expit(gamma + Z95 * gamma_se) - 1),

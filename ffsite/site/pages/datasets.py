@@ -15,6 +15,7 @@ import pandas as pd
 from ffsite.format import read_file_metadata
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.pages.length_control import length_control_sections
 from ffsite.site.render import NOT_ZERO, number, percent
 from ffsite.site.sections import Section, SectionProvider
 from ffsite.site.urls import (
@@ -226,6 +227,7 @@ DATASET_SECTIONS: list[SectionProvider] = [
     split_sections,
     annotator_sections,
     win_rate_sections,
+    length_control_sections,
 ]
 
 
