@@ -1,7 +1,8 @@
 """A dataset page's length-controlled preferences (ffsite.metrics.length_control): each
 trait's strength against the preference annotator and each model's win rate against
 the reference, raw and with the two answers' length difference held at zero, side by
-side with their 95% intervals.  Lengths are the response-metrics files' characters."""
+side with their 95% intervals.  Lengths are the response-metrics files' characters
+(words where they have no characters)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from ffsite.metrics import results
 from ffsite.metrics.lineage import PAIRED, Lineage, largest_changes
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import self_judges
 from ffsite.site.output import Download
 from ffsite.site.render import number, signed
 from ffsite.site.sections import judge_name
@@ -134,6 +135,7 @@ class Lane:
     n_real: int
     n_changes: int
     paired: bool
+    self_judges: list[str]  # releases that are also one of the dataset's judges
 
 
 def build(ctx: SiteContext) -> None:
@@ -254,7 +256,9 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
                 chart=lane_chart(ctx, family, dataset, judge, kind, estimates, changes,
                                  traits, labels, position),
                 changes=changes_table, values=values, n_real=int(changes["real"].sum()),
-                n_changes=len(changes), paired=bool((changes["method"] == PAIRED).any()))
+                n_changes=len(changes), paired=bool((changes["method"] == PAIRED).any()),
+                self_judges=[name(m) for m in releases
+                             if (dataset, m) in ctx.prepared(self_judges)])
 
 
 def lane_chart(ctx: SiteContext, family: str, dataset: str, judge: str, kind: str,
