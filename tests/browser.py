@@ -114,6 +114,16 @@ class Watch:
         context.on("dialog", self._dialog)
         return self
 
+    def attach_to_page(self, page) -> Watch:
+        """Watch one tab (its problems, told apart from the other tabs'), beside a Watch
+        on its context, which handles the dialogs."""
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
+        page.on("requestfailed", self._failed)
+        page.on("response", self._response)
+        page.on("request", self._request)
+        return self
+
     def _console(self, message) -> None:
         if message.location.get("url") in self.expected_status and message.text.startswith(
                 "Failed to load resource"):
@@ -165,9 +175,14 @@ CHARTS_DRAWN = """() => [...document.querySelectorAll('.chart')].every(
 
 def open_page(page, url: str) -> None:
     """Go to `url` and wait until its charts are drawn (a page without charts: at once)."""
+    page.goto(url, wait_until="load")
+    wait_until_drawn(page, url)
+
+
+def wait_until_drawn(page, url: str) -> None:
+    """Wait until the charts of the page opened at `url` are drawn."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    page.goto(url, wait_until="load")
     try:
         page.wait_for_function(CHARTS_DRAWN, timeout=10_000)
     except PlaywrightTimeout:
@@ -260,6 +275,65 @@ def visit_pages(browser, site: Path, root: str, scheme: str) -> dict[str, PageVi
     return visits
 
 
+# ------------------------------------------------------------------ layout
+# Everything test_browser_layout.py measures on one page, once it is drawn: height,
+# sideways overflow, words broken inside table cells, column widths, alignment.
+LAYOUT_CHECKS = r"""() => {
+  const shown = el => el.getClientRects().length > 0
+      && getComputedStyle(el).visibility === 'visible';
+  const tables = [...document.querySelectorAll('table.data')].filter(shown);
+  const where = el => (el.closest('table').id || 'table') + ': '
+      + el.textContent.replace(/\s+/g, ' ').trim().slice(0, 40);
+  // A word, a run of letters and digits, is broken when two of its boxes lie on different
+  // lines (one wholly below the other; beside it, in vertical text).  A line may still
+  // end at a space, a hyphen or a slash: those separate words.  Text laid out in a 1 px
+  // box is for screen readers only and is skipped.
+  const broken = [];
+  for (const cell of tables.flatMap(t => [...t.querySelectorAll('th, td')]).filter(shown)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const holder = node.parentElement, box = holder.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1) continue;
+      const vertical = !getComputedStyle(holder).writingMode.startsWith('horizontal');
+      for (const m of node.textContent.matchAll(/[\p{L}\p{N}]+/gu)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const boxes = [...range.getClientRects()].filter(b => b.width > 0 && b.height > 0);
+        const apart = boxes.some(a => boxes.some(b => vertical ? b.left >= a.right - 0.5
+                                                               : b.top >= a.bottom - 0.5));
+        if (apart) broken.push(m[0] + ' in ' + where(cell));
+      }
+    }
+  }
+  // Column widths: the cells of each table's first body row.
+  const columns = tables.flatMap(t => t.tBodies.length && t.tBodies[0].rows.length
+      ? [...t.tBodies[0].rows[0].cells].filter(shown).map(
+          c => ({width: c.getBoundingClientRect().width, where: where(c)})) : []);
+  // Alignment of the first rows' cells, by their column's header: numeric
+  // (data-type="num") right, text left; the first column (row names) is left.
+  const misaligned = [];
+  for (const t of tables.filter(t => t.tHead && t.tBodies.length)) {
+    const heads = [...t.tHead.rows[0].cells];
+    for (const row of [...t.tBodies[0].rows].slice(0, 3)) {
+      [...row.cells].forEach((cell, i) => {
+        if (!heads[i] || !shown(cell) || cell.textContent.trim() === '') return;
+        const numeric = i > 0 && heads[i].getAttribute('data-type') === 'num';
+        const align = getComputedStyle(cell).textAlign;
+        const ok = numeric ? align === 'right' : ['left', 'start'].includes(align);
+        if (!ok) misaligned.push(`${where(cell)} (${numeric ? 'number' : 'text'}: ${align})`);
+      });
+    }
+  }
+  return {
+    height: document.documentElement.scrollHeight,
+    main: document.querySelector('main').getBoundingClientRect().height,
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    broken, columns, misaligned,
+  };
+}"""
+
+
 # ------------------------------------------------------------------ page weight
 # What a reader's browser fetches the first time it opens a page (nothing cached), and
 # how the page lays out: the same numbers benchmarks/bench_pages.py prints.
@@ -288,29 +362,84 @@ class Load:
     height: int  # px, the whole page
     overflow: int  # px the page is wider than the window (0: none)
     drawings: list[dict]  # the charts' visible SVGs: width, plot width, room each side
+    checks: dict | None = None  # what first_loads' `checks` script returned on the page
+    problems: list[str] | None = None  # what first_loads' watch on the tab saw meanwhile
+
+
+class _FirstLoad:
+    """A first load under way in one tab: started (loaded), then measured."""
+
+    def __init__(self, page, url: str, checks: str | None = None,
+                 watch: Watch | None = None) -> None:
+        self.page, self.url, self.finished = page, url, []
+        self.checks, self.watch = checks, watch
+        page.on("requestfinished", self._record)
+        self.session = page.context.new_cdp_session(page)
+        try:
+            self.session.send("Network.enable")
+            self.session.send("Network.setCacheDisabled", {"cacheDisabled": True})
+            page.goto(url, wait_until="load")
+        except BaseException:
+            self.close()
+            raise
+
+    def _record(self, request) -> None:
+        self.finished.append(request)
+
+    def measure(self) -> Load:
+        """Wait until the charts are drawn and the network is quiet; measure the page."""
+        try:
+            wait_until_drawn(self.page, self.url)
+            self.page.wait_for_load_state("networkidle")
+            facts = self.page.evaluate(LAYOUT_FACTS)
+            checks = self.page.evaluate(self.checks) if self.checks else None
+        finally:
+            self.close()
+        return Load(self.url, sum(request.sizes()["responseBodySize"]
+                                  for request in self.finished),
+                    [request.url for request in self.finished], facts["height"],
+                    facts["overflow"], facts["drawings"], checks,
+                    self.watch.take() if self.watch else None)
+
+    def close(self) -> None:
+        self.page.remove_listener("requestfinished", self._record)
+        self.session.detach()
 
 
 def first_load(page, url: str) -> Load:
     """Open `url` with the browser cache off and measure it once the network is quiet."""
-    finished: list = []
+    return _FirstLoad(page, url).measure()
 
-    def record(request) -> None:
-        finished.append(request)
 
-    page.on("requestfinished", record)
-    session = page.context.new_cdp_session(page)
+def first_loads(context, urls: list[str], tabs: int = 6, checks: str | None = None,
+                root: str | None = None) -> dict[str, Load]:
+    """first_load of every URL, in `tabs` tabs of `context` at once: each page is opened,
+    drawn and measured as first_load does, but the half second of network quiet that
+    each measurement waits for passes in all the tabs together (a tab opens the next
+    URL as soon as its page is measured).  `checks`: a script whose result goes in each
+    Load's `checks`; `root`: watch each tab (Watch(root)) for the Load's `problems`."""
+    pages = [context.new_page() for _ in range(min(tabs, len(urls)))]
+    watches = {id(page): Watch(root).attach_to_page(page) if root else None for page in pages}
+    loads: dict[str, Load] = {}
+    waiting = iter(urls)
+    under_way: list[_FirstLoad] = []
+
+    def start(page, url: str) -> None:
+        under_way.append(_FirstLoad(page, url, checks, watches[id(page)]))
+
     try:
-        session.send("Network.enable")
-        session.send("Network.setCacheDisabled", {"cacheDisabled": True})
-        open_page(page, url)
-        page.wait_for_load_state("networkidle")
-        facts = page.evaluate(LAYOUT_FACTS)
+        for page, url in zip(pages, waiting, strict=False):
+            start(page, url)
+        while under_way:
+            loading = under_way.pop(0)
+            loads[loading.url] = loading.measure()
+            url = next(waiting, None)
+            if url is not None:
+                start(loading.page, url)
     finally:
-        page.remove_listener("requestfinished", record)
-        session.detach()
-    return Load(url, sum(request.sizes()["responseBodySize"] for request in finished),
-                [request.url for request in finished], facts["height"], facts["overflow"],
-                facts["drawings"])
+        for loading in under_way:
+            loading.close()
+    return loads
 
 
 def wait_until_live(page, chart_id: str) -> None:

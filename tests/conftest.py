@@ -37,13 +37,36 @@ def shared_data(shared_dir: Path) -> Path:
     return shared_dir / "data"
 
 
-# ------------------------------------------------------------------ real-browser tests
-# One Chromium for the whole session.  Playwright's sync API marks the thread's asyncio
-# loop as running while it is alive, so tests that use the browser run after all others
-# (asyncio.run in a later test would fail otherwise).
+# ------------------------------------------------------------------ marks and order
+# `pytest -m "not slow and not browser"` is the inner loop (CONTRIBUTING.md, "Running the
+# tests"); CI runs everything.  A test is marked
+# - browser: it uses the chromium fixture (directly or through another fixture);
+# - slow: it uses default_site (the default site built from ../shared/data), its module
+#   says so (`pytestmark = pytest.mark.slow`, `@pytest.mark.slow`), or it is listed in
+#   SLOW below: tests of about 5 s or more (kill -9 and resume, runs in fresh processes)
+#   in files whose code is being moved (ffsite/annotate -> ffsite/collect), which cannot
+#   carry a mark of their own until the move is done.
+SLOW = {
+    "test_eigenbench_run.py": {"test_kill_and_resume_pays_no_answered_call_twice",
+                               "test_run_with_faults_then_fit_and_page",
+                               "test_rerun_makes_no_calls_and_writes_the_same_bytes"},
+    "test_annotate_resume.py": {"test_kill_and_resume"},
+    "test_lmlpa_run.py": {"test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes"},
+}
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "chromium" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        name = getattr(item, "originalname", item.name)
+        if "default_site" in fixtures or name in SLOW.get(item.path.name, ()):
+            item.add_marker(pytest.mark.slow)
+    # One Chromium for the whole session.  Playwright's sync API marks the thread's
+    # asyncio loop as running while it is alive, so tests that use the browser run after
+    # all others (asyncio.run in a later test would fail otherwise).
     items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
 
 
@@ -111,6 +134,29 @@ def default_site(tmp_path_factory, shared_data: Path) -> Path:
     build_site(REPO / "annotations", root / "site", content=content,
                templates=REPO / "templates", base_data=shared_data)
     return root / "site"
+
+
+@pytest.fixture(scope="session")
+def default_phone_loads(chromium, default_site: Path, default_root: str):
+    """({page: Load}, problems): every page of the default site opened once as a first
+    visit on a phone (390 x 900 px, light; browser cache off, measured once the network is
+    quiet: browser.first_loads), each Load with test_browser_layout's LAYOUT_CHECKS and the
+    problems seen in its tab, and the problems the browser context saw in all.  The page
+    budgets and re-flow of test_browser_weight and the phone layout of test_browser_layout
+    measure this one visit of the site's 170-odd pages rather than one each."""
+    from browser import LAYOUT_CHECKS, Watch, first_loads, site_pages
+
+    context = chromium.new_context(viewport={"width": 390, "height": 900},
+                                   color_scheme="light")
+    watch = Watch(default_root).attach(context)
+    try:
+        pages = site_pages(default_site)
+        by_url = first_loads(context, [default_root + path for path in pages],
+                             checks=LAYOUT_CHECKS, root=default_root)
+        problems = watch.take()
+    finally:
+        context.close()
+    return {path: by_url[default_root + path] for path in pages}, problems
 
 
 @pytest.fixture(scope="session")

@@ -71,7 +71,7 @@ def two_comparisons() -> tuple[list[dict], list[dict]]:
 
 def expect_validate_error(path: Path, *needles: str) -> str:
     """`ffsite validate PATH` fails with one error line holding every needle."""
-    result = run_cli("validate", str(path))
+    result = run_here("validate", str(path))
     assert result.returncode == 1, result.stdout + result.stderr
     message = result.stderr.strip()
     assert message.startswith("error: ") and "\n" not in message, message
@@ -97,3 +97,40 @@ def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
+
+
+def run_here(*args: str, cwd: Path | None = None,
+             env: dict[str, str | None] | None = None):
+    """`ffsite ARGS` in this process, as the console script runs it (ffsite.cli.main), at
+    any fixture scope; a subprocess.CompletedProcess, as run_cli gives, without the 1.5-3.5 s
+    of imports a fresh process pays.  `cwd` is the working folder during the run; `env`
+    sets variables (None: unset).  An unexpected exception propagates (a fresh process
+    would print its traceback and exit 1).  Use run_cli where the process is the point:
+    the entry point, a hash seed, signals."""
+    import contextlib
+    import io
+    import subprocess
+    import sys
+
+    import pytest
+
+    from ffsite.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        patch.setattr(sys, "argv", ["ffsite", *args])
+        if cwd is not None:
+            patch.chdir(cwd)
+        for key, value in (env or {}).items():
+            if value is None:
+                patch.delenv(key, raising=False)
+            else:
+                patch.setenv(key, value)
+        try:
+            main()
+            status = 0
+        except SystemExit as exc:
+            status = exc.code
+    return subprocess.CompletedProcess(["ffsite", *args], status, out.getvalue(),
+                                       err.getvalue())

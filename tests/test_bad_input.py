@@ -2,25 +2,36 @@
 version, an empty folder, an unknown model, missing or damaged base data, a bad checksum,
 a full disk, a port in use.
 
-Each case runs `python -m ffsite ...` in a copy of one workspace and checks that the
-command exits with status 1 and one `error:` line (the last on stderr, no traceback) that
-names the cause and what to do, and that not one file or folder in the workspace changed:
-nothing half-written, no temporary file left, the --out target and the previous site
-untouched.
+Each case runs `ffsite ...` in a copy of one workspace and checks that the command exits
+with status 1 and one `error:` line (the last on stderr, no traceback) that names the
+cause and what to do, and that not one file or folder in the workspace changed: nothing
+half-written, no temporary file left, the --out target and the previous site untouched.
+
+The cases run in this process, as the console script runs `ffsite.cli.main` (working
+folder, environment and file-size limit set as a fresh process would have them): a fresh
+`python -m ffsite` costs 1.5-3.5 s of imports per case.  A few of them (SUBPROCESS) also
+run as `python -m ffsite` in a real process, so the entry point, the exit status and the
+stderr of a real run are checked on every kind of failure.
 
 A full disk is simulated with RLIMIT_FSIZE: the command runs under a small file-size
 limit, so a write past it fails with EFBIG ("File too large") in whichever file the
 command writes, as ENOSPC would (Python ignores the SIGXFSZ signal).  This needs no
-privileges, unlike mounting a small tmpfs.
+privileges, unlike mounting a small tmpfs.  In this process the limit is lowered for the
+command and raised back after it (an unprivileged process may raise its soft limit up to
+the hard one).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
 import random
+import resource
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +44,7 @@ import tiny_base
 from browser import PagesServer
 from site_fixture import REPO, write_content, write_tiny, write_tiny_texts
 
+from ffsite.cli import main
 from ffsite.datasets.texts import read_texts
 from ffsite.format.read import read_annotations, vote_rows
 from ffsite.importers.annotated_pairs import to_annotated_pairs
@@ -76,15 +88,16 @@ CASES = [
     Case("build-out-under-a-file", "build --annotations annotations --content content "
          "--templates {templates} --out inputs/pairs.json/site --quiet", (
              "--out inputs/pairs.json/site", "cannot create", "pick another --out")),
-    Case("build-full-disk", "build --annotations annotations {site}", (*FULL, "site"),
-         fsize=64_000),
+    # --force: the workspace's site may be current already, and then nothing is written.
+    Case("build-full-disk", "build --annotations annotations {site} --force",
+         (*FULL, "site"), fsize=64_000),
     # serve builds first: the same failures, and the port.
     # (--out is a new folder: a build before the port check would show up as a change.)
     Case("serve-port-in-use", "serve --port {busy_port} --no-watch --annotations annotations "
          "{site_options}-new", ("port {busy_port}", "already in use", "--port")),
     Case("serve-corrupt", "serve --port 0 --no-watch --annotations corrupt {site_options}", (
         "corrupt/bad.parquet", "not a readable Parquet file")),
-    Case("serve-full-disk", "serve --port 0 --no-watch --annotations annotations "
+    Case("serve-full-disk", "serve --port 0 --no-watch --annotations annotations --force "
          "{site_options}", FULL, fsize=64_000),
     Case("serve-missing-base-data", "serve --port 0 --no-watch --annotations annotations "
          "--base-data nowhere {site_options}", ("base data nowhere", "no such folder",
@@ -311,8 +324,15 @@ def workspace(tmp_path_factory):
     server.close()
 
 
+# Cases that also run in a real `python -m ffsite` process: a build, a full disk (limit
+# set before ffsite is imported), an importer, a port in use, a download.
+SUBPROCESS = ("build-corrupt", "build-full-disk", "validate-version", "import-pairs-truncated",
+              "serve-port-in-use", "fetch-full-disk", "annotate-missing-base-data-env")
+
+
 def run(args: list[str], cwd: Path, home: Path, fsize: int | None,
         variables: tuple[tuple[str, str], ...] = ()) -> subprocess.CompletedProcess:
+    """`python -m ffsite ARGS` in a fresh process (under the file-size limit `fsize`)."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("FFSITE_BASE_DATA", "SOURCE_DATE_EPOCH")}
     env.update(variables)
@@ -324,8 +344,68 @@ def run(args: list[str], cwd: Path, home: Path, fsize: int | None,
                           text=True, timeout=120)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_bad_input_fails_cleanly(case, workspace, tmp_path):
+@contextlib.contextmanager
+def file_size_limit(limit: int | None):
+    """Writes past `limit` bytes fail with EFBIG in this process while the block runs."""
+    if limit is None:
+        yield
+        return
+    assert signal.getsignal(signal.SIGXFSZ) == signal.SIG_IGN  # EFBIG, not a killed process
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def run_in_this_process(args: list[str], cwd: Path, home: Path, fsize: int | None,
+                        variables: tuple[tuple[str, str], ...], monkeypatch,
+                        capsys) -> subprocess.CompletedProcess:
+    """`ffsite ARGS` in this process, with what `run` gives a fresh process: the working
+    folder, the environment, no bytecode written, the file-size limit."""
+    from ffsite.site import serve as preview
+
+    def no_serving(server, *args, **kwargs):  # a build that should fail did not
+        raise AssertionError("ffsite serve built the site and started serving")
+
+    monkeypatch.chdir(cwd)
+    for key in ("FFSITE_BASE_DATA", "SOURCE_DATE_EPOCH"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in (*variables, ("XDG_CACHE_HOME", str(home)), ("HOME", str(home))):
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setattr(sys, "argv", ["ffsite", *args])
+    monkeypatch.setattr(preview.http.server.ThreadingHTTPServer, "serve_forever", no_serving)
+    capsys.readouterr()
+    with file_size_limit(fsize):
+        try:
+            main()
+            status = 0
+        except SystemExit as exc:
+            status = exc.code
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+
+
+def test_the_limit_in_this_process_fails_a_write_and_is_lifted_after(tmp_path):
+    with file_size_limit(100), pytest.raises(OSError) as raised, \
+            open(tmp_path / "big", "wb") as big:
+        big.write(b"x" * 1000)
+        big.flush()
+    assert raised.value.errno == errno.EFBIG
+    assert (tmp_path / "big").stat().st_size == 100
+    (tmp_path / "big").write_bytes(b"x" * 100_000)  # no limit any more
+    assert (tmp_path / "big").stat().st_size == 100_000
+
+
+PARAMS = [pytest.param(case, "here", id=case.id) for case in CASES] + [
+    pytest.param(case, "process", id=f"{case.id}-process", marks=pytest.mark.slow)
+    for case in CASES if case.id in SUBPROCESS]  # slow: the same checks, in a fresh process
+
+
+@pytest.mark.parametrize(("case", "where"), PARAMS)
+def test_bad_input_fails_cleanly(case, where, workspace, tmp_path, monkeypatch, capsys):
     template, busy_port = workspace
     root = tmp_path / "workspace"
     shutil.copytree(template, root, symlinks=True)
@@ -334,7 +414,11 @@ def test_bad_input_fails_cleanly(case, workspace, tmp_path):
             "site_options": "--prefix /ffsite/ " + site}
     args = case.args.format(**fill).split()
     before = snapshot(root)
-    done = run(args, root, tmp_path / "home", case.fsize, case.env)
+    if where == "process":
+        done = run(args, root, tmp_path / "home", case.fsize, case.env)
+    else:
+        done = run_in_this_process(args, root, tmp_path / "home", case.fsize, case.env,
+                                   monkeypatch, capsys)
     lines = done.stderr.strip().splitlines()
     errors = [line for line in lines if line.startswith("error: ")]
     assert done.returncode == 1, done.stderr
@@ -354,6 +438,12 @@ def test_the_simulated_full_disk_is_a_real_write_error(tmp_path):
                           text=True, timeout=60)
     assert done.stdout.strip() == "EFBIG" and done.returncode == 0
     assert (tmp_path / "big").stat().st_size == 100
+
+
+def test_the_subprocess_cases_are_cases():
+    assert set(SUBPROCESS) <= {case.id for case in CASES}
+    assert {case.id.split("-")[0] for case in CASES if case.id in SUBPROCESS} == {
+        "build", "validate", "import", "serve", "fetch", "annotate"}
 
 
 def test_every_command_has_a_case():

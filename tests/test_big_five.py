@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import run_cli
+from helpers import run_here
 from lmlpa_fixture import keyed, read, simulated_rows, write_ratings
 from sklearn.metrics import cohen_kappa_score
 
@@ -227,7 +227,7 @@ def test_big_five_command_formats(tmp_path):
     path = write_ratings(tmp_path, simulated_rows(seeds=2, reversed_share=0.3))
     outputs = {}
     for fmt in ("csv", "json", "table"):
-        result = run_cli("big-five", str(path), "--format", fmt, "--bootstrap", "100")
+        result = run_here("big-five", str(path), "--format", fmt, "--bootstrap", "100")
         assert result.returncode == 0, result.stderr
         outputs[fmt] = result.stdout
     csv_table = pd.read_csv(io.StringIO(outputs["csv"]))
@@ -242,7 +242,7 @@ def test_big_five_command_formats(tmp_path):
     assert lines[0].split()[:4] == ["model", "rater", "trait", "score"]
     assert len(lines) == 16
 
-    dropped = run_cli("big-five", str(path), "--format", "json", "--bootstrap", "100",
+    dropped = run_here("big-five", str(path), "--format", "json", "--bootstrap", "100",
                       "--include-dropped")
     assert json.loads(dropped.stdout)[0]["n_items"] == 10
 
@@ -251,7 +251,7 @@ def test_big_five_without_ratings_says_so(tmp_path):
     from helpers import two_comparisons, write_test_votes
 
     write_test_votes(tmp_path / "v.parquet", *two_comparisons())
-    result = run_cli("big-five", str(tmp_path))
+    result = run_here("big-five", str(tmp_path))
     assert result.returncode == 1
     assert "no LMLPA ratings" in result.stderr and "Traceback" not in result.stderr
 

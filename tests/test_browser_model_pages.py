@@ -23,7 +23,7 @@ PAGES = {
     "claude-3-5-sonnet-20240620": ["personality", "text-statistics"],
     "gpt-4.1": ["personality", "personality-2", "llm-dreams-judges", "eqbench"],
     "alpaca-7b": ["text-statistics"],
-    "gpt4_1106_preview": ["text-statistics"],
+    "gpt4_1106_preview": ["personality", "llm-dreams-judges", "text-statistics"],  # llm-dreams too
 }
 WIDTHS = (390, 1440)
 # Tallest page allowed (px): the AlpacaEval pages show example pairs of long answers.

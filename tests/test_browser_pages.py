@@ -26,8 +26,8 @@ def test_the_site_has_every_kind_of_page(tiny_site):
     assert site_pages(tiny_site) == [
         "404.html", "about.html", "agreement.html", "communication.html", "compare.html",
         "datasets.html", "datasets/d.html", "downloads.html", "eqbench.html", "explore.html",
-        "index.html", "methodology.html", "models/R.html", "models/m1.html", "models/m2.html",
-        "pressure.html",
+        "index.html", "judges.html", "methodology.html", "models/R.html", "models/m1.html",
+        "models/m2.html", "pressure.html",
         "ratings.html", "traits.html", "traits/is-more-concise.html",
         "traits/is-more-verbose.html"]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from helpers import run_here
 from tiny_base import HH_LINES, INSTRUCTIONS, OUTPUTS, REFERENCE, write_alpaca_eval, write_hh_rlhf
 
 from ffsite.format.read import read_annotations
@@ -20,10 +21,17 @@ FILES = ["alpaca_eval/communication.parquet", "alpaca_eval/model-pairs.parquet",
          "hh_rlhf/rules.parquet"]
 
 
-def regenerate(base: Path, out: Path) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "ffsite", "default-annotations",
-                             "--base-data", str(base), "--out", str(out), "--pair-prompts", "3"],
-                            capture_output=True, text=True, cwd=REPO, timeout=120)
+def regenerate(base: Path, out: Path, *, fresh_process: bool = False
+               ) -> subprocess.CompletedProcess:
+    """`ffsite default-annotations` on `base` into `out`: in this process, or in a fresh
+    one (another process must write the same bytes)."""
+    args = ("default-annotations", "--base-data", str(base), "--out", str(out),
+            "--pair-prompts", "3")
+    if fresh_process:
+        result = subprocess.run([sys.executable, "-m", "ffsite", *args], capture_output=True,
+                                text=True, cwd=REPO, timeout=120)
+    else:
+        result = run_here(*args, cwd=REPO)
     assert result.returncode == 0, result.stderr
     return result
 
@@ -44,7 +52,7 @@ def generated(base, tmp_path_factory) -> Path:
 
 
 def test_rerun_is_byte_identical(base, generated, tmp_path):
-    regenerate(base, tmp_path)
+    regenerate(base, tmp_path, fresh_process=True)
     written = sorted(str(p.relative_to(generated)) for p in generated.rglob("*") if p.is_file())
     assert written == FILES
     for name in FILES:

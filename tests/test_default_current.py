@@ -5,15 +5,16 @@ version, which Parquet records)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
+from helpers import run_here
 
 from ffsite.format.read import vote_rows
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # regenerates every default annotation file from the real data
 
 
 def _metadata(path: Path) -> dict:
@@ -21,9 +22,8 @@ def _metadata(path: Path) -> dict:
 
 
 def test_committed_annotations_are_current(shared_data, tmp_path):
-    result = subprocess.run([sys.executable, "-m", "ffsite", "default-annotations",
-                             "--base-data", str(shared_data), "--out", str(tmp_path)],
-                            capture_output=True, text=True, cwd=REPO, timeout=300)
+    result = run_here("default-annotations", "--base-data", str(shared_data), "--out",
+                      str(tmp_path), cwd=REPO)
     assert result.returncode == 0, result.stderr
     committed = sorted(p.relative_to(REPO / "annotations")
                        for p in (REPO / "annotations").rglob("*.parquet"))

@@ -25,6 +25,7 @@ FAMILIES = ("Mixtral-8x7B-Instruct-v0.1", "alpaca-7b", "claude-2.1", "gpt-3.5-tu
             "gpt4_0613", "gpt4_1106_preview")
 REFERENCE = "gpt4_1106_preview"
 VERBOSE = PREFIX + "is more verbose"
+pytestmark = pytest.mark.slow  # judges 200 real instructions of 18 models with the rules judge
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import eigenbench_fixture as fixture
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import run_cli, trait, write_test_votes
+from helpers import run_here, trait, write_test_votes
 
 from ffsite.format.read import read_annotations
 from ffsite.metrics import eigenbench as eb
@@ -24,7 +24,7 @@ def simulated(tmp_path_factory):
 
 
 def test_csv_has_the_rating_columns_and_matches_the_library(simulated):
-    result = run_cli("eigenbench", "fit", str(simulated), "--dims", "2", "--bootstrap",
+    result = run_here("eigenbench", "fit", str(simulated), "--dims", "2", "--bootstrap",
                      "20", "--seed", "3", "--format", "csv")
     assert result.returncode == 0, result.stderr
     table = pd.read_csv(io.StringIO(result.stdout))
@@ -38,7 +38,7 @@ def test_csv_has_the_rating_columns_and_matches_the_library(simulated):
 
 
 def test_json_carries_vectors_and_diagnostics(simulated):
-    result = run_cli("eigenbench", "fit", str(simulated), "--constitution",
+    result = run_here("eigenbench", "fit", str(simulated), "--constitution",
                      fixture.CONSTITUTION, "--bootstrap", "5", "--format", "json")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
@@ -53,13 +53,13 @@ def test_json_carries_vectors_and_diagnostics(simulated):
     assert document["judgments"] == 1200 and document["comparisons"] == 600
     assert document["converged"] is True
     # the criterion's wording selects the same votes as the constitution's name
-    by_wording = run_cli("eigenbench", "fit", str(simulated), "--constitution",
+    by_wording = run_here("eigenbench", "fit", str(simulated), "--constitution",
                          fixture.CRITERION, "--bootstrap", "5", "--format", "json")
     assert json.loads(by_wording.stdout)["ratings"] == document["ratings"]
 
 
 def test_table_format_prints_every_model(simulated):
-    result = run_cli("eigenbench", "fit", str(simulated), "--dims", "1", "--bootstrap", "0")
+    result = run_here("eigenbench", "fit", str(simulated), "--dims", "1", "--bootstrap", "0")
     assert result.returncode == 0, result.stderr
     assert all(name in result.stdout for name in fixture.names(5))
 
@@ -73,12 +73,12 @@ def one_error_line(result, *needles: str) -> None:
 
 
 def test_unknown_criterion(simulated):
-    one_error_line(run_cli("eigenbench", "fit", str(simulated), "--constitution", "nope"),
+    one_error_line(run_here("eigenbench", "fit", str(simulated), "--constitution", "nope"),
                    "unknown criterion 'nope'", fixture.CONSTITUTION)
 
 
 def test_dims_not_below_the_number_of_models(simulated):
-    one_error_line(run_cli("eigenbench", "fit", str(simulated), "--dims", "5"),
+    one_error_line(run_here("eigenbench", "fit", str(simulated), "--dims", "5"),
                    "--dims", "number of models")
 
 
@@ -88,7 +88,7 @@ def test_fewer_than_three_models(tmp_path):
                      [{"comparison_id": "c1", "model_a": "m1", "model_b": "m2"}],
                      [{"comparison_id": "c1", **kind, "judge": "m1", "vote": "A"},
                       {"comparison_id": "c1", **kind, "judge": "m2", "vote": "B"}])
-    one_error_line(run_cli("eigenbench", "fit", str(tmp_path)), "fewer than 3 models")
+    one_error_line(run_here("eigenbench", "fit", str(tmp_path)), "fewer than 3 models")
 
 
 def test_no_judgments(tmp_path):
@@ -96,7 +96,7 @@ def test_no_judgments(tmp_path):
                      [{"comparison_id": "c1", "model_a": "m1", "model_b": "m2"}],
                      [{"comparison_id": "c1", "role": "preference", "judge": "h",
                        "vote": "A"}])
-    one_error_line(run_cli("eigenbench", "fit", str(tmp_path)), "no judgments")
+    one_error_line(run_here("eigenbench", "fit", str(tmp_path)), "no judgments")
 
 
 def test_several_constitutions_need_a_choice(tmp_path, simulated):
@@ -106,5 +106,5 @@ def test_several_constitutions_need_a_choice(tmp_path, simulated):
                      [{"comparison_id": "c1", "model_a": "m1", "model_b": "m2"}],
                      [{"comparison_id": "c1", **other, "trait_set": "honesty",
                        "judge": "m3", "vote": "A"}])
-    one_error_line(run_cli("eigenbench", "fit", str(tmp_path)), "several constitutions",
+    one_error_line(run_here("eigenbench", "fit", str(tmp_path)), "several constitutions",
                    "--constitution")

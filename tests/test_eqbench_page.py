@@ -245,11 +245,8 @@ def test_without_base_data_examples_are_omitted(tmp_path):
     assert (site / "data" / "eqbench3-ratings.json").is_file()
 
 
-def test_a_site_without_eqbench_says_so(tmp_path):
-    from site_fixture import build_tiny
-
-    site = build_tiny(tmp_path)
-    html = (site / "eqbench.html").read_text("utf-8")
+def test_a_site_without_eqbench_says_so(tiny_site):
+    html = (tiny_site / "eqbench.html").read_text("utf-8")
     assert "hold no EQ-Bench 3 votes" in html
 
 

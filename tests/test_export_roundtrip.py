@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import run_cli
+from helpers import run_here
 
 from ffsite.format.read import read_annotations
 
@@ -14,10 +14,10 @@ CASE = Path(__file__).parent / "data" / "ff_parity" / "case_1.json"
 
 def test_round_trip_keeps_every_vote(tmp_path):
     first = tmp_path / "a.parquet"
-    assert run_cli("import", "annotated-pairs", str(CASE), "--out", str(first),
+    assert run_here("import", "annotated-pairs", str(CASE), "--out", str(first),
                    "--base-out", str(tmp_path / "base")).returncode == 0
     exported = tmp_path / "back.json"
-    result = run_cli("export", "annotated-pairs", str(first), "--out", str(exported),
+    result = run_here("export", "annotated-pairs", str(first), "--out", str(exported),
                      "--base-data", str(tmp_path / "base"))
     assert result.returncode == 0, result.stderr
 
@@ -46,7 +46,7 @@ def test_round_trip_keeps_every_vote(tmp_path):
 
     # ... and importing the export gives the same table again.
     second = tmp_path / "b.parquet"
-    assert run_cli("import", "annotated-pairs", str(exported), "--out", str(second),
+    assert run_here("import", "annotated-pairs", str(exported), "--out", str(second),
                    "--dataset", "case1").returncode == 0
     one, two = read_annotations([first]), read_annotations([second])
     assert one.votes.equals(two.votes)

@@ -8,12 +8,12 @@ import json
 import random
 import socket
 import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from helpers import run_here
 
 from ffsite.datasets import fetch
 from ffsite.errors import FfsiteError
@@ -121,8 +121,8 @@ sha256 = "unverified"
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ffsite", *args], capture_output=True,
-                          text=True, cwd=REPO, timeout=60)
+    """`ffsite ARGS` from the repository's folder (in this process: see helpers.run_here)."""
+    return run_here(*args, cwd=REPO)
 
 
 def test_fetch_downloads_verifies_and_lays_out(tmp_path, server):

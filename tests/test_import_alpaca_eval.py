@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_here
 from tiny_base import INSTRUCTIONS, OUTPUTS, REFERENCE, write_alpaca_eval
 
 from ffsite.datasets.alpaca_eval.importer import import_alpaca_eval
@@ -28,9 +27,8 @@ def model_is_b(seed: int, comparison_id: str) -> bool:
 
 def imported(folder: Path, out: Path, seed: int) -> dict[tuple[str, str], dict]:
     """Run the real command; return the rows keyed by (model, instruction)."""
-    result = subprocess.run([sys.executable, "-m", "ffsite", "import", "alpaca-eval",
-                             str(folder), "--out", str(out), "--seed", str(seed)],
-                            capture_output=True, text=True, cwd=REPO, timeout=60)
+    result = run_here("import", "alpaca-eval", str(folder), "--out", str(out), "--seed",
+                      str(seed), cwd=REPO)
     assert result.returncode == 0, result.stderr
     annotations = read_annotations([out])
     rows = annotations.comparisons.astype(object).to_dict("records")
@@ -99,16 +97,15 @@ def test_files_hold_no_text(tmp_path):
 
 
 def test_unknown_reference_is_a_clear_error(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "ffsite", "import", "alpaca-eval",
-                             str(write_alpaca_eval(tmp_path)), "--reference", "nobody",
-                             "--out", str(tmp_path / "x.parquet")],
-                            capture_output=True, text=True, cwd=REPO, timeout=60)
+    result = run_here("import", "alpaca-eval", str(write_alpaca_eval(tmp_path)), "--reference",
+                      "nobody", "--out", str(tmp_path / "x.parquet"), cwd=REPO)
     assert result.returncode == 1
     assert result.stderr.startswith("error: --reference nobody: no outputs of that model")
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x.parquet").exists()
 
 
+@pytest.mark.slow  # imports all of the real AlpacaEval data
 def test_real_data_counts(shared_data):
     folder = shared_data / "alpaca_eval"
     result = import_alpaca_eval(folder, reference="gpt4_1106_preview", seed=0)

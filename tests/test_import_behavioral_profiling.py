@@ -107,6 +107,7 @@ def test_a_score_that_is_not_a_number_is_named(tmp_path):
         import_behavioral_profiling(folder, ("baseline",))
 
 
+@pytest.mark.slow  # imports all of the real Behavioral Profiling data
 def test_real_data_means_equal_a_plain_average(shared_data, tmp_path):
     folder = shared_data / "behavioral_profiling"
     result = import_behavioral_profiling(folder)

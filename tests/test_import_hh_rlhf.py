@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
+from helpers import run_here
 from tiny_base import write_hh_rlhf
 
 from ffsite.datasets.hh_rlhf.importer import import_hh_rlhf
@@ -22,9 +21,8 @@ def chosen_on_b(seed: int, comparison_id: str) -> bool:
 
 def test_tiny_file_by_hand(tmp_path):
     out = tmp_path / "hh.parquet"
-    result = subprocess.run([sys.executable, "-m", "ffsite", "import", "hh-rlhf",
-                             str(write_hh_rlhf(tmp_path)), "--out", str(out), "--seed", "3"],
-                            capture_output=True, text=True, cwd=REPO, timeout=60)
+    result = run_here("import", "hh-rlhf", str(write_hh_rlhf(tmp_path)), "--out", str(out),
+                      "--seed", "3", cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert "3 votes on 3 comparisons" in result.stdout
     annotations = read_annotations([out])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import run_cli
+from helpers import run_here
 
 from ffsite.datasets.texts import read_texts
 from ffsite.format.read import read_annotations
@@ -10,7 +10,7 @@ from ffsite.format.read import read_annotations
 
 def test_real_example_csv(shared_data, tmp_path):
     out = tmp_path / "x.parquet"
-    result = run_cli("import", "icai-csv", str(shared_data / "feedback_forensics_examples" /
+    result = run_here("import", "icai-csv", str(shared_data / "feedback_forensics_examples" /
                                                 "example.csv"), "--out", str(out),
                      "--base-out", str(tmp_path / "base"))
     assert result.returncode == 0, result.stderr
@@ -27,7 +27,7 @@ def test_columns_models_prompt_and_metadata(tmp_path):
                       "one,two,text_b,m1,m2,hi,chat\n"
                       "three,four,tie,m2,m1,hey,code\n")
     out = tmp_path / "x.parquet"
-    assert run_cli("import", "icai-csv", str(source), "--out", str(out)).returncode == 0
+    assert run_here("import", "icai-csv", str(source), "--out", str(out)).returncode == 0
     annotations = read_annotations([out])
     comparisons = annotations.comparisons
     assert comparisons["model_a"].tolist() == ["m1", "m2"]
@@ -39,7 +39,7 @@ def test_columns_models_prompt_and_metadata(tmp_path):
 def test_missing_column_is_a_clear_error(tmp_path):
     source = tmp_path / "bad.csv"
     source.write_text("text_a,text_b\nx,y\n")
-    result = run_cli("import", "icai-csv", str(source), "--out", str(tmp_path / "x.parquet"))
+    result = run_here("import", "icai-csv", str(source), "--out", str(tmp_path / "x.parquet"))
     assert result.returncode == 1
     assert "column 'preferred_text' is missing" in result.stderr
     assert not (tmp_path / "x.parquet").exists()
@@ -48,6 +48,6 @@ def test_missing_column_is_a_clear_error(tmp_path):
 def test_bad_preference_names_row(tmp_path):
     source = tmp_path / "bad.csv"
     source.write_text("text_a,text_b,preferred_text\nx,y,text_a\nx,y,text_c\n")
-    result = run_cli("import", "icai-csv", str(source), "--out", str(tmp_path / "x.parquet"))
+    result = run_here("import", "icai-csv", str(source), "--out", str(tmp_path / "x.parquet"))
     assert result.returncode == 1
     assert "row 1" in result.stderr and "text_c" in result.stderr

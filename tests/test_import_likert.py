@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import run_cli
+from helpers import run_here
 from lmlpa_fixture import write_csv
 
 from ffsite import bfi
@@ -21,7 +21,7 @@ def test_import_writes_a_version_3_scores_file_with_the_items_as_columns(tmp_pat
         ("model-two", "Q44", "1", "rater-a", "3", "normal"),
     ])
     out = tmp_path / "r.parquet"
-    result = run_cli("import", "likert", str(source), "--out", str(out))
+    result = run_here("import", "likert", str(source), "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert "wrote" in result.stdout and "4 ratings" in result.stdout
 
@@ -94,7 +94,7 @@ def test_the_same_item_by_two_raters_or_seeds_or_orders_is_fine(tmp_path):
 def test_bad_files_fail_with_one_line(tmp_path, text, needle):
     source = tmp_path / "bad.csv"
     source.write_text(text)
-    result = run_cli("import", "likert", str(source), "--out", str(tmp_path / "o.parquet"))
+    result = run_here("import", "likert", str(source), "--out", str(tmp_path / "o.parquet"))
     assert result.returncode == 1
     assert needle in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -102,7 +102,7 @@ def test_bad_files_fail_with_one_line(tmp_path, text, needle):
 
 
 def test_missing_file(tmp_path):
-    result = run_cli("import", "likert", str(tmp_path / "none.csv"), "--out",
+    result = run_here("import", "likert", str(tmp_path / "none.csv"), "--out",
                      str(tmp_path / "o.parquet"))
     assert result.returncode == 1 and "no such file" in result.stderr
 

@@ -13,7 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # pip builds and installs the package
 
 
 def python_files(folder: Path) -> set[str]:

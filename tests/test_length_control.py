@@ -271,3 +271,10 @@ def test_metrics_length_control_columns(tmp_path, monkeypatch, capsys):
     status, _, err = run_main(monkeypatch, capsys, "metrics", str(tmp_path / "ann"),
                               "--length-control", "words", "--against", "model:m1")
     assert status != 0 and "--length-control" in err and "--against" in err
+
+
+def test_the_commands_offer_the_library_measures():
+    from ffsite.commands.options import LENGTH_MEASURES as OFFERED
+    from ffsite.metrics.length_control import LENGTH_MEASURES
+
+    assert OFFERED == LENGTH_MEASURES

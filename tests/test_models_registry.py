@@ -113,14 +113,14 @@ def test_the_shipped_registry_covers_every_name_of_the_real_data(shared_data):
 
 
 def test_validate_names_registry_aliases_that_match_nothing(tmp_path):
-    from helpers import run_cli, two_comparisons, write_test_votes
+    from helpers import run_here, two_comparisons, write_test_votes
 
     write_test_votes(tmp_path / "v.parquet", *two_comparisons())  # models m1, m2 in "d"
     content = tmp_path / "content"
     content.mkdir()
     (content / "models.toml").write_text(
         "[[models]]\nid = 'one'\nname = 'One'\naliases = { d = ['m1', 'm3'], e = ['x'] }\n")
-    result = run_cli("validate", str(tmp_path / "v.parquet"), "--content", str(content))
+    result = run_here("validate", str(tmp_path / "v.parquet"), "--content", str(content))
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stdout.splitlines() if line.startswith("note:")]
     # m3 is not in dataset d; dataset e is not in these files at all, so x is not judged.

@@ -4,10 +4,9 @@ device, pipe or folder given as a file is refused, never replaced by a plain fil
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
+from helpers import run_here
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite._atomic import write_text
@@ -44,9 +43,8 @@ def test_a_non_file_target_is_refused_and_left_alone(make, tmp_path):
 
 def test_the_cli_refuses_dev_null_as_out(tmp_path):
     write_tiny(tmp_path / "annotations")
-    done = subprocess.run([sys.executable, "-m", "ffsite", "export", "annotated-pairs",
-                           str(tmp_path / "annotations"), "--out", "/dev/null"],
-                          capture_output=True, text=True)
+    done = run_here("export", "annotated-pairs", str(tmp_path / "annotations"), "--out",
+                    "/dev/null")
     assert done.returncode == 1
     assert done.stderr.strip() == ("error: /dev/null: is not a regular file (a device or "
                                    "pipe); give the path of a file to write")
@@ -59,11 +57,9 @@ def test_a_symlinked_site_folder_is_built_through_the_link(tmp_path):
     (tmp_path / "real-site").mkdir()
     (tmp_path / "site").symlink_to(tmp_path / "real-site")
     for _ in range(2):  # a first build into the empty folder, then a rebuild
-        done = subprocess.run([sys.executable, "-m", "ffsite", "build", "--annotations",
-                               str(tmp_path / "annotations"), "--content",
-                               str(tmp_path / "content"), "--templates",
-                               str(REPO / "templates"), "--out", str(tmp_path / "site"),
-                               "--quiet"], capture_output=True, text=True)
+        done = run_here("build", "--annotations", str(tmp_path / "annotations"), "--content",
+                        str(tmp_path / "content"), "--templates", str(REPO / "templates"),
+                        "--out", str(tmp_path / "site"), "--quiet")
         assert done.returncode == 0, done.stderr
         assert (tmp_path / "site").is_symlink()
         assert (tmp_path / "real-site" / "index.html").is_file()

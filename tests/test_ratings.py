@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from helpers import run_cli, trait, write_test_votes
+from helpers import run_cli, run_here, trait, write_test_votes
 from scipy.optimize import minimize
 
 from ffsite.errors import FfsiteError
@@ -203,22 +203,22 @@ def test_table_from_a_file_by_hand(small_file):
 def test_unknown_anchor_is_a_one_line_error(small_file):
     with pytest.raises(FfsiteError, match="anchor model 'gpt-9'.*--anchor"):
         ratings_table(read_annotations([small_file]), anchor="gpt-9")
-    result = run_cli("ratings", str(small_file), "--anchor", "gpt-9")
+    result = run_here("ratings", str(small_file), "--anchor", "gpt-9")
     assert result.returncode == 1
     assert result.stderr.startswith("error: anchor model 'gpt-9'")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
 def test_cli_prints_ratings_and_indices_deterministically(small_file):
-    first = run_cli("ratings", str(small_file), "--anchor", "ref", "--bootstrap", "100",
+    first = run_here("ratings", str(small_file), "--anchor", "ref", "--bootstrap", "100",
                     "--format", "csv")
     again = run_cli("ratings", str(small_file), "--anchor", "ref", "--bootstrap", "100",
-                    "--format", "csv")
+                    "--format", "csv")  # in a fresh process: the same bytes
     assert first.returncode == 0, first.stderr
     assert first.stdout == again.stdout
     assert first.stdout.splitlines()[0] == ("trait_id,description,model,source_model,elo,"
                                             "ci_low,ci_high,rank,n")
-    rows = json.loads(run_cli("ratings", str(small_file), "--anchor", "ref", "--bootstrap",
+    rows = json.loads(run_here("ratings", str(small_file), "--anchor", "ref", "--bootstrap",
                               "100", "--indices", "--format", "json").stdout)
     # Both test traits belong to the FF Verbosity index (concise reversed).
     assert {row["index"] for row in rows} == {"Verbosity"}
@@ -231,7 +231,7 @@ def test_traits_the_anchor_never_met_are_noted(tmp_path):
     votes = [{"comparison_id": "c0", **VERBOSE, "judge": "j", "vote": "A"},
              {"comparison_id": "c1", **CONCISE, "judge": "j", "vote": "A"}]
     path = write_test_votes(tmp_path / "v.parquet", comparisons, votes)
-    result = run_cli("ratings", str(path), "--anchor", "ref", "--bootstrap", "20",
+    result = run_here("ratings", str(path), "--anchor", "ref", "--bootstrap", "20",
                      "--format", "csv")
     assert result.returncode == 0, result.stderr
     assert {line.split(",")[0] for line in result.stdout.splitlines()[1:]} == {
@@ -240,5 +240,5 @@ def test_traits_the_anchor_never_met_are_noted(tmp_path):
     neither = write_test_votes(tmp_path / "n.parquet", comparisons[:1],
                                [{"comparison_id": "c0", **VERBOSE, "judge": "j",
                                  "vote": "neither"}])
-    result = run_cli("ratings", str(neither), "--anchor", "ref")
+    result = run_here("ratings", str(neither), "--anchor", "ref")
     assert result.returncode == 1 and result.stderr.startswith("error: no trait could be rated")

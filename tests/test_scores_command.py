@@ -6,7 +6,7 @@ import io
 
 import pandas as pd
 import pytest
-from helpers import run_cli, write_test_votes
+from helpers import run_here, write_test_votes
 
 from ffsite.format import write_scores
 
@@ -27,7 +27,7 @@ def test_scores_prints_means_with_intervals_and_both_names(tmp_path):
     write_scores(pd.DataFrame(rows), tmp_path / "s.parquet")
     content = _content(tmp_path, "[[models]]\nid = 'a'\nname = 'A'\n"
                                  "aliases = { d = 'Model-A' }\n")
-    result = run_cli("scores", str(tmp_path / "s.parquet"), "--content", str(content),
+    result = run_here("scores", str(tmp_path / "s.parquet"), "--content", str(content),
                      "--format", "csv")
     assert result.returncode == 0, result.stderr
     table = pd.read_csv(io.StringIO(result.stdout))
@@ -45,7 +45,7 @@ def test_scores_without_scores_says_so(tmp_path):
     from helpers import two_comparisons
 
     write_test_votes(tmp_path / "v.parquet", *two_comparisons())
-    result = run_cli("scores", str(tmp_path))
+    result = run_here("scores", str(tmp_path))
     assert result.returncode == 1
     assert "no scores in" in result.stderr and "Traceback" not in result.stderr
 
@@ -62,7 +62,7 @@ def test_ratings_name_models_by_registry_id_with_their_source_name(tmp_path, anc
     write_test_votes(tmp_path / "v.parquet", comparisons, votes)
     content = _content(tmp_path, "[[models]]\nid = 'one'\nname = 'One'\n"
                                  "aliases = { d = 'm1' }\n")
-    result = run_cli("ratings", str(tmp_path / "v.parquet"), "--anchor", anchor,
+    result = run_here("ratings", str(tmp_path / "v.parquet"), "--anchor", anchor,
                      "--bootstrap", "50", "--content", str(content), "--format", "csv")
     assert result.returncode == 0, result.stderr
     table = pd.read_csv(io.StringIO(result.stdout)).set_index("model")

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import expect_validate_error, run_cli
+from helpers import expect_validate_error, run_here
 
 from ffsite.errors import FfsiteError
 from ffsite.format.scores import read_scores, read_scores_file, write_scores
@@ -59,7 +59,7 @@ def test_same_scores_same_bytes(tmp_path):
 
 def test_validate_reports_a_scores_file(tmp_path):
     write_scores(score_rows(), tmp_path / "s.parquet")
-    result = run_cli("validate", str(tmp_path))
+    result = run_here("validate", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert "8 scores on 4 responses, 2 score columns" in result.stdout
 

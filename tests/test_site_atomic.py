@@ -1,24 +1,24 @@
 """A failed build exits non-zero with one line naming the cause and leaves the previous
 site exactly as it was; nothing half-written stays behind.  (Bad annotation files, a full
-disk and the other inputs every command shares: test_bad_input.py.)"""
+disk and the other inputs every command shares: test_bad_input.py.)
+
+The builds run `ffsite build` in this process (ffsite.cli.main, as the console script runs
+it); the previous site is built once and copied for each test."""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 
 import pytest
+from helpers import run_here
 from site_fixture import REPO, write_content, write_tiny
 
 
 def run_build(root, *extra, templates=None):
-    return subprocess.run(
-        [sys.executable, "-m", "ffsite", "build", "--annotations", str(root / "annotations"),
-         "--content", str(root / "content"), "--templates", str(templates or
-                                                                REPO / "templates"),
-         "--out", str(root / "site"), "--quiet", *extra],
-        capture_output=True, text=True, cwd=root)
+    return run_here(
+        "build", "--annotations", str(root / "annotations"), "--content", str(root / "content"),
+        "--templates", str(templates or REPO / "templates"), "--out", str(root / "site"),
+        "--quiet", *extra, cwd=root)
 
 
 def snapshot(folder) -> dict[str, bytes]:
@@ -26,12 +26,20 @@ def snapshot(folder) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture
-def built(tmp_path):
-    write_tiny(tmp_path / "annotations")
-    write_content(tmp_path / "content")
-    done = run_build(tmp_path)
+@pytest.fixture(scope="module")
+def previous(tmp_path_factory):
+    """The tiny set's annotations and content, and the site `ffsite build` made of them."""
+    root = tmp_path_factory.mktemp("atomic")
+    write_tiny(root / "annotations")
+    write_content(root / "content")
+    done = run_build(root)
     assert done.returncode == 0, done.stderr
+    return root
+
+
+@pytest.fixture
+def built(previous, tmp_path):
+    shutil.copytree(previous, tmp_path, dirs_exist_ok=True, symlinks=True)
     return tmp_path
 
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from site_fixture import REPO, build_tiny, write_content, write_tiny
 
 from ffsite.site.build import build_site
@@ -17,19 +18,23 @@ def tree(folder) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # three builds, one in a fresh process
 def test_rebuild_is_byte_identical_across_processes(tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     first = tree(build_tiny(tmp_path / "one"))
     assert tree(build_tiny(tmp_path / "two")) == first
-    # A fresh process with another hash seed, through the command line.
+    # A fresh process with another hash seed, through the command line, and an empty
+    # cache: the drawings the builds above took from the session's cache are drawn anew.
     root = tmp_path / "one"
-    env = {**os.environ, "PYTHONHASHSEED": "12345", "SOURCE_DATE_EPOCH": "1700000000"}
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "SOURCE_DATE_EPOCH": "1700000000",
+           "FFSITE_CACHE_DIR": str(tmp_path / "empty-cache")}
     subprocess.run([sys.executable, "-m", "ffsite", "build", "--annotations",
                     str(root / "annotations"), "--base-data", str(root / "base"),
                     "--content", str(root / "content"), "--templates",
                     str(REPO / "templates"), "--out", str(tmp_path / "three"), "--quiet"],
                    check=True, env=env, cwd=tmp_path)
     third = tree(tmp_path / "three")
+    assert list((tmp_path / "empty-cache" / "drawings").glob("*.svg"))  # it did draw
     assert third.keys() == first.keys()
     assert [name for name in first if first[name] != third[name]] == []
     assert b"Last updated 2023-11-14." in first["index.html"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_fixture import build_tiny
 from site_links import crawl, fetch
 
 from ffsite.site.serve import make_server, serve_in_background, url_of
@@ -15,8 +14,8 @@ PREFIX = "/ffsite/"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    site = build_tiny(tmp_path_factory.mktemp("links"))
+def served(tiny_site):
+    site = tiny_site  # the session's tiny site, served read-only
     server = make_server(site, 0, PREFIX)
     serve_in_background(server)
     yield site, url_of(server, PREFIX)

@@ -171,10 +171,10 @@ def test_judged_personality_numbers_by_hand(site):
     # of 3, shared: y's 8 (8–8) does not lie wholly above 6–8 (x's 4 is below). Derived
     # votes: p1 beats x, loses to y; p2 beats both: (3 - 1) / 4 = +0.50; p1 alone gives
     # 0, p2 alone +1.
-    assert row(html, "personality", "Warmth") == [
+    assert row(html, "personality-means", "Warmth") == [
         "Warmth", "7.00 | 6.00–8.00", "1 of 3", "+0.50 | +0.00 to +1.00", "2"]
     # Formality: 2 on both prompts, the lowest of three; loses all four derived votes.
-    assert row(html, "personality", "Formality") == [
+    assert row(html, "personality-means", "Formality") == [
         "Formality", "2.00 | 2.00–2.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
 
 
@@ -241,7 +241,7 @@ def test_a_model_without_registry_entry_gets_its_own_page(site):
     assert 'id="text-statistics"' not in html and "pairs-pw" not in html
     assert "Most exhibited" not in html
     # x scored 4 on Warmth (last of 3) and lost every derived vote; it never moves.
-    assert row(html, "personality", "Warmth") == [
+    assert row(html, "personality-means", "Warmth") == [
         "Warmth", "4.00 | 4.00–4.00", "3 of 3", "-1.00 | -1.00 to -1.00", "2"]
     # Its bend 0 (0–0) is below m1's 2 (2–2) but not wholly below y's 0.25, whose
     # interval reaches down to 0 (either pair alone: 0.5 or 0): rank 2 of 3, shared.

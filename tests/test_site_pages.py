@@ -6,15 +6,15 @@ import json
 import re
 
 import pytest
-from site_fixture import build_tiny
 
 from ffsite.progress import Progress
 from ffsite.site.build import build_site
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    return build_tiny(tmp_path_factory.mktemp("pages"))
+def site(tiny_site):
+    """The session's tiny site (read only)."""
+    return tiny_site
 
 
 def text(site, page: str) -> str:

@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.request
 
+import pytest
 from site_fixture import REPO, write_content, write_tiny
 
 
@@ -19,6 +20,7 @@ def serve_command(root, port: int) -> list[str]:
             str(root / "site")]
 
 
+@pytest.mark.slow  # a real `ffsite serve` process: a build, a change, a rebuild
 def test_serves_the_site_and_rebuilds_on_change(tmp_path):
     write_tiny(tmp_path / "annotations")
     write_content(tmp_path / "content")

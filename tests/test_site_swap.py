@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite.site import swap
@@ -71,6 +72,7 @@ def test_leftovers_of_a_killed_build_are_removed_and_nothing_else(tmp_path):
     assert (root / ".site-settings" / "mine.txt").read_text() == "mine"
 
 
+@pytest.mark.slow  # builds in fresh processes, one killed with SIGKILL
 def test_a_real_kill_9_mid_build_is_cleaned_up_by_the_next_build(tmp_path):
     root = tiny_workspace(tmp_path)
     # Stop the build inside the lock, after the staging folder exists: the SIGKILL a
@@ -96,6 +98,7 @@ def test_a_real_kill_9_mid_build_is_cleaned_up_by_the_next_build(tmp_path):
     assert (root / "site" / "index.html").read_text("utf-8").startswith("<!doctype html>")
 
 
+@pytest.mark.slow  # two builds in fresh processes, one waiting for the other's lock
 def test_two_builds_at_once_into_one_folder_both_succeed_one_after_the_other(tmp_path):
     root = tiny_workspace(tmp_path)
     builds = [subprocess.Popen(build_command(root), stdout=subprocess.PIPE,

@@ -7,14 +7,15 @@ import csv
 import re
 
 import pytest
-from site_fixture import CONCISE, VERBOSE, build_tiny
+from site_fixture import CONCISE, VERBOSE
 
 V, C = VERBOSE["trait_id"], CONCISE["trait_id"]
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    return build_tiny(tmp_path_factory.mktemp("tables"))
+def site(tiny_site):
+    """The session's tiny site (read only)."""
+    return tiny_site
 
 
 def rows(site, name: str) -> list[dict]:

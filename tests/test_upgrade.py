@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from helpers import run_cli, trait, vote_rows
+from helpers import run_here, trait, vote_rows
 
 from ffsite.format.read import read_annotations
 from ffsite.format.read import vote_rows as file_rows
@@ -46,9 +46,9 @@ def test_a_version_1_file_becomes_version_2_with_every_vote(tmp_path, monkeypatc
     monkeypatch.setenv("FFSITE_NO_CACHE", "1")
     path = _version_1(tmp_path / "v.parquet")
     before_rows, before = file_rows(path).to_pylist(), read_annotations([path])
-    checked = run_cli("validate", str(path))
+    checked = run_here("validate", str(path))
     assert checked.returncode == 0 and "`ffsite upgrade` rewrites it" in checked.stdout
-    result = run_cli("upgrade", str(path))
+    result = run_here("upgrade", str(path))
     assert result.returncode == 0, result.stderr
     assert f"upgraded {path}: 6 votes on 3 comparisons" in result.stdout
     metadata = _metadata(path)
@@ -61,17 +61,17 @@ def test_a_version_1_file_becomes_version_2_with_every_vote(tmp_path, monkeypatc
     assert after.comparisons.astype(object).equals(before.comparisons.astype(object))
 
     upgraded = path.read_bytes()
-    again = run_cli("upgrade", str(tmp_path))
+    again = run_here("upgrade", str(tmp_path))
     assert again.returncode == 0 and "already version 2" in again.stdout
     assert path.read_bytes() == upgraded
-    assert "upgrade" not in run_cli("validate", str(path)).stdout
+    assert "upgrade" not in run_here("validate", str(path)).stdout
 
 
 def test_a_broken_version_1_file_is_reported_and_left_alone(tmp_path):
     twice = {"comparison_id": "c0", **VERBOSE, "judge": "j", "vote": "A"}
     path = _version_1(tmp_path / "v.parquet", votes=[twice, dict(twice, vote="B")])
     original = path.read_bytes()
-    result = run_cli("upgrade", str(path))
+    result = run_here("upgrade", str(path))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "column 'seed', row 1" in result.stderr and "distinct seeds" in result.stderr
     assert path.read_bytes() == original
@@ -86,6 +86,6 @@ def test_response_metrics_get_the_new_version_and_keep_their_rows(tmp_path):
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(
         {b"ffsite": json.dumps(document)}), path)
     before = read_response_metrics([path])
-    assert run_cli("upgrade", str(path)).returncode == 0
+    assert run_here("upgrade", str(path)).returncode == 0
     assert _metadata(path)["format_version"] == "2"
     assert read_response_metrics([path]).equals(before)

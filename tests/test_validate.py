@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from helpers import (
     expect_validate_error,
-    run_cli,
+    run_here,
     two_comparisons,
     vote_rows,
     write_test_votes,
@@ -32,7 +32,7 @@ def _raw_write(path, frame, version="1", drop=()):
 
 def test_good_file_passes(tmp_path):
     path = write_test_votes(tmp_path / "good.parquet", *two_comparisons())
-    result = run_cli("validate", str(path))
+    result = run_here("validate", str(path))
     assert result.returncode == 0, result.stderr
     assert "ok" in result.stdout and "4 votes on 2 comparisons" in result.stdout
 

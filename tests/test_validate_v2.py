@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from helpers import (
     expect_validate_error,
-    run_cli,
+    run_here,
     trait,
     two_comparisons,
     vote_rows,
@@ -53,7 +53,7 @@ def test_the_writer_writes_version_2_with_a_column_per_annotator(tmp_path):
     assert table.column("comparison_id").to_pylist() == ["c0", "c1"]
     assert table.column("vote:0").to_pylist() == ["A", "B"]
     assert table.column("vote:1").to_pylist() == ["A", "tie"]
-    result = run_cli("validate", str(path))
+    result = run_here("validate", str(path))
     assert result.returncode == 0 and "4 votes on 2 comparisons" in result.stdout
 
 
@@ -217,7 +217,7 @@ def test_a_comparison_in_a_version_1_and_a_version_2_file_merges(tmp_path):
     _long_file(tmp_path / "traits.parquet", vote_rows(comparisons, votes[2:]))
     merged = read_annotations([tmp_path])
     assert len(merged.comparisons) == 2 and len(merged.votes) == 4
-    result = run_cli("validate", str(tmp_path))
+    result = run_here("validate", str(tmp_path))
     assert result.returncode == 0, result.stderr
 
 
@@ -248,6 +248,6 @@ def test_an_unused_dictionary_value_is_not_a_vote_cast(tmp_path, monkeypatch):
     spare = pa.DictionaryArray.from_arrays(pa.array([0, 2], pa.int8()),
                                            pa.array(["A", "C", "tie"]))
     path = _broken(tmp_path, lambda table, metadata: _replace(table, "vote:1", spare))
-    result = run_cli("validate", str(path))
+    result = run_here("validate", str(path))
     assert result.returncode == 0, result.stderr
     assert read_annotations([path]).votes["vote"].tolist() == [1, 1, 2, 3]

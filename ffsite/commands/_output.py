@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
-from ffsite._spreadsheet import spreadsheet_safe
+if TYPE_CHECKING:  # pandas is imported where a table is printed, not by `CMD --help`
+    import pandas as pd
 
 
 def _clean(value):
@@ -20,6 +21,10 @@ def _clean(value):
 
 
 def render(frame: pd.DataFrame, fmt: str) -> str:
+    import pandas as pd
+
+    from ffsite._spreadsheet import spreadsheet_safe
+
     if fmt == "csv":
         return spreadsheet_safe(frame).to_csv(index=False, float_format="%.17g",
                                               lineterminator="\n")

@@ -7,13 +7,8 @@ from pathlib import Path
 
 import click
 
-from ffsite._atomic import write_text
 from ffsite.commands.options import annotation_paths, base_data_option, out_option
-from ffsite.datasets.texts import read_texts
 from ffsite.errors import FfsiteError
-from ffsite.format.read import read_annotations
-from ffsite.importers.annotated_pairs import to_annotated_pairs
-from ffsite.metrics.judges import separate_judges
 
 
 @click.group(name="export")
@@ -27,6 +22,12 @@ def export_group() -> None:
 @base_data_option("Base-data folder to take texts from.")
 def annotated_pairs(paths: tuple[str, ...], out: str, base_data: Path | None) -> None:
     """Write AnnotatedPairs v2 JSON that feedback-forensics can open."""
+    from ffsite._atomic import write_text  # here: `--help` needs none of them
+    from ffsite.datasets.texts import read_texts
+    from ffsite.format.read import read_annotations
+    from ffsite.importers.annotated_pairs import to_annotated_pairs
+    from ffsite.metrics.judges import separate_judges
+
     annotations = separate_judges(read_annotations(paths))  # one annotator per judge
     texts = {}
     if base_data is not None:

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import click
 
-from ffsite.datasets import fetch as base_fetch
 from ffsite.datasets.folder import ENV
-from ffsite.progress import Progress
 
 
 @click.command(name="fetch")
@@ -23,6 +21,9 @@ from ffsite.progress import Progress
 def fetch(names: tuple[str, ...], cache_dir: Path | None, sources: Path | None,
           check_dir: Path | None) -> None:
     """Download base datasets NAMES (default: all), resumable and checksum-verified."""
+    from ffsite.datasets import fetch as base_fetch  # httpx: not for `--help`
+    from ffsite.progress import Progress
+
     declared = (base_fetch.read_declaration(sources) if sources
                 else base_fetch.dataset_declarations())
     if check_dir is not None:

@@ -9,19 +9,16 @@ options below are what those commands share.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ffsite._atomic import all_or_nothing
 from ffsite.commands.options import SEED, out_option
 from ffsite.datasets import DATASETS
-from ffsite.datasets.texts import texts_file, write_texts
 from ffsite.errors import FfsiteError
-from ffsite.format import write_votes
-from ffsite.importers.annotated_pairs import read_annotated_pairs
-from ffsite.importers.icai_csv import read_icai_csv
-from ffsite.importers.result import ImportResult, ScoresImport
+
+if TYPE_CHECKING:  # importers and writers are imported when a command runs, not for --help
+    from ffsite.importers.result import ImportResult, ScoresImport
 
 # The datasets' own commands, by the word after `ffsite import`.
 _DATASET_COMMANDS = {d.command_name: d for d in DATASETS if d.command}
@@ -46,6 +43,10 @@ def import_group() -> None:
 
 def finish(result: ImportResult, out: str, base_out: str | None) -> None:
     """Write the votes and (with --base-out) their texts: both, or on failure neither."""
+    from ffsite._atomic import all_or_nothing
+    from ffsite.datasets.texts import texts_file, write_texts
+    from ffsite.format import write_votes
+
     texts = texts_file(base_out, result.dataset) if base_out else None
     with all_or_nothing(out, *([texts] if texts else [])):
         written = write_votes(result.table, out, default_preference=result.default_preference,
@@ -100,6 +101,8 @@ seed = click.option("--seed", type=SEED, default=0, show_default=True,
 @base_out
 def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
     """Feedback Forensics' AnnotatedPairs JSON (v1 or v2)."""
+    from ffsite.importers.annotated_pairs import read_annotated_pairs
+
     finish(about(file, read_annotated_pairs, file, dataset), out, base_out)
 
 
@@ -110,6 +113,8 @@ def annotated_pairs(file: str, out: str, dataset: str | None, base_out: str | No
 @base_out
 def icai_csv(file: str, out: str, dataset: str | None, base_out: str | None) -> None:
     """ICAI CSV: text_a, text_b, preferred_text (+ model_a, model_b, prompt)."""
+    from ffsite.importers.icai_csv import read_icai_csv
+
     finish(about(file, read_icai_csv, file, dataset), out, base_out)
 
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 import click
 
 from ffsite.commands._output import emit
-from ffsite.commands.options import annotation_paths, format_option
+from ffsite.commands.options import LENGTH_MEASURES, annotation_paths, format_option
 from ffsite.errors import ParameterError
-from ffsite.format.read import read_annotations
-from ffsite.format.response_metrics import read_response_metrics
 from ffsite.metrics.combine import RULES
-from ffsite.metrics.judges import separate_judges
-from ffsite.metrics.length_control import LENGTH_MEASURES
-from ffsite.metrics.results import metrics_table, response_lengths, with_length_control
 
 
 @click.command()
@@ -39,6 +34,11 @@ def metrics(paths: tuple[str, ...], against: str, reference_models: str, dataset
         raise ParameterError("{length_control} fits one model per trait over all the rows; "
                              "it cannot be split: drop {split_by}, or pick a --dataset",
                              "length_control", "split_by")
+    from ffsite.format.read import read_annotations  # here: `--help` needs none of them
+    from ffsite.format.response_metrics import read_response_metrics
+    from ffsite.metrics.judges import separate_judges
+    from ffsite.metrics.results import metrics_table, response_lengths, with_length_control
+
     # Read only what the table needs: the checks of unread columns are `validate`'s job.
     needed = ["model_a", "model_b"] if against.startswith("model:") else []
     if length_control:

@@ -7,6 +7,7 @@ import click
 from ffsite.commands._output import emit
 from ffsite.commands.options import (
     BOOTSTRAP,
+    LENGTH_MEASURES,
     SEED,
     annotation_paths,
     content_option,
@@ -14,12 +15,6 @@ from ffsite.commands.options import (
 )
 from ffsite.datasets import DEFAULT_PROMPT_SET
 from ffsite.errors import FfsiteError
-from ffsite.format.read import read_annotations
-from ffsite.format.response_metrics import read_response_metrics
-from ffsite.metrics.judges import separate_judges
-from ffsite.metrics.length_control import LENGTH_MEASURES
-from ffsite.metrics.results import controlled_win_rate_table, indices_table, ratings_table
-from ffsite.models import apply_registry, load_registry, names_seen, source_names
 
 
 @click.command(name="ratings")
@@ -46,6 +41,12 @@ def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
 
     Models are named by the site's ids (content/models.toml); `source_model` gives each
     dataset's own spelling."""
+    from ffsite.format.read import read_annotations  # here: `--help` needs none of them
+    from ffsite.format.response_metrics import read_response_metrics
+    from ffsite.metrics.judges import separate_judges
+    from ffsite.metrics.results import controlled_win_rate_table, indices_table, ratings_table
+    from ffsite.models import apply_registry, load_registry, names_seen, source_names
+
     registry = load_registry(content)
     original = read_annotations(paths)
     registry.check_merges(names_seen(original))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-import pandas as pd
 
 from ffsite.commands._output import emit
 from ffsite.commands.options import (
@@ -15,11 +14,6 @@ from ffsite.commands.options import (
 )
 from ffsite.datasets import PANELS, RUBRIC_FLOORS, UNITS
 from ffsite.errors import FfsiteError
-from ffsite.format import read_scores
-from ffsite.metrics.from_scores import score_means
-from ffsite.metrics.judges import pool_panels
-from ffsite.metrics.results import unit_intervals
-from ffsite.models import load_registry
 
 COLUMNS = ["dataset", "condition", "model", "source_model", "trait", "judge", "mean",
            "ci_low", "ci_high", "n", "below_rubric_floor"]
@@ -40,6 +34,14 @@ def scores(paths: tuple[str, ...], n_bootstrap: int, seed: int, content: str,
     interval and the number of scores.  `model` is the site's id for the model
     (content/models.toml), `source_model` the dataset's own spelling; a dataset whose
     judges form a panel has the panel's rows (judge: the panel) and each judge's."""
+    import pandas as pd  # here: `--help` needs none of them
+
+    from ffsite.format import read_scores
+    from ffsite.metrics.from_scores import score_means
+    from ffsite.metrics.judges import pool_panels
+    from ffsite.metrics.results import unit_intervals
+    from ffsite.models import load_registry
+
     found = read_scores(paths)
     if not len(found):
         raise FfsiteError("no scores in " + ", ".join(paths) + "; import some with ffsite "

@@ -17,9 +17,6 @@ from ffsite.commands.options import (
     templates_option,
 )
 from ffsite.errors import FfsiteError
-from ffsite.site import serve as preview
-from ffsite.site.config import load_config
-from ffsite.site.context import ResultsCache
 
 
 def _report(exc: Exception) -> None:
@@ -40,9 +37,16 @@ def _report(exc: Exception) -> None:
 @content_option
 @templates_option
 @site_out_option
+@click.option("--force", is_flag=True,
+              help="Build first even when the site was built from the same inputs.")
 def serve(port: int, prefix: str | None, watch: bool, annotations: str,
-          base_data: Path | None, content: str, templates: str, out: str) -> None:
+          base_data: Path | None, content: str, templates: str, out: str,
+          force: bool) -> None:
     """Build the site and serve it for preview on 127.0.0.1."""
+    from ffsite.site import serve as preview  # here: `--help` needs none of them
+    from ffsite.site.config import load_config
+    from ffsite.site.context import ResultsCache
+
     if prefix is None:  # where the site will live, so the 404 page's links work too
         base_url = load_config(content).base_url
         prefix = urlsplit(base_url).path if base_url else "/"
@@ -59,7 +63,8 @@ def serve(port: int, prefix: str | None, watch: bool, annotations: str,
 
     stop = threading.Event()
     try:
-        run_build(annotations, base_data, content, templates, out, quiet=False, cache=cache)
+        run_build(annotations, base_data, content, templates, out, quiet=False, cache=cache,
+                  force=force)
         if watch:
             preview.watch([Path(annotations), Path(content), Path(templates)], rebuild, stop,
                           on_error=_report, ignore=[Path(out)])

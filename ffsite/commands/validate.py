@@ -3,13 +3,8 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from ffsite.collect.annotate.contrib import check_contribution
 from ffsite.commands.options import annotation_paths, content_option
 from ffsite.errors import FfsiteError
-from ffsite.format import find_annotation_files, read_annotations, read_scores
-from ffsite.format.validate import validate_paths
-from ffsite.models import REGISTRY_FILE, load_registry, names_seen
-from ffsite.site.config import CONFIG_FILE, load_config
 
 
 @click.command()
@@ -26,6 +21,12 @@ def validate(ctx: click.Context, paths: tuple[str, ...], site: str | None,
              replace: bool, content: str) -> None:
     """Check annotation files against the format (default: annotations/), and say which
     entries of the model registry (content/models.toml) match no model in them."""
+    from ffsite.collect.annotate.contrib import check_contribution  # not for `--help`
+    from ffsite.format import find_annotation_files, read_annotations, read_scores
+    from ffsite.format.validate import validate_paths
+    from ffsite.models import REGISTRY_FILE, load_registry, names_seen
+    from ffsite.site.config import CONFIG_FILE, load_config
+
     if site is not None and ctx.get_parameter_source("paths") is ParameterSource.DEFAULT:
         raise FfsiteError("--site checks contributed files: give them as PATHS, e.g. "
                           "ffsite validate annotations/contrib/my-model.parquet --site annotations")

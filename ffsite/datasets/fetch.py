@@ -21,7 +21,6 @@ from urllib.parse import quote
 
 import httpx
 
-from ffsite._cache import cache_root
 from ffsite._names import safe_name
 from ffsite._read import loads_json, read_toml
 from ffsite._text import text_problem
@@ -46,11 +45,6 @@ class SourceFile:
     @property
     def label(self) -> str:
         return f"{self.dataset}/{self.path}"
-
-
-def default_cache_dir() -> Path:
-    """base-data under the cache root (see ffsite._cache)."""
-    return cache_root() / "base-data"
 
 
 def dataset_declarations() -> dict[str, list[SourceFile]]:

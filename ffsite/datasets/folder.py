@@ -7,12 +7,17 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from ffsite._cache import cache_root
 from ffsite._names import safe_name
-from ffsite.datasets import find, texts
-from ffsite.datasets.fetch import default_cache_dir
+from ffsite.datasets import find
 from ffsite.errors import FfsiteError, ParameterError
 
 ENV = "FFSITE_BASE_DATA"
+
+
+def default_cache_dir() -> Path:
+    """base-data under the cache root (see ffsite._cache): where `ffsite fetch` puts it."""
+    return cache_root() / "base-data"
 
 
 FETCH_HINT = "run ffsite fetch to download the base datasets"
@@ -58,6 +63,8 @@ def load_texts(folder: Path | None, dataset: str
         if not root.is_dir():
             return None
         return loader(root)
+    from ffsite.datasets import texts  # pandas: not for every command's options
+
     return texts.read_texts(folder, dataset)
 
 
@@ -68,7 +75,9 @@ def is_available(folder: Path | None, dataset: str) -> bool:
     record = find(dataset)
     if record is not None and record.texts is not None:
         return (folder / dataset).is_dir()
-    return (folder / safe_name(dataset) / texts.TEXTS_FILE).is_file()
+    from ffsite.datasets.texts import TEXTS_FILE
+
+    return (folder / safe_name(dataset) / TEXTS_FILE).is_file()
 
 
 def omitted_note(missing: Iterable[str], what: str = "examples") -> str | None:

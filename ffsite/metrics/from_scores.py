@@ -171,6 +171,7 @@ def paired_mean_differences(scores: Scores, registry: Registry | None, pairs: pd
 def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: int,
             floors: Mapping[str, float] | None = None) -> Iterator[_Block]:
     long = _long(scores, registry or Registry())
+    spellings = _block_spellings(long)
     rng = np.random.default_rng(seed)
     for key, part in long.groupby(BLOCK, sort=True, observed=True):
         model_code, models = pd.factorize(part["model"], sort=True)
@@ -187,12 +188,28 @@ def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: i
         times = np.bincount((draws + n_prompts * np.arange(n_bootstrap)[:, None]).ravel(),
                             minlength=n_bootstrap * n_prompts).reshape(n_bootstrap, n_prompts)
         yield _Block(key, np.asarray(models, object),
-                     _spellings(part).reindex(models).to_numpy(object),
+                     spellings.loc[key].reindex(models).to_numpy(object),
                      total.reshape(n_models, n_prompts), count.reshape(n_models, n_prompts),
                      times.astype(float), below.astype(np.int64))
 
 
-def _spellings(part: pd.DataFrame) -> pd.Series:
+def _block_spellings(long: pd.DataFrame) -> pd.Series:
+    """(block key, model) -> the dataset's names for the model in that block, '; '-joined;
+    worked out once for every block (nearly every model has one name: joined only where
+    there are several)."""
+    keys = [*BLOCK, "model"]
+    pairs = long[[*keys, "source_model"]].drop_duplicates().sort_values(
+        [*keys, "source_model"], kind="stable")
+    grouped = pairs.groupby(keys, sort=True, observed=True)["source_model"]
+    names = grouped.first()
+    several = grouped.size() > 1
+    if several.any():
+        joined = pairs.set_index(keys).loc[several[several].index, "source_model"]
+        names[several] = joined.groupby(level=list(range(len(keys)))).agg("; ".join)
+    return names
+
+
+def _model_spellings(part: pd.DataFrame) -> pd.Series:
     """model -> the dataset's names for it, '; '-joined (from the distinct pairs only)."""
     pairs = part[["model", "source_model"]].drop_duplicates()
     return pairs.groupby("model", sort=True)["source_model"].agg(
@@ -360,7 +377,7 @@ def _pressure(scores: Scores, registry: Registry | None, baseline: str, pair_by:
         count = np.bincount(cell, minlength=size)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = (total / count).reshape(shape)
-        spellings = _spellings(part)
+        spellings = _model_spellings(part)
         rng = np.random.default_rng(seed)
         draws = rng.integers(0, len(pairs), size=(n_bootstrap, len(pairs)))
         times = np.bincount((draws + len(pairs) * np.arange(n_bootstrap)[:, None]).ravel(),

@@ -8,6 +8,7 @@ date from SOURCE_DATE_EPOCH or the annotation files' git history, never the cloc
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import shutil
@@ -26,6 +27,7 @@ from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import ResultsCache, SiteContext
 from ffsite.site.drawings import draw_charts, in_background
+from ffsite.site.fingerprint import INPUTS, fingerprint, record, recorded
 from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
 from ffsite.site.render import environment
@@ -40,6 +42,7 @@ class BuildResult:
     files: int
     bytes: int
     notes: list[str] = field(default_factory=list)
+    current: bool = False  # the site was already built from these inputs: kept
 
 
 def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
@@ -47,10 +50,12 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                templates: str | os.PathLike = "templates",
                base_data: str | os.PathLike | None = None,
                progress: Progress | None = None,
-               cache: ResultsCache | None = None) -> BuildResult:
+               cache: ResultsCache | None = None, force: bool = False) -> BuildResult:
     """Build the site from every annotation file under `annotations` into `out`.
     `cache`: the slowest results of earlier builds made with it, reused while their inputs
-    stay the same (`ffsite serve` passes one to every rebuild); None: a fresh one."""
+    stay the same (`ffsite serve` passes one to every rebuild); None: a fresh one.  A site
+    at `out` built from the same inputs (ffsite.site.fingerprint) is kept as it is, unless
+    `force`."""
     progress = progress or Progress(quiet=True)
     out = Path(out)
     if out.is_symlink():  # build into the folder the link names; the link stays
@@ -63,6 +68,12 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     if not files:
         raise ParameterError(f"{annotations}: no annotation files (.parquet) found; add some "
                              "or pass {annotations} DIR", "annotations")
+    updated = last_updated(files)
+    inputs = fingerprint(files, config.content_dir, Path(templates), base_dir, updated)
+    current = None if force else current_site(out, inputs)
+    if current is not None:
+        progress.step("the site is current: its inputs have not changed")
+        return current
     progress.step(f"reading {len(files)} annotation files")
     registry = load_registry(config.content_dir, reference=config.reference_model)
     annotation_data = read_annotations(files)
@@ -74,7 +85,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     # Every builder computes first; then everything is written, under a lock.
     common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
               "assets": {name: path for name, (path, _) in assets.items()},
-              "last_updated": last_updated(files), "site_description": config.description,
+              "last_updated": updated, "site_description": config.description,
               "site_url": config.base_url}
     output = SiteOutput()
     with in_background() as drawing:  # charts are drawn while pages compute
@@ -97,15 +108,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
             check_target(out)  # again: another build may have changed it meanwhile
             staging = swap.staging_folder(out)
             try:
-                writer = SiteWriter(staging, env, common)
-                writer.write_output(output, progress)
-                for path, data in assets.values():
-                    writer.write(path, data)
-                writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
-                written = [p for p in staging.rglob("*") if p.is_file()
-                           and p.name != swap.STAGING_MARKER]  # (not published)
-                result = BuildResult(out, len(output.pages), len(written),
-                                     sum(p.stat().st_size for p in written), ctx.notes)
+                result = _write(SiteWriter(staging, env, common), output, assets, progress,
+                                BuildResult(out, len(output.pages), 0, 0, ctx.notes), inputs)
                 swap.swap_in(staging, out)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -114,6 +118,32 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
                              "site is unchanged; free some space or pick another {out}",
                              "out") from None
     return result
+
+
+def _write(writer: SiteWriter, output: SiteOutput, assets: dict, progress: Progress,
+           result: BuildResult, inputs: str) -> BuildResult:
+    """Every page, table and asset into the staging folder, then the marker and the
+    record of the inputs; `result` with the files and bytes counted."""
+    writer.write_output(output, progress)
+    for path, data in assets.values():
+        writer.write(path, data)
+    writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
+    written = [p for p in writer.root.rglob("*") if p.is_file()
+               and p.name != swap.STAGING_MARKER]  # (not published)
+    result = dataclasses.replace(result, files=len(written),
+                                 bytes=sum(p.stat().st_size for p in written))
+    writer.write(INPUTS, record(inputs, result.pages, result.files, result.bytes,
+                                result.notes))
+    return result
+
+
+def current_site(out: Path, inputs: str) -> BuildResult | None:
+    """The site at `out`, when it was built from inputs with this fingerprint."""
+    found = recorded(out) if (out / MARKER).is_file() else None
+    if found is None or found.get("fingerprint") != inputs:
+        return None
+    return BuildResult(out, int(found["pages"]), int(found["files"]), int(found["bytes"]),
+                       [str(note) for note in found.get("notes", [])], current=True)
 
 
 def check_target(out: Path) -> None:

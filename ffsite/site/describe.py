@@ -34,6 +34,8 @@ BY_PATH = {
     "downloads.html": "Every table on the site as CSV and JSON, and one archive of them all.",
     "explore.html": "Explore the trait votes: pick the reference, dataset, judge, metric and "
                     "split, and page through the comparisons behind each number.",
+    "judges.html": "Who judged every number: each dataset's judges, how far they agree, how "
+                   "lenient each is, and whether a judge rates itself higher.",
     "eigenbench.html": "EigenBench: models judge each other against a constitution; "
                        "trust-weighted ratings with 95% intervals.",
     "big-five.html": "The Big Five personality of each model from its own words (LMLPA), "

@@ -5,8 +5,6 @@ from __future__ import annotations
 import click
 
 from ffsite.commands.importing import base_out, finish_scores, scores_out
-from ffsite.datasets.behavioral_profiling.importer import import_behavioral_profiling
-from ffsite.datasets.texts import write_texts
 
 
 @click.command("behavioral-profiling")
@@ -16,6 +14,9 @@ from ffsite.datasets.texts import write_texts
 def import_command(folder: str, out: str, base_out: str | None) -> None:
     """Behavioral Profiling's panel scores, every condition (FOLDER holds contributions/
     and prompts/)."""
+    from ffsite.datasets.behavioral_profiling.importer import import_behavioral_profiling
+    from ffsite.datasets.texts import write_texts
+
     result = import_behavioral_profiling(folder)
     responses = result.frame.drop_duplicates(["dataset", "response_id"])
     finish_scores(result, out, f"scores on {len(responses)} responses of "

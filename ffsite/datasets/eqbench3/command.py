@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ffsite.commands.importing import finish, votes_out
-from ffsite.datasets.eqbench3.importer import import_eqbench3
 
 
 @click.command("eqbench3")
@@ -13,4 +12,6 @@ from ffsite.datasets.eqbench3.importer import import_eqbench3
 @votes_out
 def import_command(file: str, out: str) -> None:
     """EQ-Bench 3's pairwise judge verdicts (pairwise_comparisons.json.gz), with margins."""
+    from ffsite.datasets.eqbench3.importer import import_eqbench3
+
     finish(import_eqbench3(file), out, None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ffsite.commands.importing import finish, seed, votes_out
-from ffsite.datasets.hh_rlhf.importer import import_hh_rlhf
 
 
 @click.command("hh-rlhf")
@@ -14,4 +13,6 @@ from ffsite.datasets.hh_rlhf.importer import import_hh_rlhf
 @seed
 def import_command(file: str, out: str, seed: int) -> None:
     """Anthropic HH-RLHF (a .jsonl.gz file of chosen/rejected conversations)."""
+    from ffsite.datasets.hh_rlhf.importer import import_hh_rlhf
+
     finish(import_hh_rlhf(file, seed=seed), out, None)

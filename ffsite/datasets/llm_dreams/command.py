@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ffsite.commands.importing import finish_scores, scores_out
-from ffsite.datasets.llm_dreams.importer import import_llm_dreams
 
 
 @click.command("llm-dreams")
@@ -14,6 +13,8 @@ from ffsite.datasets.llm_dreams.importer import import_llm_dreams
 def import_command(folder: str, out: str) -> None:
     """llm-dreams' judge scores, every judge and repetition (FOLDER holds answers/,
     evaluations-*/ and incipits/)."""
+    from ffsite.datasets.llm_dreams.importer import import_llm_dreams
+
     result = import_llm_dreams(folder)
     frame = result.frame
     finish_scores(result, out, f"scores of {frame['response_id'].nunique()} answer sets of "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ffsite.commands.importing import finish_scores, scores_out
-from ffsite.datasets.poem_eval.importer import import_poem_eval
 
 
 @click.command("poem-eval")
@@ -13,6 +12,8 @@ from ffsite.datasets.poem_eval.importer import import_poem_eval
 @scores_out
 def import_command(folder: str, out: str) -> None:
     """poem-eval's judge scores of every poem (FOLDER holds scored_results.csv)."""
+    from ffsite.datasets.poem_eval.importer import import_poem_eval
+
     result = import_poem_eval(folder)
     frame = result.frame
     finish_scores(result, out, f"scores of {frame['response_id'].nunique()} poems by "

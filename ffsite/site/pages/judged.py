@@ -33,6 +33,7 @@ from ffsite.site.views import (
 
 BASELINE = "baseline"
 GLANCE = 3  # models listed at each end of a trait
+MORE_GLANCE = 2  # the same for the datasets after the lead one: the home page stays light
 
 
 @dataclass(frozen=True)
@@ -103,13 +104,13 @@ def _published(means: pd.DataFrame, traits: pd.DataFrame) -> pd.DataFrame:
 
 
 def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
-            names: dict[str, str]) -> Glance:
+            names: dict[str, str], per_end: int = GLANCE) -> Glance:
     """A trait's card: the models with the highest and lowest means, ranked by the
     interval rule (no rank when no two models' intervals are disjoint)."""
     ranked = rank_rows(own.rename(columns={"mean": "value", "ci_low": "low",
                                            "ci_high": "high"})[["model", "value", "low",
                                                                 "high"]])
-    most, least = standings(ranked, GLANCE, names.__getitem__,
+    most, least = standings(ranked, per_end, names.__getitem__,
                             lambda model: link(page, ctx.slugs.page(MODELS, model)))
     low_end, high_end = _ends(trait["trait"])
     return Glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), most,
@@ -180,7 +181,8 @@ def more_judged(ctx: SiteContext, page: str) -> list[MoreJudged]:
     for dataset in (d for d in DATASETS if d.id in set(means["dataset"])):
         own = means[(means["dataset"] == dataset.id) & means["trait_id"].isin(traits.index)]
         names = {m: ctx.registry.display_name(m) for m in own["model"].unique()}
-        glances = [_glance(ctx, page, traits.loc[t], own[own["trait_id"] == t], names)
+        glances = [_glance(ctx, page, traits.loc[t], own[own["trait_id"] == t], names,
+                           per_end=MORE_GLANCE)
                    for t in sorted(own["trait_id"].unique(),
                                    key=lambda t: traits.at[t, "label"])]
         judge = (f"{dataset.panel}, the mean of {len(dataset.judges)} judges"

@@ -1,0 +1,115 @@
+"""What a site is built from, as one hash: a rebuild of unchanged inputs is the site already
+there, so `ffsite build` (and `serve`'s first build) can say "current" in a second instead
+of computing it all again.
+
+The hash covers everything the output depends on: the bytes of every annotation file, of
+content/ and templates/, of ffsite's own code and data files, and of the base data; the
+"last updated" date; and the versions of the libraries that shape the output.  Hashing
+the base data's 170 MB takes seconds, so each file's hash is kept in the cache, keyed by
+its path, size and modification time, and only a file that changed is read again (one
+rewritten in place with the same size and time would not be noticed: `--force`).  A
+site records its hash in `INPUTS`, a file of the site: the same inputs anywhere give the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+from ffsite._atomic import atomic_path
+from ffsite._cache import cache_root
+
+INPUTS = ".ffsite-inputs"  # the hash of a built site's inputs, and what the build said
+PACKAGE = Path(__file__).resolve().parents[1]  # ffsite/
+# Libraries whose versions can change bytes of the output (numbers, SVG, HTML, Parquet).
+LIBRARIES = ("altair", "jinja2", "markdown-it-py", "nh3", "numpy", "pandas", "pyarrow",
+             "scipy", "vl-convert-python")
+
+
+def fingerprint(files: Iterable[Path], content: Path, templates: Path,
+                base_dir: Path | None, last_updated: str | None) -> str:
+    """The hash of a build's inputs (see the module docstring)."""
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(f"{label}\0{len(data)}\0".encode())
+        digest.update(data)
+
+    for path in sorted(Path(f) for f in files):
+        add(f"annotations:{path.parent.name}/{path.name}", path.read_bytes())
+    for name, folder in (("content", content), ("templates", templates), ("ffsite", PACKAGE)):
+        for path in _files_under(folder, skip=("__pycache__",)):
+            add(f"{name}:{path.relative_to(folder).as_posix()}", path.read_bytes())
+    if base_dir is not None:
+        known = _Hashes()
+        for path in _files_under(base_dir):
+            add(f"base:{path.relative_to(base_dir).as_posix()}", known.of(path).encode())
+        known.save()
+    add("last_updated", str(last_updated).encode())
+    add("libraries", json.dumps({name: _version(name) for name in LIBRARIES}).encode())
+    return digest.hexdigest()
+
+
+def recorded(out: Path) -> dict | None:
+    """What the site at `out` recorded of its build (fingerprint, counts, notes)."""
+    try:
+        found = json.loads((out / INPUTS).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def record(fingerprint: str, pages: int, files: int, size: int, notes: list[str]) -> str:
+    """The INPUTS file of a site; `files` and `size` count the site without it."""
+    return json.dumps({"fingerprint": fingerprint, "pages": pages, "files": files,
+                       "bytes": size, "notes": notes}, sort_keys=True, indent=1) + "\n"
+
+
+class _Hashes:
+    """Files' SHA-256 kept in the cache by (path, size, modification time)."""
+
+    def __init__(self) -> None:
+        self.path = cache_root() / "fingerprints.json"
+        try:
+            self.known = json.loads(self.path.read_text("utf-8"))
+        except (OSError, ValueError):
+            self.known = {}
+        self.changed = False
+
+    def of(self, path: Path) -> str:
+        found = path.stat()
+        key, stamp = str(path.resolve()), [found.st_size, found.st_mtime_ns]
+        kept = self.known.get(key)
+        if not (isinstance(kept, list) and kept[:2] == stamp):
+            kept = [*stamp, hashlib.sha256(path.read_bytes()).hexdigest()]
+            self.known[key] = kept
+            self.changed = True
+        return str(kept[2])
+
+    def save(self) -> None:
+        if self.changed:
+            try:
+                with atomic_path(self.path) as tmp:
+                    Path(tmp).write_text(json.dumps(self.known, sort_keys=True), "utf-8")
+            except OSError:
+                pass  # a cache that cannot be written is only slower next time
+
+
+def _files_under(folder: Path, skip: tuple[str, ...] = ()) -> list[Path]:
+    found = []
+    for root, folders, names in os.walk(folder):
+        folders[:] = sorted(f for f in folders if f not in skip)
+        found.extend(Path(root) / name for name in sorted(names))
+    return [path for path in found if path.is_file()]
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "none"
