@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ffsite.datasets import DATASETS as ALL_DATASETS
+from ffsite.site import filters
 from ffsite.site.context import SiteContext
 from ffsite.site.output import SiteOutput
 from ffsite.site.pages import (
@@ -40,6 +41,7 @@ from ffsite.site.urls import page_path
 PageBuilder = Callable[[SiteContext], None]
 
 PAGE_BUILDERS: list[PageBuilder] = [
+    filters.build,  # what every model table's rows and filter bar read
     home.build,
     models.build,
     ratings.build,

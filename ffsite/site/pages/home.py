@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+from markupsafe import Markup
 
 from ffsite.metrics.ranking import mirror_traits
 from ffsite.metrics.results import spread
@@ -116,8 +117,9 @@ def build(ctx: SiteContext) -> None:
     charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
     judges = sorted(set(ctx.traits.set_index("trait_id").loc[shown, "judge"].dropna())) \
         if shown else []
-    output.page(page, "home.html", section=page,
-                intro=content_markdown(ctx.config.markdown_file("intro.md")), judged=judged,
+    lede, intro_more = lede_and_rest(content_markdown(ctx.config.markdown_file("intro.md")))
+    output.page(page, "home.html", section=page, lede=lede, intro_more=intro_more,
+                judged=judged,
                 table=table, headline=headline, charts=charts_shown, glances=glances,
                 more_judged=more, shifts=shifts_table(ctx, page),
                 no_signal=no_signal, no_signal_text=NO_SIGNAL,
@@ -126,6 +128,16 @@ def build(ctx: SiteContext) -> None:
                 reference_page=ctx.slugs.page(MODELS, results.reference_model)
                 if results.reference_model else None, n_models=len(results.models),
                 n_traits=len(shown))
+
+
+def lede_and_rest(intro: Markup) -> tuple[Markup, Markup]:
+    """The intro's first paragraph (the page leads with it) and the rest (folded)."""
+    text = str(intro)
+    cut = text.find("</p>")
+    if cut < 0:
+        return intro, Markup("")
+    cut += len("</p>")
+    return Markup(text[:cut]), Markup(text[cut:].strip())
 
 
 def _glances(ctx: SiteContext, page: str, board) -> tuple[list[Glance], list]:
