@@ -77,7 +77,7 @@ def test_the_family_page_by_hand(site):
         ["1", "Line One", "2024-01", "–"], ["2", "Line Two", "2024-06-01", "Line One"],
         ["3", "Line Three", "unknown", "Line Two"]]
     changes = cells(html, "changes-bp")
-    assert changes[0][1:] == ["Line One → Line Two", "Line Two → Line Three"]
+    assert changes[0][1:] == ["→ Line Two", "→ Line Three"]
     # +2 on every prompt: every resample gives +2, so the interval is [2, 2]: real.
     # a3 - a2: +1, -1, +1, -1 averages 0; resampled means run from -1 to +1: not real.
     assert changes[1][0] == "Warmth" and changes[1][1] == "▲ +2.00 | +2.00 to +2.00"

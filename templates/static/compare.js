@@ -74,8 +74,12 @@
     params.set("a", a);
     params.set("b", b);
     window.ffsite.saveState();
-    document.getElementById("label-a").textContent = a;
-    document.getElementById("label-b").textContent = b;
+    [["label-a", a], ["label-b", b]].forEach(function (pair) {
+      var label = document.getElementById(pair[0]);
+      label.textContent = pair[1];
+      /* A numeric header keeps to two lines: half its name wide, and the sort arrow. */
+      label.closest("th").style.minWidth = Math.ceil(pair[1].length / 2 + 4) + "ch";
+    });
 
     var ia = data.models.indexOf(a), ib = data.models.indexOf(b);
     var rows = [];

@@ -247,7 +247,8 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
     changes_table = Table(f"changes-{wording_slug(dataset)}", "The change from each release "
                           "to the next, with its 95% interval",
                           [Column("trait", "Trait", numeric=False),
-                           *[Column(f"c{i}", f"{name(a)} → {name(b)}")
+                           *[Column(f"c{i}", f"→ {name(b)}", title=f"{name(b)} minus "
+                                    f"{name(a)}, the release before it")
                              for i, (a, b) in enumerate(steps)]], change_rows,
                           note=RULE)
     return Lane(id=wording_slug(f"{dataset} {judge}"), dataset=dataset,
