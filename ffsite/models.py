@@ -12,6 +12,10 @@ The registry is input like any other: every field passes the one text check
 entry's id, alias (in the same dataset) or name, or that names the site's reference
 model, is refused; so is an entry that would merge a model it does not list with the
 ones it does (`Registry.check_merges`, given the names the data uses).
+
+Lineage: an entry may name its `family` (the maker's line of releases, "Claude Sonnet")
+and its `predecessor` (the id of the release it replaced).  A predecessor must be another
+entry, released no later than it, and predecessors never loop.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
 
 REGISTRY_FILE = "models.toml"
-_KEYS = {"id", "name", "organisation", "open_weights", "released", "aliases", "note"}
+_KEYS = {"id", "name", "organisation", "open_weights", "released", "family", "predecessor",
+         "aliases", "note"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,8 @@ class Model:
     organisation: str | None = None
     open_weights: bool | None = None
     released: str | None = None  # YYYY-MM-DD, YYYY-MM or YYYY
+    family: str | None = None  # the line of releases it belongs to ("Claude Sonnet")
+    predecessor: str | None = None  # the id of the release it replaced
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # dataset -> names
     note: str | None = None  # why an alias is what it is, when that is not obvious
 
@@ -86,6 +93,18 @@ class Registry:
         model = self._by_id.get(model_id)
         return model.name if model else model_id
 
+    def successors(self, model_id: str) -> list[str]:
+        """The ids of the entries whose predecessor is `model_id`, in file order."""
+        return [m.id for m in self.models if m.predecessor == model_id]
+
+    def families(self) -> dict[str, list[Model]]:
+        """Each family and its entries, in file order."""
+        found: dict[str, list[Model]] = {}
+        for model in self.models:
+            if model.family is not None:
+                found.setdefault(model.family, []).append(model)
+        return found
+
     def check_merges(self, seen: Iterable[tuple[str, str]]) -> None:
         """Refuse a registry that would make two of the models the data names (as
         (dataset, name) pairs) one, unless its entry lists them all as aliases of that
@@ -127,6 +146,7 @@ def load_registry(content_dir: str | Path, *, reference: str | None = None) -> R
     models = [_model(entry, f"{path}: [[models]] entry {number}")
               for number, entry in enumerate(entries)]
     _one_name_one_model(models, path, reference)
+    _lineage_checked(models, path)
     return Registry(tuple(models), path)
 
 
@@ -170,6 +190,33 @@ def _one_name_one_model(models: list[Model], path: Path, reference: str | None) 
             taken.setdefault(name, []).append((kind, model.id))
 
 
+def _lineage_checked(models: list[Model], path: Path) -> None:
+    """Refuse a predecessor that is no entry's id, the entry itself, released after the
+    entry (compared to the day both dates give), or part of a loop of predecessors."""
+    by_id = {model.id: model for model in models}
+    for number, model in enumerate(models):
+        where = f"{path}: [[models]] entry {number} (id '{model.id}')"
+        before = model.predecessor
+        if before is None:
+            continue
+        if before not in by_id:
+            raise FfsiteError(f"{where}: 'predecessor' '{before}' is no entry's id")
+        if before == model.id:
+            raise FfsiteError(f"{where}: 'predecessor' is the entry itself")
+        earlier = by_id[before].released
+        if earlier and model.released:
+            shared = min(len(earlier), len(model.released))
+            if earlier[:shared] > model.released[:shared]:
+                raise FfsiteError(f"{where}: its predecessor '{before}' was released "
+                                  f"{earlier}, after it ({model.released})")
+        seen, current = {model.id}, before
+        while current is not None:
+            if current in seen:
+                raise FfsiteError(f"{where}: its predecessors loop back to '{current}'")
+            seen.add(current)
+            current = by_id[current].predecessor
+
+
 def _model(entry: object, where: str) -> Model:
     if not isinstance(entry, dict):
         raise FfsiteError(f"{where}: expected a table")
@@ -184,11 +231,11 @@ def _model(entry: object, where: str) -> Model:
     for key in ("id", "name"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise FfsiteError(f"{where}: '{key}' must be a non-empty text")
-    for key in ("organisation", "released", "note"):
+    for key in ("organisation", "released", "family", "predecessor", "note"):
         if key in entry and (not isinstance(entry[key], str) or not entry[key].strip()):
             raise FfsiteError(f"{where}: '{key}' must be a non-empty text (leave an unknown "
                               "fact out)")
-    for key in ("id", "name", "organisation", "released", "note"):
+    for key in ("id", "name", "organisation", "released", "family", "predecessor", "note"):
         problem = text_problem(entry.get(key), one_line=key != "note")
         if problem:
             raise FfsiteError(f"{where}: '{key}': {problem}")
@@ -214,6 +261,7 @@ def _model(entry: object, where: str) -> Model:
         clean[dataset] = tuple(names)
     return Model(id=entry["id"], name=entry["name"], organisation=entry.get("organisation"),
                  open_weights=entry.get("open_weights"), released=released,
+                 family=entry.get("family"), predecessor=entry.get("predecessor"),
                  aliases=dict(sorted(clean.items())), note=entry.get("note"))
 
 

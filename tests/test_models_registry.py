@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ffsite.errors import FfsiteError
 from ffsite.models import load_registry
+
+REPO = Path(__file__).resolve().parents[1]
 
 GOOD = """
 [[models]]
@@ -122,3 +126,85 @@ def test_validate_names_registry_aliases_that_match_nothing(tmp_path):
     # m3 is not in dataset d; dataset e is not in these files at all, so x is not judged.
     assert notes == [f"note: {content}/models.toml: alias d: m3 matches no model in these "
                      "files (a typo, or a model the data no longer has)"]
+
+
+LINEAGE = """
+[[models]]
+id = "a"
+name = "A 1"
+released = "2024-03"
+family = "A"
+
+[[models]]
+id = "b"
+name = "A 2"
+released = "2024-06-01"
+family = "A"
+predecessor = "a"
+
+[[models]]
+id = "c"
+name = "A 3 (undated)"
+family = "A"
+predecessor = "b"
+"""
+
+
+def test_family_and_predecessor_are_read(tmp_path):
+    registry = registry_from(tmp_path, LINEAGE)
+    assert registry.get("b").family == "A" and registry.get("b").predecessor == "a"
+    assert registry.successors("a") == ["b"] and registry.successors("c") == []
+    assert [m.id for m in registry.families()["A"]] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(("change", "needle"), [
+    (('predecessor = "a"', 'predecessor = "zz"'), "entry 1 (id 'b'): 'predecessor' 'zz' is no "
+     "entry's id"),
+    (('predecessor = "a"', 'predecessor = "b"'), "entry 1 (id 'b'): 'predecessor' is the "
+     "entry itself"),
+    (('family = "A"\n\n[[models]]\nid = "b"', 'family = "A"\npredecessor = "c"\n\n[[models]]'
+      '\nid = "b"'), "entry 0 (id 'a'): its predecessors loop back to 'a'"),
+    (('released = "2024-03"', 'released = "2024-07"'), "entry 1 (id 'b'): its predecessor 'a' "
+     "was released 2024-07, after it (2024-06-01)"),
+    (('family = "A"\npredecessor = "b"', 'family = ""'), "entry 2 (id 'c'): 'family' must be "
+     "a non-empty text"),
+    (('family = "A"\npredecessor = "b"', 'family = "A\\u0007"'), "entry 2 (id 'c'): 'family': "
+     "text holds the control character U+0007"),
+    (('predecessor = "b"', 'predecessor = 3'), "'predecessor' must be a non-empty text"),
+])
+def test_lineage_mistakes_are_one_line_errors(tmp_path, change, needle):
+    text = LINEAGE.replace(*change)
+    assert text != LINEAGE
+    with pytest.raises(FfsiteError) as error:
+        registry_from(tmp_path, text)
+    assert needle in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_month_is_not_after_a_day_of_it(tmp_path):
+    """'2024-06' and '2024-06-01' are compared to the month both give: not 'after'."""
+    registry_from(tmp_path, LINEAGE.replace('released = "2024-03"', 'released = "2024-06"'))
+
+
+def test_the_shipped_families_keep_modes_and_sizes_apart():
+    from ffsite.models import load_registry as load
+
+    registry = load(REPO / "content")
+    families = registry.families()
+    # Claude 3 -> 3.5 -> 3.7 -> 4 -> 4.5 Sonnet, each replacing the one before.
+    chain, current = [], "claude-4.5-sonnet"
+    while current:
+        chain.append(current)
+        current = registry.get(current).predecessor
+    assert chain == ["claude-4.5-sonnet", "claude-4-sonnet", "claude-3.7-sonnet",
+                     "claude-3.5-sonnet-v2", "claude-3-5-sonnet-20240620",
+                     "claude-3-sonnet-20240229"]
+    sonnet = {m.id for m in families["Claude Sonnet"]}
+    assert "claude-4-sonnet-thinking" not in sonnet
+    assert {m.id for m in families["Claude Sonnet (thinking)"]} == {
+        "claude-4-sonnet-thinking", "claude-4.5-sonnet-thinking"}
+    for family, members in families.items():  # a family never mixes thinking and not
+        thinking = {"thinking" in m.id for m in members}
+        assert len(thinking) == 1, family
+    # Prompting variants have no family.
+    assert all(registry.get(m.id).family is None for m in registry.models
+               if m.id.endswith(("_concise", "_verbose")))

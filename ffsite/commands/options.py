@@ -23,6 +23,8 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 ANNOTATIONS = "annotations"  # the annotation files of the site, relative to where it runs
 FORMATS = ("csv", "json", "table")
+# ffsite.metrics.length_control.LENGTH_MEASURES, without importing it for --help
+LENGTH_MEASURES = ("characters", "words")
 
 # Every number a user types has bounds, so a typo fails at once instead of hanging a run
 # or eating memory (`--votes 1000000`).  Seeds are what numpy's generators accept.

@@ -7,6 +7,7 @@ import click
 from ffsite.commands._output import emit
 from ffsite.commands.options import (
     BOOTSTRAP,
+    LENGTH_MEASURES,
     SEED,
     annotation_paths,
     content_option,
@@ -25,23 +26,40 @@ from ffsite.errors import FfsiteError
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--indices", "show_indices", is_flag=True,
               help="Print the personality indices (1-100) instead of per-trait Elo.")
+@click.option("--win-rates", "show_win_rates", is_flag=True,
+              help="Print each model's win rate against the anchor by each dataset's "
+                   "preference annotator instead, raw and with the answers' length "
+                   "difference held at zero (lengths from the response-metrics files).")
+@click.option("--length-measure", type=click.Choice(LENGTH_MEASURES), default="characters",
+              show_default=True, help="The length --win-rates holds at zero.")
 @content_option
 @format_option
 def ratings(paths: tuple[str, ...], anchor: str, n_bootstrap: int, seed: int,
-            show_indices: bool, content: str, fmt: str) -> None:
+            show_indices: bool, show_win_rates: bool, length_measure: str, content: str,
+            fmt: str) -> None:
     """Bradley-Terry ratings (Firth, Elo scale) per trait and model, with 95% intervals.
 
     Models are named by the site's ids (content/models.toml); `source_model` gives each
     dataset's own spelling."""
     from ffsite.format.read import read_annotations  # here: `--help` needs none of them
+    from ffsite.format.response_metrics import read_response_metrics
     from ffsite.metrics.judges import separate_judges
-    from ffsite.metrics.results import indices_table, ratings_table
+    from ffsite.metrics.results import controlled_win_rate_table, indices_table, ratings_table
     from ffsite.models import apply_registry, load_registry, names_seen, source_names
 
     registry = load_registry(content)
     original = read_annotations(paths)
     registry.check_merges(names_seen(original))
     annotations = separate_judges(apply_registry(original, registry))
+    if show_win_rates:
+        table = controlled_win_rate_table(annotations, registry.resolve(anchor),
+                                          read_response_metrics(paths), length_measure)
+        if table.empty:
+            raise FfsiteError(f"no win rate: no dataset has a preference annotator's verdicts "
+                              f"on comparisons with the anchor '{anchor}' and the answers' "
+                              "lengths; check the files or pick --anchor")
+        emit(table, fmt)
+        return
     table = ratings_table(annotations, anchor=registry.resolve(anchor),
                           n_bootstrap=n_bootstrap, seed=seed)
     if table.empty:

@@ -18,6 +18,7 @@ of a block (dataset, condition, trait, judge) share the resampled prompts.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -155,6 +156,50 @@ def strength_from_scores(scores: Scores, registry: Registry | None = None, *,
                             ties=ties.sum(axis=1).astype(np.int64),
                             comparisons=n.astype(np.int64)))
     return _table(frames, STRENGTH_COLUMNS)
+
+
+PAIRED_COLUMNS = ("dataset", "condition", "judge", "trait_id", "earlier", "later", "change",
+                  "ci_low", "ci_high")
+
+
+@_one_blas_thread
+def paired_mean_differences(scores: Scores, registry: Registry | None, pairs: pd.DataFrame,
+                            *, n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
+                            ) -> pd.DataFrame:
+    """The later model's mean minus the earlier's, with a paired 95% interval, for each
+    row of `pairs` (dataset, condition, judge, trait_id, earlier, later: registry ids):
+    PAIRED_COLUMNS.  Both means are taken on the same bootstrap resamples of prompts
+    (seeded; only the scores of the pairs' datasets and conditions are read), and the
+    interval is the percentiles of the resampled difference.  A pair whose models are
+    not both in its block has no row."""
+    responses = scores.responses
+    wanted_blocks = set(zip(pairs["dataset"], pairs["condition"], strict=True))
+    keys = list(zip(responses["dataset"], responses["condition"].fillna(""), strict=True))
+    keep = np.array([key in wanted_blocks for key in keys], dtype=bool)[scores.response]
+    scores = dataclasses.replace(scores, response=scores.response[keep],
+                                 column=scores.column[keep], value=scores.value[keep])
+    block_key = ["dataset", "condition", "trait_id", "judge"]
+    wanted = {key: part for key, part in pairs.groupby(block_key, sort=False)}
+    frames = []
+    for block in _blocks(scores, registry, n_bootstrap, seed):
+        part = wanted.get(block.key)
+        if part is None:
+            continue
+        index = {model: number for number, model in enumerate(block.models)}
+        found = part[part["earlier"].isin(index) & part["later"].isin(index)]
+        if found.empty:
+            continue
+        first = found["earlier"].map(index).to_numpy(np.int64)
+        second = found["later"].map(index).to_numpy(np.int64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = block.total.sum(axis=1) / block.count.sum(axis=1)
+            resampled = (block.total @ block.times.T) / (block.count @ block.times.T)
+        low, high = _interval(resampled[second] - resampled[first], level)
+        frames.append(found[[*block_key, "earlier", "later"]].assign(
+            change=mean[second] - mean[first], ci_low=low, ci_high=high))
+    if not frames:
+        return pd.DataFrame(columns=list(PAIRED_COLUMNS))
+    return pd.concat(frames, ignore_index=True)[list(PAIRED_COLUMNS)]
 
 
 def _blocks(scores: Scores, registry: Registry | None, n_bootstrap: int, seed: int,

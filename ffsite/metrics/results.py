@@ -8,7 +8,10 @@ the tables of `ffsite build` show (methods.md).
   `dataset_results`), a dataset split by metadata or by preference annotator
   (`dataset_details`), or any of these as `ffsite metrics` asks (`metrics_table`).
 - Ratings (Bradley–Terry Elo per trait and model) and the indices built on them.
+- Lineage (`lineage_results`): each model family's changes between successive releases.
 - Win rates, model and dataset summaries, trait agreement, communication averages.
+- Length-controlled win rates and trait strengths (ffsite.metrics.length_control), with
+  lengths from the response-metrics files (`response_lengths`).
 - Datasets of judged pairs without a reference model (`pairwise_results`: EQ-Bench 3)
   and judge scores (`score_results`: means, strength from derived votes, shifts under
   pressure, ratings).
@@ -45,6 +48,8 @@ from ffsite.metrics.from_scores import (
 from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
 from ffsite.metrics.intervals import metric_frame_with_intervals, wilson_interval
 from ffsite.metrics.ranking import grouped_rank_ranges
+from ffsite.metrics.length_control import controlled_strengths, controlled_win_rates
+from ffsite.metrics.lineage import Lineage, lineage_results
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import (
     METRIC_COLUMNS,
@@ -62,13 +67,15 @@ from ffsite.metrics.strength import (
 from ffsite.models import Registry
 
 __all__ = [
-    "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails",
+    "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails", "Lineage",
     "ModelResults", "PairwiseResults", "Reference", "ScoreResults", "TraitVotes",
-    "anchor_model", "communication_averages", "pairwise_results", "score_results",
+    "anchor_model", "communication_averages", "controlled_win_rate_table",
+    "pairwise_results", "score_results",
     "dataset_details", "dataset_results", "dataset_summary", "default_preference_judge",
-    "indices_table", "metrics_table", "model_dataset_counts", "model_results",
+    "indices_table", "length_controlled_strengths", "length_controlled_win_rates",
+    "lineage_results", "metrics_table", "model_dataset_counts", "model_results",
     "preference_codes", "ratings_table", "spread", "trait_agreement", "trait_results",
-    "trait_votes", "win_rates",
+    "response_lengths", "trait_votes", "win_rates", "with_length_control",
 ]
 
 # The metric columns of every trait table, in this order; <m>_low and <m>_high bound a
@@ -146,6 +153,30 @@ def metrics_table(annotations: Annotations, *, against: str = "preference",
     keys = ["trait_id", "description", "judge"] if split_by is None else [
         "split", "trait_id", "description", "judge"]
     return frame[[*keys, *METRICS_TABLE_COLUMNS]]
+
+
+LENGTH_COLUMNS = ("lc_strength", "lc_ci_low", "lc_ci_high", "length_effect",
+                  "length_effect_low", "length_effect_high", "lc_n")
+
+
+def with_length_control(table: pd.DataFrame, annotations: Annotations,
+                        lengths: tuple[np.ndarray, np.ndarray], *, against: str = "preference",
+                        dataset: str | None = None, rule: str = "majority",
+                        judges: Sequence[str] | None = None) -> pd.DataFrame:
+    """`metrics_table`'s rows (not split) with each trait's length-controlled strength
+    (`length_controlled_strengths`, on the same comparisons and preference annotator):
+    LENGTH_COLUMNS after them; NaN for a trait without lengths."""
+    if not (against == "preference" or against.startswith("preference:")):
+        raise ParameterError("{length_control} holds a preference annotator's length "
+                             "preference at zero: use it with {against} preference or "
+                             "preference:JUDGE", "length_control", "against")
+    votes = trait_votes(annotations, rule=rule, judges=judges)
+    found = length_controlled_strengths(annotations, votes, lengths, dataset=dataset,
+                                        judge=against.partition(":")[2] or None)
+    found = found.rename(columns={"lc_low": "lc_ci_low", "lc_high": "lc_ci_high",
+                                  "n": "lc_n"}).set_index("trait_id")
+    extra = found.reindex(table["trait_id"])[list(LENGTH_COLUMNS)].reset_index(drop=True)
+    return pd.concat([table.reset_index(drop=True), extra], axis=1)
 
 
 def spread(frame: pd.DataFrame) -> pd.Series:
@@ -339,6 +370,36 @@ def win_rates(annotations: Annotations, dataset: str, reference_model: str | Non
     annotator, a tie counting half a win (AlpacaEval's discrete win rate), with Wilson's
     95% interval (wins + ties / 2 of the decided comparisons): model, win_rate,
     win_rate_low, win_rate_high, wins, ties, losses, best first."""
+    found = _reference_outcomes(annotations, dataset, reference_model)
+    if found is None:
+        return None
+    frame = pd.DataFrame({"model": found.model, "wins": found.outcome == 1,
+                          "ties": found.outcome == 0.5, "losses": found.outcome == 0})
+    counts = frame.groupby("model", sort=True)[["wins", "ties", "losses"]].sum()
+    decided = counts.sum(axis=1)
+    counts = counts[decided > 0]
+    won, decided = counts["wins"] + 0.5 * counts["ties"], counts.sum(axis=1)
+    low, high = wilson_interval(won.to_numpy(), decided.to_numpy())
+    table = pd.DataFrame({"model": counts.index.to_numpy(),
+                          "win_rate": (100 * won / decided).to_numpy(),
+                          "win_rate_low": 100 * low, "win_rate_high": 100 * high,
+                          **{name: counts[name].to_numpy() for name in counts.columns}})
+    return table.sort_values(["win_rate", "model"], ascending=[False, True],
+                             kind="stable").reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class _Outcomes:
+    rows: np.ndarray  # comparisons of a model with the reference
+    model: np.ndarray  # the other model
+    outcome: np.ndarray  # 1 it won, 0.5 a tie, 0 it lost, NaN no verdict
+    model_is_a: np.ndarray
+
+
+def _reference_outcomes(annotations: Annotations, dataset: str,
+                        reference_model: str | None) -> _Outcomes | None:
+    """Every comparison of `dataset` between the reference and another model, with the
+    default preference annotator's verdict for the other model; None without any."""
     judge = default_preference_judge(annotations, dataset)
     if judge is None or reference_model is None:
         return None
@@ -353,23 +414,94 @@ def win_rates(annotations: Annotations, dataset: str, reference_model: str | Non
         return None
     codes = preference_codes(annotations, judge)[rows]
     model_side = np.where(ref_a[rows], schema.B, schema.A)
-    frame = pd.DataFrame({
-        "model": np.where(ref_a[rows], model_b[rows], model_a[rows]),
-        "wins": codes == model_side,
-        "ties": codes == schema.TIE,
-        "losses": codes == 3 - model_side,
-    })
-    counts = frame.groupby("model", sort=True)[["wins", "ties", "losses"]].sum()
-    decided = counts.sum(axis=1)
-    counts = counts[decided > 0]
-    won, decided = counts["wins"] + 0.5 * counts["ties"], counts.sum(axis=1)
-    low, high = wilson_interval(won.to_numpy(), decided.to_numpy())
-    table = pd.DataFrame({"model": counts.index.to_numpy(),
-                          "win_rate": (100 * won / decided).to_numpy(),
-                          "win_rate_low": 100 * low, "win_rate_high": 100 * high,
-                          **{name: counts[name].to_numpy() for name in counts.columns}})
-    return table.sort_values(["win_rate", "model"], ascending=[False, True],
-                             kind="stable").reset_index(drop=True)
+    outcome = np.select([codes == model_side, codes == schema.TIE, codes == 3 - model_side],
+                        [1.0, 0.5, 0.0], np.nan)
+    return _Outcomes(rows, np.where(ref_a[rows], model_b[rows], model_a[rows]), outcome,
+                     ~ref_a[rows])
+
+
+# ------------------------------------------------------------ length-controlled
+
+def response_lengths(annotations: Annotations, metrics: pd.DataFrame,
+                     measure: str = "characters") -> tuple[np.ndarray, np.ndarray]:
+    """Per comparison, the `measure` (a response-metrics column: characters, words) of
+    its A and of its B answer; NaN where the metrics files do not have it."""
+    comparisons = annotations.comparisons
+    if measure not in metrics.columns:
+        nothing = np.full(len(comparisons), np.nan)
+        return nothing, nothing.copy()
+    keys = metrics["dataset"].astype(str) + "\x00" + metrics["response_id"].astype(str)
+    values = pd.Series(metrics[measure].to_numpy(float), index=keys.to_numpy())
+    values = values[~values.index.duplicated()]
+    dataset = comparisons["dataset"].astype(object).fillna("").astype(str) + "\x00"
+
+    def side(column: str) -> np.ndarray:
+        wanted = dataset + comparisons[column].astype(object).fillna("").astype(str)
+        at = values.index.get_indexer(wanted.to_numpy())
+        return np.where(at >= 0, values.to_numpy()[np.maximum(at, 0)], np.nan)
+    return side("response_a_id"), side("response_b_id")
+
+
+def length_controlled_win_rates(annotations: Annotations, dataset: str,
+                                reference_model: str | None,
+                                lengths: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame | None:
+    """Each model's win rate against the reference with the length difference held at
+    zero (ffsite.metrics.length_control): the raw `win_rates` columns (win_rate,
+    win_rate_low, win_rate_high), then n (comparisons with both lengths), lc_win_rate,
+    lc_low, lc_high, length_effect and its bounds; None without a reference or a
+    preference annotator, or without lengths."""
+    found = _reference_outcomes(annotations, dataset, reference_model)
+    raw = win_rates(annotations, dataset, reference_model)
+    if found is None or raw is None:
+        return None
+    length_a, length_b = (side[found.rows] for side in lengths)
+    difference = np.where(found.model_is_a, length_a - length_b, length_b - length_a)
+    if np.isnan(difference).all():
+        return None
+    controlled = controlled_win_rates(found.model, found.outcome, difference)
+    return raw[["model", "win_rate", "win_rate_low", "win_rate_high"]].merge(
+        controlled, on="model", how="inner")
+
+
+def controlled_win_rate_table(annotations: Annotations, anchor: str, metrics: pd.DataFrame,
+                              measure: str = "characters") -> pd.DataFrame:
+    """What `ffsite ratings --win-rates` prints: per dataset (with a preference annotator
+    and lengths) and model, `length_controlled_win_rates` against `anchor`, best raw
+    win rate first: dataset, model, win_rate, win_rate_low, win_rate_high, n,
+    lc_win_rate, lc_low, lc_high, length_effect, length_effect_low, length_effect_high."""
+    lengths = response_lengths(annotations, metrics, measure)
+    frames = []
+    for dataset in annotations.datasets:
+        found = length_controlled_win_rates(annotations, dataset, anchor, lengths)
+        if found is not None and len(found):
+            frames.append(found.assign(dataset=dataset))
+    if not frames:
+        return pd.DataFrame()
+    table = pd.concat(frames, ignore_index=True)
+    return table[["dataset", *[c for c in table.columns if c != "dataset"]]]
+
+
+def length_controlled_strengths(annotations: Annotations, votes: TraitVotes,
+                                lengths: tuple[np.ndarray, np.ndarray],
+                                dataset: str | None = None, judge: str | None = None
+                                ) -> pd.DataFrame:
+    """Per trait, its strength against the preference annotator (each dataset's default,
+    or `judge`) with the length difference held at zero (ffsite.metrics.length_control),
+    on `dataset`'s comparisons (every dataset's when None): trait_id, judge (the trait
+    vote's), n, relevance, lc_strength, lc_low, lc_high, length_effect and its bounds.
+    Traits with no comparison in scope and with both lengths get no row."""
+    sides = preference_sides(annotations, judge=judge)
+    rows = np.flatnonzero(sides > 0) if dataset is None else np.flatnonzero(
+        (sides > 0) & _dataset_mask(annotations, dataset))
+    codes = votes.matrix[rows]
+    in_scope = votes.in_scope[votes.dataset_code[rows]]
+    trait_sides = np.where(in_scope, np.where((codes == schema.A) | (codes == schema.B),
+                                              codes, 0), -1)
+    difference = lengths[0][rows] - lengths[1][rows]
+    table = controlled_strengths(sides[rows], trait_sides, difference)
+    table.insert(0, "trait_id", votes.traits["trait_id"].to_numpy()[table["trait"]])
+    table.insert(1, "judge", votes.traits["judge"].to_numpy()[table["trait"]])
+    return table[table["n"] > 0].drop(columns="trait").reset_index(drop=True)
 
 
 # ---------------------------------------------------------------- communication

@@ -246,6 +246,52 @@ def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...],
     return _spec(chart.properties(width="container", height=alt.Step(STEP)))
 
 
+def release_dots(frame: pd.DataFrame, options: list[str], labels: list[str],
+                 value_title: str, description: str, value_format: str = ".2f"
+                 ) -> dict[str, Any]:
+    """A family's releases on one chosen trait (a menu inside the chart picks `key`),
+    earliest at the top: a dot per release with its 95% interval as a line, the dots
+    joined in release order.  `frame`: key, name, order, value, low, high, change (the
+    change from the previous release, or NaN) and mark ("up", "down": a real change;
+    "" otherwise), whose colour the dot takes."""
+    columns = ["key", "name", "order", "value", "low", "high", "change", "mark"]
+    rows = records(frame[columns].astype({"change": object}).where(
+        frame[columns].notna(), None))
+    bands = int(frame.groupby("key").size().max()) if len(frame) else 1
+    spec = _finish(_release_dots(value_title, value_format), description, rows, bands)
+    (pick,) = spec["params"]
+    pick["value"] = options[0] if options else ""
+    pick["bind"].update(options=list(options), labels=list(labels), name="Trait ")
+    spec["usermeta"]["menus"] = {"pick": "key"}  # each trait's releases drawn at build time
+    return spec
+
+
+@functools.cache
+def _release_dots(value_title: str, value_format: str) -> dict[str, Any]:
+    pick = alt.param(name="pick", value="", bind=alt.binding_select(options=[""]))
+    base = alt.Chart(ROWS).transform_filter("datum.key == pick")
+    y = alt.Y("name:N", title=None, sort=alt.EncodingSortField("order", order="ascending"),
+              axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
+    x = alt.X("value:Q", title=value_title, scale=alt.Scale(zero=False),
+              axis=alt.Axis(tickCount=6))
+    tooltip = [alt.Tooltip("name:N", title="release"),
+               alt.Tooltip("value:Q", title=value_title, format=value_format),
+               alt.Tooltip("low:Q", title="95% interval from", format=value_format),
+               alt.Tooltip("high:Q", title="to", format=value_format),
+               alt.Tooltip("change:Q", title="change from the previous release",
+                           format="+" + value_format)]
+    colour = alt.Color("mark:N", legend=None, scale=alt.Scale(
+        domain=["up", "down", ""], range=[POSITIVE, NEGATIVE, "#8a8a8a"]))
+    layers = [base.mark_line(color="currentColor", opacity=0.35).encode(
+                  x="value:Q", y=y, order=alt.Order("order:Q")),
+              base.mark_rule(color="currentColor", opacity=0.7).encode(x=alt.X(
+                  "low:Q", title=value_title, scale=alt.Scale(zero=False)), x2="high:Q", y=y),
+              base.mark_circle(size=70, opacity=1).encode(x=x, y=y, color=colour,
+                                                          tooltip=tooltip)]
+    return _spec(alt.layer(*layers).add_params(pick).properties(
+        width="container", height=alt.Step(STEP + 6)))
+
+
 def trust_heatmap(frame: pd.DataFrame, order: list[str], description: str
                   ) -> dict[str, Any]:
     """EigenBench's trust matrix: a row per judge, a column per model judged; colour is

@@ -77,6 +77,9 @@ class SiteOutput:
     tables: list[tuple[Download, pd.DataFrame]] = field(default_factory=list)
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, text): other data
     sources: list[str] = field(default_factory=list)  # credit lines for the data archive
+    # What every page's template may read besides its own context (the model filters'
+    # facts and menus, ffsite/site/filters.py).
+    globals: dict[str, Any] = field(default_factory=dict)
     _names: dict[str, str] = field(default_factory=dict)  # casefolded name -> title
 
     def page(self, path: str, template: str, **context: Any) -> None:
@@ -133,7 +136,7 @@ class SiteWriter:
         # downloads.
         for path, text in output.files:
             self.write(path, text)
-        common = {**self.common, "archive": archive,
+        common = {**self.common, **output.globals, "archive": archive,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):
             self.write_choices(page)

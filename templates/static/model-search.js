@@ -53,7 +53,9 @@
     var shown = 0, total = 0;
     tables.forEach(function (table) {
       var organisation = columnIndex(table, "organisation");
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      var rows = shared ? shared.bodyRows(table) : Array.prototype.slice.call(table.tBodies[0].rows);
+      table.classList.toggle("searched", words.length > 0);  /* folded rows show too */
+      rows.forEach(function (row) {
         var text = haystack(row, organisation);
         var match = words.every(function (word) { return text.indexOf(word) >= 0; });
         row.hidden = !match;

@@ -26,13 +26,24 @@
     return isNaN(value) ? null : value;
   }
 
+  /* Every body row of a table: a long table keeps the rows after its first ones in a
+     second, folded body (tbody.more). */
+  function bodyRows(table) {
+    var rows = [];
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.push.apply(rows, body.rows);
+    });
+    return rows;
+  }
+
   function sortTable(table, header, direction) {
     var headers = table.tHead.rows[0].cells;
     var index = Array.prototype.indexOf.call(headers, header);
     var numeric = header.getAttribute("data-type") === "num";
-    var body = table.tBodies[0];
+    var first = table.tBodies[0];
+    var shown = first.rows.length;  /* the folded table shows as many rows as before */
     var sign = direction === "ascending" ? 1 : -1;
-    var keyed = Array.prototype.map.call(body.rows, function (row, position) {
+    var keyed = bodyRows(table).map(function (row, position) {
       return { row: row, position: position, value: cellValue(row.cells[index], numeric) };
     });
     keyed.sort(function (a, b) {
@@ -45,7 +56,9 @@
       if (a.value > b.value) { return sign; }
       return a.position - b.position;
     });
-    keyed.forEach(function (item) { body.appendChild(item.row); });
+    keyed.forEach(function (item, position) {
+      (position < shown || table.tBodies.length < 2 ? first : table.tBodies[1]).appendChild(item.row);
+    });
     Array.prototype.forEach.call(headers, function (cell) { cell.removeAttribute("aria-sort"); });
     header.setAttribute("aria-sort", direction);
   }
@@ -247,12 +260,50 @@
     }
   }
 
+  /* ------------------------------------------------------- tables that fit */
+  /* A table no wider than its column needs no box of its own: its wrapper stops being a
+     scroll container, so the header row sticks to the top of the window while the page
+     scrolls.  A wider table keeps scrolling sideways in its wrapper. */
+  function markFitting() {
+    document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+      var table = wrap.querySelector("table");
+      wrap.classList.toggle("fits", !!table && table.offsetWidth <= wrap.clientWidth + 1);
+    });
+  }
+
+  /* ------------------------------------------------------ phone navigation */
+  /* The main navigation is one row that scrolls sideways on a phone: bring the current
+     page's entry into view.  A card list's links (nav.glance-nav) scroll its row of cards
+     to the card instead of jumping the page down to it. */
+  function showCurrentPage() {
+    var current = document.querySelector('header.site nav a[aria-current="page"]');
+    var nav = current ? current.closest("nav") : null;
+    if (!nav || nav.scrollWidth <= nav.clientWidth) { return; }
+    var shift = current.getBoundingClientRect().left - nav.getBoundingClientRect().left;
+    nav.scrollLeft += shift - (nav.clientWidth - current.offsetWidth) / 2;
+  }
+
+  function setUpCardLinks(list) {
+    list.addEventListener("click", function (event) {
+      var link = event.target.closest("a");
+      var card = link ? document.getElementById(link.getAttribute("href").slice(1)) : null;
+      var row = card ? card.parentElement : null;
+      if (!row || row.scrollWidth <= row.clientWidth) { return; }  /* a grid: jump */
+      event.preventDefault();
+      row.scrollTo({ left: card.offsetLeft - row.offsetLeft, behavior: "smooth" });
+    });
+  }
+
   window.addEventListener("hashchange", openLinkedDetails);
+  showCurrentPage();
+  document.querySelectorAll("nav.glance-nav").forEach(setUpCardLinks);
+  markFitting();
+  window.addEventListener("resize", markFitting);
   openLinkedDetails();
   document.querySelectorAll("table.sortable").forEach(setUpSorting);
   document.querySelectorAll("input[data-table]").forEach(setUpFilter);
   setUpCharts();
 
   window.ffsite = { params: params, saveState: saveState, sortTable: sortTable,
-                    restoreSort: restoreSort, setUpSorting: setUpSorting };
+                    restoreSort: restoreSort, setUpSorting: setUpSorting, bodyRows: bodyRows };
 }());

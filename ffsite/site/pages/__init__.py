@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ffsite.datasets import DATASETS as ALL_DATASETS
+from ffsite.site import filters
 from ffsite.site.context import SiteContext
 from ffsite.site.output import SiteOutput
 from ffsite.site.pages import (
@@ -28,6 +29,7 @@ from ffsite.site.pages import (
     explore,
     home,
     judges,
+    lineage,
     models,
     pressure,
     ratings,
@@ -40,6 +42,7 @@ from ffsite.site.urls import page_path
 PageBuilder = Callable[[SiteContext], None]
 
 PAGE_BUILDERS: list[PageBuilder] = [
+    filters.build,  # what every model table's rows and filter bar read
     home.build,
     models.build,
     ratings.build,
@@ -52,6 +55,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     datasets.build,
     traits.build,
     compare.build,
+    lineage.build,
     agreement.build,
     explore.build,
     judges.build,
@@ -73,6 +77,7 @@ NAV: list[tuple[str, str]] = [(page_path(name), label) for name, label in (
     ("datasets", "Datasets"),
     ("traits", "Traits"),
     ("compare", "Compare"),
+    ("lineage", "Lineage"),
     ("agreement", "Trait agreement"),
     ("explore", "Explore"),
     ("judges", "Judges"),

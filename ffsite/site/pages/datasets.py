@@ -18,6 +18,7 @@ from ffsite.format import read_file_metadata
 from ffsite.judges.rules import RULES_VERSION
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.pages.length_control import length_control_sections
 from ffsite.site.render import NOT_ZERO, number, percent
 from ffsite.site.sections import Section, SectionProvider
 from ffsite.site.urls import (
@@ -305,6 +306,7 @@ DATASET_SECTIONS: list[SectionProvider] = [
     split_sections,
     annotator_sections,
     win_rate_sections,
+    length_control_sections,
 ]
 
 

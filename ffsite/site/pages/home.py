@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+from markupsafe import Markup
 
 from ffsite.metrics.ranking import mirror_traits
 from ffsite.metrics.results import spread
@@ -16,6 +17,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.model_meta import meta_cells, meta_columns, with_meta
 from ffsite.site.pages.judged import judged_overview, more_judged
+from ffsite.site.pages.lineage import shifts_table
 from ffsite.site.render import NOT_ZERO, content_markdown
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
@@ -116,16 +118,27 @@ def build(ctx: SiteContext) -> None:
     charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
     judges = sorted(set(ctx.traits.set_index("trait_id").loc[shown, "judge"].dropna())) \
         if shown else []
-    output.page(page, "home.html", section=page,
-                intro=content_markdown(ctx.config.markdown_file("intro.md")), judged=judged,
+    lede, intro_more = lede_and_rest(content_markdown(ctx.config.markdown_file("intro.md")))
+    output.page(page, "home.html", section=page, lede=lede, intro_more=intro_more,
+                judged=judged,
                 table=table, headline=headline, charts=charts_shown, glances=glances,
-                more_judged=more,
+                more_judged=more, shifts=shifts_table(ctx, page),
                 no_signal=no_signal, no_signal_text=NO_SIGNAL,
                 rules_judge=", ".join(judges), long_download=long_download,
                 reference=results.reference_model,
                 reference_page=ctx.slugs.page(MODELS, results.reference_model)
                 if results.reference_model else None, n_models=len(results.models),
                 n_traits=len(shown))
+
+
+def lede_and_rest(intro: Markup) -> tuple[Markup, Markup]:
+    """The intro's first paragraph (the page leads with it) and the rest (folded)."""
+    text = str(intro)
+    cut = text.find("</p>")
+    if cut < 0:
+        return intro, Markup("")
+    cut += len("</p>")
+    return Markup(text[:cut]), Markup(text[cut:].strip())
 
 
 def _glances(ctx: SiteContext, page: str, board) -> tuple[list[Glance], list]:

@@ -9,6 +9,8 @@ MODEL_SECTIONS in order:
 - the Big Five from LMLPA's questionnaire ratings;
 - EigenBench: how the models that judged with it rate it;
 - judged pairs without the reference model (EQ-Bench 3): Elo and strength per criterion;
+- versions: the other releases of its family and each trait's change from the release
+  before and to the release after (pages/model_versions.py);
 - the comparisons with the reference model (AlpacaEval): the traits the rule-based judge
   counts (text statistics, not personality), ratings, communication traits, example pairs.
 A section appears only when the model has data for it.
@@ -24,6 +26,7 @@ from ffsite.site.pages.eigenbench import eigenbench_sections
 from ffsite.site.pages.model_pairwise import pairwise_sections
 from ffsite.site.pages.model_personality import personality_sections
 from ffsite.site.pages.model_reference import reference_sections
+from ffsite.site.pages.model_versions import version_sections
 from ffsite.site.sections import Section, SectionProvider, model_page
 from ffsite.site.urls import TRAITS, page_path
 
@@ -36,6 +39,7 @@ MODEL_SECTIONS: list[SectionProvider] = [
     big_five_sections,
     eigenbench_sections,
     pairwise_sections,
+    version_sections,
     reference_sections,
 ]
 

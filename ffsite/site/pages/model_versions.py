@@ -1,0 +1,131 @@
+"""A model page's versions: the other releases of its family (content/models.toml), and
+per dataset and judge how each trait changed from the release before it and to the
+release after it, with 95% intervals (ffsite.metrics.lineage; the rule is
+pages/lineage.py's)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ffsite.datasets import dataset_name
+from ffsite.site.context import SiteContext
+from ffsite.site.pages.lineage import (
+    RULE,
+    change_cell,
+    family_page,
+    kind_of,
+    lineage_data,
+    trait_labels,
+)
+from ffsite.site.sections import Section, judge_name, model_page
+from ffsite.site.urls import MODELS, link, wording_slug
+from ffsite.site.views import Cell, Column, Table
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    href: str | None
+    released: str
+    this: bool  # the page's own model
+
+
+@dataclass(frozen=True, kw_only=True)
+class VersionSection(Section):
+    family: str
+    family_href: str | None
+    releases: list[Release]  # the family in release order (placed ones)
+    replaces: list[tuple[str, str | None]]  # (name, href) of its predecessor
+    replaced_by: list[tuple[str, str | None]]
+
+
+def version_sections(ctx: SiteContext, model: str) -> list[Section]:
+    """The model's family and its changes from and to its neighbours; none when the
+    registry gives it no family."""
+    entry = ctx.registry.get(model)
+    if entry is None or entry.family is None:
+        return []
+    lineage = ctx.prepared(lineage_data)
+    _, page = model_page(ctx, model)
+    name = ctx.registry.display_name
+
+    def linked(other: str) -> tuple[str, str | None]:
+        target = ctx.slugs.page(MODELS, other)
+        return name(other), link(page, target) if target else None
+
+    order = lineage.order[lineage.order["family"] == entry.family].sort_values(
+        "position", kind="stable", na_position="last")
+    releases = [Release(*linked(row.model),
+                        row.released if pd.notna(row.released) else "undated",
+                        row.model == model)
+                for row in order.itertuples(index=False)]
+    lanes = ctx.prepared(changes_by_model).get(model, {})
+    kinds = ctx.prepared(dataset_kinds)
+    tables = tuple(_lane_table(ctx, model, dataset, judge, rows, kinds[dataset])
+                   for (dataset, judge), rows in sorted(lanes.items()))
+    target = family_page(ctx, entry.family)
+    return [VersionSection(
+        id="versions", heading="Versions", partial="sections/versions.html",
+        summary=f"the other releases of {entry.family} and how each trait changed",
+        judged_by=", ".join(sorted({judge_name(ctx, judge) for _, judge in lanes})),
+        datasets=tuple(sorted({dataset for dataset, _ in lanes})), tables=tables,
+        notes=(RULE,) if tables else (), family=entry.family,
+        family_href=link(page, target) if target else None, releases=releases,
+        replaces=[linked(entry.predecessor)] if entry.predecessor else [],
+        replaced_by=[linked(m) for m in ctx.registry.successors(model)])]
+
+
+def changes_by_model(ctx: SiteContext) -> dict[str, dict[tuple[str, str], list[Any]]]:
+    """{model: {(dataset, judge): the changes from and to it}}, once per build (for
+    `ctx.prepared`)."""
+    found: dict[str, dict[tuple[str, str], list[Any]]] = {}
+    for row in ctx.prepared(lineage_data).changes.itertuples(index=False):
+        for model in (row.earlier, row.later):
+            found.setdefault(model, {}).setdefault((row.dataset, row.judge), []).append(row)
+    return found
+
+
+def dataset_kinds(ctx: SiteContext) -> dict[str, str]:
+    """{dataset: "mean" or "Elo"}, once per build."""
+    lineage = ctx.prepared(lineage_data)
+    return {d: kind_of(lineage, d) for d in set(lineage.estimates["dataset"])}
+
+
+def _lane_table(ctx: SiteContext, model: str, dataset: str, judge: str,
+                changes: list[Any], kind: str) -> Table:
+    """Rows: traits; columns: the change since the release before and to the one
+    after (each trait's own neighbours in this dataset and judge)."""
+    name = ctx.registry.display_name
+    since = [r for r in changes if r.later == model]
+    until = [r for r in changes if r.earlier == model]
+    before = Counter(r.earlier for r in since).most_common(1)
+    after = Counter(r.later for r in until).most_common(1)
+    columns = [Column("trait", "Trait", numeric=False)]
+    if before:
+        columns.append(Column("since", f"Since {name(before[0][0])}",
+                              title="this release minus the release before it"))
+    if after:
+        columns.append(Column("until", f"To {name(after[0][0])}",
+                              title="the release after it minus this release"))
+    labels = ctx.prepared(trait_labels)
+    traits = sorted({r.trait_id for r in changes}, key=lambda t: labels.get(t, t))
+    by_later = {r.trait_id: r for r in since}
+    by_earlier = {r.trait_id: r for r in until}
+    rows = []
+    for trait in traits:
+        row = [Cell(labels.get(trait, trait), header=True)]
+        for found, wanted in ((by_later, before), (by_earlier, after)):
+            if not wanted:
+                continue
+            change = found.get(trait)
+            row.append(Cell("–") if change is None else change_cell(
+                kind, change, name(change.earlier), name(change.later)))
+        rows.append(row)
+    return Table(f"versions-{wording_slug(dataset + ' ' + judge)}",
+                 f"{dataset_name(dataset)}, judged by {judge_name(ctx, judge)}: the change "
+                 "in each trait between successive releases, with its 95% interval",
+                 columns, rows)

@@ -1,0 +1,126 @@
+"""Lineage on the default site, in real Chromium: every family with three or more
+releases in the judged data has a lineage page that reads on a phone and a desktop,
+light and dark (its chart drawn, nothing wider than the screen but tables that scroll),
+and every one of its releases' model pages links its earlier and later versions, links
+that lead to those versions' pages."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections import defaultdict
+from html import unescape
+from pathlib import Path
+
+import pytest
+from browser import SCHEMES, SCREENSHOTS, Watch, open_page
+
+REPO = Path(__file__).resolve().parents[1]
+WIDTHS = (390, 1440)
+
+
+def judged_families(site: Path) -> dict[str, list[str]]:
+    """{family: its releases with numbers in the judged data}, with three or more:
+    families from the registry itself, judged datasets those the lineage download has
+    numbers of, a release counted when the registry gives it a name in one of them."""
+    registry = tomllib.loads((REPO / "content" / "models.toml").read_text("utf-8"))
+    releases = json.loads((site / "data" / "lineage-releases.json").read_text("utf-8"))
+    judged = {row["dataset"] for row in releases}
+    found = defaultdict(list)
+    for entry in registry["models"]:
+        if "family" in entry and judged & set(entry.get("aliases", {})):
+            found[entry["family"]].append(entry["id"])
+    return {family: ids for family, ids in found.items() if len(ids) >= 3}
+
+
+def family_sizes() -> dict[str, int]:
+    """{family: its entries in the registry, in any dataset}."""
+    registry = tomllib.loads((REPO / "content" / "models.toml").read_text("utf-8"))
+    sizes: dict[str, int] = defaultdict(int)
+    for entry in registry["models"]:
+        if "family" in entry:
+            sizes[entry["family"]] += 1
+    return sizes
+
+
+def test_the_default_site_has_the_families_the_issue_names(default_site):
+    families = judged_families(default_site)
+    assert len(families) >= 15
+    for family in ("Claude Sonnet", "Claude Opus", "Claude Haiku", "Gemini Pro", "GPT-5"):
+        assert family in families
+
+
+PAGE = r"""() => ({
+  h1: document.querySelector('h1').textContent,
+  wide: document.scrollingElement.scrollWidth - window.innerWidth,
+  charts: [...document.querySelectorAll('.chart')].map(c => c.querySelector('svg') !== null),
+  tables: document.querySelectorAll('table.data').length,
+})"""
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_families_lineage_page_reads(chromium, default_site, default_root, width,
+                                           scheme):
+    index = (default_site / "lineage.html").read_text("utf-8")
+    links = dict(re.findall(r'<th scope="row"><a href="(lineage/[^"]+)">([^<]+)</a>', index))
+    pages = {name: href for href, name in links.items()}
+    context = chromium.new_context(viewport={"width": width, "height": 844},
+                                   color_scheme=scheme)
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        for family in sorted(judged_families(default_site)):
+            assert family in pages, f"{family}: no lineage page"
+            open_page(page, default_root + pages[family])
+            facts = page.evaluate(PAGE)
+            assert facts["h1"].startswith(family), family
+            assert facts["charts"] and all(facts["charts"]), family
+            assert facts["tables"] >= 3, family  # releases, then changes and numbers
+            assert facts["wide"] <= 0, f"{family}: the page scrolls sideways"
+            if family == "Claude Sonnet":
+                page.screenshot(path=SCREENSHOTS / f"lineage-{width}-{scheme}.png")
+        assert watch.take() == []
+    finally:
+        context.close()
+
+
+def test_every_release_links_its_earlier_and_later_versions(chromium, default_site,
+                                                            default_root):
+    context = chromium.new_context(viewport={"width": 390, "height": 844})
+    watch = Watch(default_root).attach(context)
+    page = context.new_page()
+    try:
+        sizes = family_sizes()
+        for family, members in sorted(judged_families(default_site).items()):
+            # The order the pages give, read from the first release's page: every other
+            # release's page lists the same versions, in the same order.
+            first = (default_site / "models" / f"{members[0]}.html").read_text("utf-8")
+            versions_html = first.split('id="versions"')[1].split("</ol>")[0]
+            listed = [unescape(name) for name in re.findall(
+                r'<li>(?:<a href="[^"]*">|<strong[^>]*>)([^<]+)<', versions_html)]
+            assert len(listed) == sizes[family], family
+            for model in members:
+                open_page(page, f"{default_root}models/{model}.html")
+                versions = page.locator("#versions ol.versions li")
+                assert versions.count() == sizes[family], model
+                here = page.locator("#versions ol.versions li strong").inner_text()
+                position = listed.index(here)
+                texts = [versions.nth(k).inner_text() for k in range(versions.count())]
+                assert [t.split(" ")[0] for t in texts] == [n.split(" ")[0] for n in listed]
+                for k, name in enumerate(listed):
+                    if k == position:
+                        continue
+                    link = versions.nth(k).locator("a")
+                    assert link.count() == 1, f"{model}: no link to {name}"
+            # Follow one link to another version and land on its page.
+            open_page(page, f"{default_root}models/{members[0]}.html")
+            later = page.locator("#versions ol.versions li a").first
+            name = later.inner_text()
+            later.click()
+            page.wait_for_load_state("load")
+            assert page.locator("h1").inner_text() == name, family
+        assert watch.take() == []
+    finally:
+        context.close()
