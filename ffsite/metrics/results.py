@@ -47,9 +47,9 @@ from ffsite.metrics.from_scores import (
 )
 from ffsite.metrics.indices import DEFAULT_INDICES, indices_table
 from ffsite.metrics.intervals import metric_frame_with_intervals, wilson_interval
-from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.metrics.length_control import controlled_strengths, controlled_win_rates
 from ffsite.metrics.lineage import Lineage, lineage_results
+from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.metrics.ratings import RATING_COLUMNS, ratings_table
 from ffsite.metrics.strength import (
     METRIC_COLUMNS,
