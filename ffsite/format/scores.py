@@ -160,8 +160,14 @@ def write_scores(frame: pd.DataFrame, path: str | os.PathLike, *,
 
 def _strings(column: pd.Series) -> pd.Series:
     """Text with None for missing (pandas' NaN would be written as the text 'nan')."""
-    # Element by element: under pandas 3, `where(..., None)` on text fills NaN, not None.
-    return pd.Series([None if pd.isna(v) else str(v) for v in column.astype(object)],
+    # Not `where(..., None)`: under pandas 3 that fills NaN into text, not None.
+    values = column.astype(object)
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        # Text already: each distinct value once (a few hundred in 100,000s of rows).
+        codes, uniques = pd.factorize(values)
+        texts = np.array([*uniques, None], dtype=object)  # code -1 (missing) -> None
+        return pd.Series(texts[codes], index=column.index, dtype=object)
+    return pd.Series([None if pd.isna(v) else str(v) for v in values],
                      index=column.index, dtype=object)
 
 
