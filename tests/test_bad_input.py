@@ -90,7 +90,7 @@ CASES = [
              "--out inputs/pairs.json/site", "cannot create", "pick another --out")),
     # --force: the workspace's site may be current already, and then nothing is written.
     Case("build-full-disk", "build --annotations annotations {site} --force",
-         (*FULL, "site"), fsize=64_000),
+         (*FULL, "site"), fsize=16_000),
     # serve builds first: the same failures, and the port.
     # (--out is a new folder: a build before the port check would show up as a change.)
     Case("serve-port-in-use", "serve --port {busy_port} --no-watch --annotations annotations "
@@ -98,7 +98,7 @@ CASES = [
     Case("serve-corrupt", "serve --port 0 --no-watch --annotations corrupt {site_options}", (
         "corrupt/bad.parquet", "not a readable Parquet file")),
     Case("serve-full-disk", "serve --port 0 --no-watch --annotations annotations --force "
-         "{site_options}", FULL, fsize=64_000),
+         "{site_options}", FULL, fsize=16_000),
     Case("serve-missing-base-data", "serve --port 0 --no-watch --annotations annotations "
          "--base-data nowhere {site_options}", ("base data nowhere", "no such folder",
                                                 "--base-data")),

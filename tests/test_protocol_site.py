@@ -121,7 +121,7 @@ def test_the_contributed_model_is_in_its_dataset_s_tables_marked_contributed(bui
     site = built / "site"
     home = (site / "index.html").read_text("utf-8")
     # Behavioral Profiling's table on the home page: the model, with its mark and run.
-    row = re.search(rf'<tr>(?:(?!</tr>).)*?>{re.escape(BP_MODEL)}<(?:(?!</tr>).)*</tr>',
+    row = re.search(rf'<tr[^>]*>(?:(?!</tr>).)*?>{re.escape(BP_MODEL)}<(?:(?!</tr>).)*</tr>',
                     home, re.DOTALL)
     assert row and '<span class="badge" title="added by a contributor through ffsite ' \
         'protocol behavioral-profiling (run of ' in row.group(0)

@@ -63,7 +63,7 @@ def cells(html: str, table_id: str) -> list[list[str]]:
     table = re.search(rf'<table class="data sortable" id="{re.escape(table_id)}">(.*?)'
                       "</table>", html, re.S).group(1)
     rows = []
-    for tr in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S):
         found = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", tr, re.S)
         rows.append([unescape(re.sub(r"<[^>]+>", "", re.sub(
             r'<span class="ci">(.*?)</span>', r" | \1", c))).strip() for c in found])

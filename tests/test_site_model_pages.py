@@ -110,7 +110,7 @@ def row(html: str, table_id: str, header: str) -> list[str]:
     cell as 'value | interval' when it shows one."""
     table = re.search(rf'<table class="data sortable" id="{table_id}">(.*?)</table>', html,
                       re.S).group(1)
-    for tr in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S):
         cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", tr, re.S)
         texts = [unescape(re.sub(r'<span class="ci">(.*?)</span>', r" | \1",
                                  re.sub(r"<(?!span class=\"ci\"|/span)[^>]+>", "", c))).strip()

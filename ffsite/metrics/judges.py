@@ -75,7 +75,9 @@ def keep_apart(scores: Scores, own: Mapping[str, Collection[str]]) -> Scores:
     other judge moved to the dataset `<dataset>@<judges>`, where <judges> are the other
     judges that scored that model there, sorted and joined by "+" (one label per
     contribution, however many judges it had).  Unchanged when every judge is a
-    dataset's own."""
+    dataset's own, and for a dataset none of whose own judges' scores are here: with no
+    originals to be ranked against, its numbers stand under its name (and their judge's
+    key, which every page shows)."""
     if not len(scores):
         return scores
     responses, columns = scores.responses, scores.columns
@@ -84,7 +86,8 @@ def keep_apart(scores: Scores, own: Mapping[str, Collection[str]]) -> Scores:
     mine = pd.MultiIndex.from_tuples([(d, j) for d, judges in own.items() for j in judges],
                                      names=["dataset", "judge"])
     keyed = pd.MultiIndex.from_arrays([dataset, judge])
-    foreign = np.isin(dataset, list(own)) & ~keyed.isin(mine)
+    is_own = keyed.isin(mine)
+    foreign = np.isin(dataset, np.unique(dataset[is_own])) & ~is_own
     if not foreign.any():
         return scores
     model = responses["model"].to_numpy(object)[scores.response]

@@ -56,8 +56,8 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 def _plain(value: Any) -> Any:
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
+    if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None  # pd.NA: a missing whole number (an Int64 column, e.g. a rank)
     return value
 
 
