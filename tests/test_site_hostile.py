@@ -51,7 +51,8 @@ class Inspector(HTMLParser):
                 self.problems.append(f"<{tag} {name}={value!r}>")
         if tag in ("img", "iframe", "style", "object", "embed", "form") and not (
                 tag == "form"
-                and names.get("id") in ("compare-form", "explore-form", "viewer-form")):
+                and names.get("id") in ("compare-form", "explore-form", "viewer-form",
+                                    "filter-form")):
             self.problems.append(f"unexpected <{tag}>")
         if tag == "script":
             ours = names.get("type") == "application/json" or (

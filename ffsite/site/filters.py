@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ffsite.datasets import dataset_name
+from ffsite.datasets import dataset_name, is_apart
 from ffsite.site.context import SiteContext
 from ffsite.site.urls import MODELS, page_path
 
@@ -44,17 +44,21 @@ class FilterMenus:
 
 
 def model_datasets(ctx: SiteContext) -> dict[str, set[str]]:
-    """{model id: the datasets with its numbers}: votes (either side) and scores."""
+    """{model id: the datasets with its numbers}: votes (either side) and scores.
+    Numbers kept apart (`<dataset>@<how>`) are no dataset to filter by: pages that lead
+    with a dataset's own numbers never name them."""
     found: dict[str, set[str]] = {}
     comparisons = ctx.annotations.comparisons
     for side in ("model_a", "model_b"):
         pairs = comparisons[["dataset", side]].dropna().drop_duplicates()
         for dataset, model in pairs.itertuples(index=False):
-            found.setdefault(str(model), set()).add(str(dataset))
+            if not is_apart(str(dataset)):
+                found.setdefault(str(model), set()).add(str(dataset))
     responses = ctx.scores.responses[["dataset", "model"]].dropna().drop_duplicates()
     ids = ctx.registry.ids(responses["dataset"], responses["model"])
     for dataset, model in zip(responses["dataset"], ids, strict=True):
-        found.setdefault(str(model), set()).add(str(dataset))
+        if not is_apart(str(dataset)):
+            found.setdefault(str(model), set()).add(str(dataset))
     return found
 
 
