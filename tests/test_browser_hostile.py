@@ -67,7 +67,8 @@ def test_no_script_from_data_runs_on_any_page(chromium, hostile_site, hostile_ro
     page = context.new_page()
     pages = site_pages(hostile_site)
     # The fixed pages and one page per model, the reference model's too.
-    assert len(pages) == 19 + len(MODELS) + 1  # judges.html and sycophancy.html among them
+    # 20 site-wide pages, judges.html, sycophancy.html and lineage.html among them.
+    assert len(pages) == 20 + len(MODELS) + 1
     for path in pages:
         open_page(page, hostile_root + path)
         for y in range(50, 750, 100):  # hover over whatever is there (onmouseover)
