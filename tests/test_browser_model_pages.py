@@ -20,10 +20,11 @@ from browser import SCHEMES, SCREENSHOTS, Watch, open_page
 REPO = Path(__file__).resolve().parents[1]
 # model id -> the sections its page must have ("In these datasets" lists them in order).
 PAGES = {
-    "claude-3-5-sonnet-20240620": ["personality", "text-statistics"],
+    "claude-3-5-sonnet-20240620": ["personality", "versions", "text-statistics"],
     "gpt-4.1": ["personality", "personality-2", "llm-dreams-judges", "eqbench"],
     "alpaca-7b": ["text-statistics"],
-    "gpt4_1106_preview": ["personality", "llm-dreams-judges", "text-statistics"],  # llm-dreams too
+    # llm-dreams too; both are releases of a line with other judged releases (versions).
+    "gpt4_1106_preview": ["personality", "llm-dreams-judges", "versions", "text-statistics"],
 }
 WIDTHS = (390, 1440)
 # Tallest page allowed (px): the AlpacaEval pages show example pairs of long answers.
@@ -50,7 +51,8 @@ FACTS = """() => {
         .map(th => th.getBoundingClientRect().width)),
   };
 }"""
-INTERVAL = re.compile(r"[+-]?\d+(\.\d+)?(–| to )[+-]?\d+(\.\d+)?|anchor, fixed")
+# An estimate's interval, or a rank's 95% range ("sure": the place in every resample).
+INTERVAL = re.compile(r"[+-]?\d+(\.\d+)?(–| to )[+-]?\d+(\.\d+)?|anchor, fixed|sure")
 
 
 def pages_to_visit(site: Path) -> dict[str, str]:

@@ -17,12 +17,12 @@ from ffsite.models import load_registry
 TABLES = ("personality", "eq-top", "leaderboard")  # every model table of the home page
 WIDTHS = {"phone": 390, "desktop": 1440}
 
-# Per table: each row's model (the id its link names), whether it is hidden, and the
-# box's place on screen.
+# Per table: each row's model (the id its link names) and whether it is hidden; the rows
+# a long table folds under "show all" (its later bodies) are searched too.
 ROWS = """tables => tables.flatMap(id => {
   const table = document.getElementById(id);
   if (!table) { return []; }
-  return [...table.tBodies[0].rows].map(row => {
+  return [...table.tBodies].flatMap(body => [...body.rows]).map(row => {
     const link = row.cells[0].querySelector('a');
     const page = decodeURIComponent(link.getAttribute('href').split('/').pop());
     return {table: id, model: page.replace(/\\.html$/, ''),

@@ -19,7 +19,9 @@ WIDTHS = (390, 1440)
 # One pass over the page: what the tests check, measured by the browser.
 MEASURE = """() => {
   const wrapRect = el => el.closest('.table-wrap').getBoundingClientRect();
-  const intervals = [...document.querySelectorAll('table.data .ci')].map(ci => {
+  // The rows in view: a long table folds its later rows under "show all" (tbody.more).
+  const inView = el => !el.closest('tbody.more');
+  const intervals = [...document.querySelectorAll('table.data .ci')].filter(inView).map(ci => {
     const style = getComputedStyle(ci), rect = ci.getBoundingClientRect();
     const cell = ci.closest('td, th').getBoundingClientRect();
     const chain = [];
@@ -55,12 +57,15 @@ MEASURE = """() => {
         .filter(e => !e.parentElement.closest('.table-wrap'))
         .map(e => e.getBoundingClientRect().right)),
     tables: document.querySelectorAll('table.data').length,
-    estimates: document.querySelectorAll('table.data td[title*="95% interval"]').length,
+    estimates: [...document.querySelectorAll('table.data td[title*="95% interval"]')]
+        .filter(inView).length,
     intervals, broken, narrowest: Math.min(...columns),
     stickyFirst: [...document.querySelectorAll('table.data tbody th[scope=row]')].every(
         th => getComputedStyle(th).position === 'sticky'),
+    // A wrapper scrolls sideways, or its table fits and is part of the page (.fits).
     wrapsScroll: [...document.querySelectorAll('.table-wrap')].every(w =>
-        getComputedStyle(w).overflowX === 'auto' && wrapRect(w).right <= innerWidth + 0.5),
+        (getComputedStyle(w).overflowX === 'auto' || w.classList.contains('fits'))
+        && wrapRect(w).right <= innerWidth + 0.5),
   };
 }"""
 # The models a drawing shows: its axis labels that are not numbers (the drawing made at
