@@ -9,8 +9,9 @@ import re
 
 from browser import Watch, open_page, site_pages
 
-ROWS = """id => [...document.getElementById(id).tBodies[0].rows].map(row => [...row.cells].map(
-    cell => cell.hasAttribute('data-v') ? cell.getAttribute('data-v') : cell.textContent.trim()))"""
+ROWS = """id => [...document.getElementById(id).tBodies].flatMap(b => [...b.rows]).map(
+    row => [...row.cells].map(cell => cell.hasAttribute('data-v')
+        ? cell.getAttribute('data-v') : cell.textContent.trim()))"""
 HEADERS = """id => [...document.getElementById(id).tHead.rows[0].cells].map(cell => ({
     key: cell.dataset.key, numeric: cell.dataset.type === 'num',
     sortable: cell.querySelector('button') !== null, sort: cell.getAttribute('aria-sort')}))"""

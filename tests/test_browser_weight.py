@@ -165,7 +165,8 @@ def test_compare_draws_every_pair_without_the_chart_library(chromium, default_si
         # Each shared section: its table and a chart of the same differences, a dot per
         # row with a difference, in the table's order.
         for section in page.locator(".compare-section").all():
-            labels = section.locator(".forest-label").all_text_contents()
+            labels = section.locator(".forest-row:not(.forest-axis) .forest-label"
+                                     ).all_text_contents()
             table = section.locator("tbody tr th").all_text_contents()
             assert labels == table[:len(labels)] and len(labels) > 2
         first = page.input_value("#model-a")

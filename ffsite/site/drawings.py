@@ -49,7 +49,8 @@ NARROW_LABELS = 130  # px: longest axis label on a phone (the plot keeps over ha
 # (Arial, Helvetica) or close (Roboto, as sans-serif on phones): the labels the build
 # laid out fit in the reader's browser too.
 DRAWING_FONT = "Liberation Sans, Arial, Helvetica, sans-serif"
-DRAWING_VERSION = "1"  # bump when the post-processing below changes
+DRAWING_VERSION = "2"  # bump when the post-processing below changes
+SMALL_MATRIX = 400  # px: a heatmap narrower than this at full width gets larger cells
 
 
 # --------------------------------------------------------------- a menu's choices
@@ -142,9 +143,16 @@ def _fit_steps(spec: dict[str, Any], width: int, labels: int) -> None:
     labels: smaller cells on a phone, with the inner squares scaled to match."""
     columns = next((len(e["x"]["sort"]) for e in _encodings(spec)
                     if isinstance(e.get("x", {}).get("sort"), list)), 0)
-    if not columns or width >= WIDE:
+    if not columns:
         return
-    step = max(4, min(spec["width"]["step"] + 8, (width - labels - 20) // columns))
+    if width >= WIDE:
+        # A small matrix (EigenBench's eight judges) gets cells large enough for the plot
+        # to hold at least half the drawing beside its labels and legend.
+        if columns * spec["width"]["step"] >= SMALL_MATRIX:
+            return
+        step = max(spec["width"]["step"], min(48, (width - labels - 20) // columns))
+    else:
+        step = max(4, min(spec["width"]["step"] + 8, (width - labels - 20) // columns))
     spec["width"] = {"step": step}
     spec["height"] = {"step": step}
     for encoding in _encodings(spec):
@@ -375,8 +383,13 @@ def inline(svg: str, prefix: str) -> Markup:
     svg = _merge_paths(PLACED.sub(_unplace, LINE.sub(_line_path, svg)))
     svg = svg.replace(FONT, "").replace("<svg ", f"<svg{FONT} ", 1)
     check(svg)
-    svg = re.sub(r' id="([^"]+)"', lambda m: f' id="{prefix}{m[1]}"', svg)
-    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m[1]})", svg)
+    # The renderer numbers ids (gradient_0, gradient_1, ...) across every drawing its
+    # process made, so a drawing's ids depend on what was drawn before it, and on what
+    # the cache held: numbered again here, in order of appearance, the page is the same.
+    ids = {name: f"{prefix}{n}" for n, name in enumerate(dict.fromkeys(
+        re.findall(r' id="([^"]+)"', svg)))}
+    svg = re.sub(r' id="([^"]+)"', lambda m: f' id="{ids[m[1]]}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{ids.get(m[1], prefix + m[1])})", svg)
     svg = svg.replace("<svg ", '<svg aria-hidden="true" focusable="false" ', 1)
     return Markup(svg)  # noqa: S704 (checked above: drawing elements only, text escaped)
 

@@ -115,7 +115,7 @@ def build(ctx: SiteContext) -> None:
     headline = _headline(ctx, board)
     judged = judged_overview(ctx, page)
     more = more_judged(ctx, page)
-    charts_shown = [c for c in (judged.chart if judged else None, headline) if c]
+    charts_shown = [headline] if headline else []
     judges = sorted(set(ctx.traits.set_index("trait_id").loc[shown, "judge"].dropna())) \
         if shown else []
     lede, intro_more = lede_and_rest(content_markdown(ctx.config.markdown_file("intro.md")))

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ffsite.datasets import DATASETS, is_apart
-from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
 from ffsite.site.model_meta import meta_cells, meta_columns
@@ -20,12 +19,10 @@ from ffsite.site.urls import MODELS, TRAITS, link
 from ffsite.site.views import (
     FLOOR_NOTE,
     Cell,
-    Chart,
     Column,
     Glance,
     Table,
     below_floor,
-    chart,
     estimate_cell,
     glance,
     rank_rows,
@@ -47,7 +44,6 @@ class Judged:
     n_prompts: int
     glances: list[Glance]
     table: Table
-    chart: Chart
     eq: Table | None
     eq_anchor: str | None
     eq_download: Download | None
@@ -79,20 +75,15 @@ def judged_overview(ctx: SiteContext, page: str) -> Judged | None:
     glances = [_glance(ctx, page, traits.loc[t], means[means["trait_id"] == t], names)
                for t in order]
     table = _table(ctx, page, means, order, traits, names, download)
-    rows = means.assign(key=means["trait_id"], name=means["model"].map(names),
-                        value=means["mean"], low=means["ci_low"], high=means["ci_high"])
-    figure = chart("personality-chart", charts.selectable(
-        rows, order, [traits.at[t, "label"] for t in order], "Trait", "mean score (0-10)",
-        f"Each model's mean score on the chosen trait, highest first, with its 95% "
-        f"interval (bootstrap over prompts). Judge: {judge}. The table below has every "
-        "number.", interval=True, value_format=".2f"))
+    # No chart here: the cards link each trait's page, whose chart ranks every model, and
+    # the table has every number (a home page within its weight budget).
     # A dataset of judged pairs may add its headline table (EQ-Bench 3's overall EQ).
     eq, eq_anchor, eq_download = next((table for table in (
         d.hook("home")(ctx, page) for d in DATASETS if d.home) if table[0] is not None),
         (None, None, None))
     return Judged(judge=judge, judge_description=scored.judges.get(judge, ""),
                   n_models=means["model"].nunique(), n_prompts=int(means["n_prompts"].max()),
-                  glances=glances, table=table, chart=figure, eq=eq, eq_anchor=eq_anchor,
+                  glances=glances, table=table, eq=eq, eq_anchor=eq_anchor,
                   eq_download=eq_download)
 
 
