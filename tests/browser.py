@@ -311,14 +311,16 @@ LAYOUT_CHECKS = r"""() => {
       ? [...t.tBodies[0].rows[0].cells].filter(shown).map(
           c => ({width: c.getBoundingClientRect().width, where: where(c)})) : []);
   // Alignment of the first rows' cells, by their column's header: numeric
-  // (data-type="num") right, text left; the first column (row names) is left.
+  // (data-type="num") right, text left; the first column is left when it names the row
+  // (a th), right when it is a number (a td: EigenBench's held-out d).
   const misaligned = [];
   for (const t of tables.filter(t => t.tHead && t.tBodies.length)) {
     const heads = [...t.tHead.rows[0].cells];
     for (const row of [...t.tBodies[0].rows].slice(0, 3)) {
       [...row.cells].forEach((cell, i) => {
         if (!heads[i] || !shown(cell) || cell.textContent.trim() === '') return;
-        const numeric = i > 0 && heads[i].getAttribute('data-type') === 'num';
+        const numeric = (i > 0 || cell.tagName === 'TD')
+            && heads[i].getAttribute('data-type') === 'num';
         const align = getComputedStyle(cell).textAlign;
         const ok = numeric ? align === 'right' : ['left', 'start'].includes(align);
         if (!ok) misaligned.push(`${where(cell)} (${numeric ? 'number' : 'text'}: ${align})`);

@@ -176,7 +176,11 @@
       var th = el("th");
       th.setAttribute("scope", "col");
       th.setAttribute("data-key", c[0]);
-      if (c[2]) { th.setAttribute("data-type", "num"); }
+      if (c[2]) {
+        th.setAttribute("data-type", "num");
+        /* A numeric header keeps to two lines: half its name wide, and the sort arrow. */
+        th.style.minWidth = Math.ceil(c[1].length / 2 + 4) + "ch";
+      }
       var button = el("button");
       button.type = "button";
       button.appendChild(el("span", c[1], "label"));
