@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
+
 from ffsite.datasets.llm_dreams import DATASET
 from ffsite.datasets.llm_dreams.reader import continuation_id, opening_id
 from ffsite.format import read_file_metadata
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_panels, self_judge_notes
+from ffsite.site.output import Download
+from ffsite.site.pages.model_personality import trait_labels
 from ffsite.site.render import response_html
 from ffsite.site.sections import Credit, Section, model_page, source_credit
 from ffsite.site.urls import TRAITS, link
@@ -32,12 +36,11 @@ class DreamsSection(Section):
 
 def model_section(ctx: SiteContext, model: str) -> list[Section]:
     """The section, or none when the model is not in llm-dreams."""
-    means = ctx.score_results.judge_means
-    own = means[(means["dataset"] == DATASET.id) & (means["model"] == model)]
-    if own.empty:
+    own = ctx.prepared(judge_means_by_model).get(model)
+    if own is None:
         return []
     slug, page = model_page(ctx, model)
-    own = own.assign(trait=own["trait_id"].map(ctx.labels))
+    own = own.assign(trait=own["trait_id"].map(ctx.prepared(trait_labels)))
     download = ctx.output.data(f"models/{slug}/llm-dreams-judges", own,
                                f"{ctx.registry.display_name(model)}: each llm-dreams "
                                "judge's mean per trait, with 95% intervals", page)
@@ -57,18 +60,31 @@ def model_section(ctx: SiteContext, model: str) -> list[Section]:
         near_empty=sum(ctx.prepared(near_empty).get(name, 0) for name in names))]
 
 
-def judges_table(ctx: SiteContext, page: str, own, download) -> Table:
+def judge_means_by_model(ctx: SiteContext) -> dict[str, pd.DataFrame]:
+    """Each model's rows of the judges' means, split once for every page rather than
+    filtered out of all the models' rows on each (the rows in their order there)."""
+    means = ctx.score_results.judge_means
+    means = means[means["dataset"] == DATASET.id]
+    return dict(tuple(means.groupby("model", sort=False)))
+
+
+def judges_table(ctx: SiteContext, page: str, own: pd.DataFrame, download: Download
+                 ) -> Table:
     """Traits as rows, judges as columns: each judge's mean with its interval."""
     judges = sorted(set(own["judge"]))
-    by_cell = own.set_index(["trait_id", "judge"])
+    # The cells by (trait, judge) from plain lists: indexing the frame per cell cost
+    # more than everything else on the page.
+    by_cell = {(trait_id, judge): (mean, low, high) for trait_id, judge, mean, low, high
+               in zip(*(own[c].tolist() for c in ("trait_id", "judge", "mean", "ci_low",
+                                                  "ci_high")), strict=True)}
     rows = []
     for trait_id, label in sorted(set(zip(own["trait_id"], own["trait"], strict=True)),
                                   key=lambda pair: pair[1]):
         row = [Cell(label, href=link(page, ctx.slugs.page(TRAITS, trait_id)), header=True)]
         for judge in judges:
-            r = by_cell.loc[(trait_id, judge)] if (trait_id, judge) in by_cell.index else None
+            r = by_cell.get((trait_id, judge))
             row.append(Cell("–") if r is None else estimate_cell(
-                r["mean"], r["ci_low"], r["ci_high"], what=f"{judge}'s mean"))
+                *r, what=f"{judge}'s mean"))
         rows.append(row)
     return Table("llm-dreams-judges", "Each judge's mean score per trait (1-10), with its "
                  "95% interval over the model's two answer sets", [
@@ -81,15 +97,11 @@ def judges_table(ctx: SiteContext, page: str, own, download) -> Table:
 
 def self_gap_table(ctx: SiteContext, page: str, model: str) -> Table | None:
     """The model's self-rating gap per trait, when it is one of the judges."""
-    found = ctx.prepared(judge_panels).get(DATASET.id)
-    if found is None or found.gaps is None or found.gaps.empty:
-        return None
-    gaps = found.gaps[ctx.registry.ids([DATASET.id] * len(found.gaps), found.gaps["model"])
-                      == model]
-    if gaps.empty:
+    gaps = ctx.prepared(gaps_by_model).get(model)
+    if gaps is None:
         return None
     rows = []
-    for r in gaps.assign(trait=gaps["trait_id"].map(ctx.labels)).sort_values(
+    for r in gaps.assign(trait=gaps["trait_id"].map(ctx.prepared(trait_labels))).sort_values(
             "trait").itertuples(index=False):
         clear = bool(r.ci_low > 0 or r.ci_high < 0)
         rows.append([Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),
@@ -103,6 +115,17 @@ def self_gap_table(ctx: SiteContext, page: str, model: str) -> Table | None:
                            Column("gap", "Self-rating gap", cue="+ = favours itself")], rows,
                  note="Coloured where the 95% prediction interval excludes 0; the Judges page "
                       "explains how it is measured.")
+
+
+def gaps_by_model(ctx: SiteContext) -> dict[str, pd.DataFrame]:
+    """The self-rating gaps of each model that is one of the judges, by its id: the
+    dataset's names resolved once, not once per page."""
+    found = ctx.prepared(judge_panels).get(DATASET.id)
+    if found is None or found.gaps is None or found.gaps.empty:
+        return {}
+    gaps = found.gaps
+    ids = ctx.registry.ids([DATASET.id] * len(gaps), gaps["model"])
+    return {model: gaps[ids == model] for model in dict.fromkeys(ids) if model is not None}
 
 
 def near_empty(ctx: SiteContext) -> dict[str, int]:

@@ -3,6 +3,8 @@ each response by program (length, structure, punctuation, emphasis)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ffsite.judges.communication import COMMUNICATION_TRAITS, GROUPS, LABELS
@@ -54,22 +56,31 @@ def build(ctx: SiteContext) -> None:
                     charts=[figure] if figure else [])
 
 
+def by_measure(ctx: SiteContext) -> tuple[dict[str, int], dict[str, Any]]:
+    """({model: its row}, {measure: its values}) of the averages, made once for every
+    model page: indexing the frame cell by cell on each page cost most of its table.
+    The values keep their own types (numpy scalars, as `DataFrame.at` gives them)."""
+    averages = ctx.communication
+    return ({model: row for row, model in enumerate(averages["model"].tolist())},
+            {measure: averages[measure].array for measure in measures(averages)})
+
+
 def model_table(ctx: SiteContext, model: str) -> Table | None:
     """A model's averages beside the reference model's, for its page."""
-    averages = ctx.communication.set_index("model")
-    if model not in averages.index:
+    rows_of, values = ctx.prepared(by_measure)
+    if model not in rows_of:
         return None
     reference = ctx.config.reference_model
-    has_reference = reference in averages.index and reference != model  # not beside itself
+    has_reference = reference in rows_of and reference != model  # not beside itself
     columns = [Column("measure", "Measure", numeric=False), Column("value", model)]
     if has_reference:
         columns.append(Column("reference", reference))
     rows = []
-    for measure in measures(averages.reset_index()):
+    for measure, column in values.items():
         row = [Cell(LABELS.get(measure, measure), header=True),
-               value_cell(measure, averages.at[model, measure])]
+               value_cell(measure, column[rows_of[model]])]
         if has_reference:
-            row.append(value_cell(measure, averages.at[reference, measure]))
+            row.append(value_cell(measure, column[rows_of[reference]]))
         rows.append(row)
     return Table("model-communication", "Communication traits: average per response",
                  columns, rows, note="All models: see the communication page.")

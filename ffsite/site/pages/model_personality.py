@@ -66,7 +66,8 @@ class JudgedScores:
     (ranked among the scored models, with the strength from derived votes), the shifts
     under pressure and the bend (ranked)."""
 
-    baseline: dict[str, pd.DataFrame]  # by model
+    baseline: dict[str, pd.DataFrame]  # by model, each trait labelled
+    parts: dict[str, list[tuple[str, str, pd.DataFrame]]]  # by model: model_parts
     shifts: dict[str, pd.DataFrame]  # by model
     bend: dict[str, pd.DataFrame]  # by model
     scales: dict[str, tuple[float, float]]  # trait id -> (lowest, highest) score
@@ -92,21 +93,21 @@ class JudgedScores:
             "comparisons": "derived_comparisons"}).drop(columns="source_model")
         baseline = baseline.merge(strengths, how="left",
                                   on=["dataset", "condition", "model", "trait_id", "judge"])
+        baseline = baseline.assign(trait=baseline["trait_id"].map(ctx.labels))
         bend = results.bend
         by = ["dataset", "condition", "judge"]
         bend = pd.concat([bend, grouped_rank_ranges(bend, by, "bend")], axis=1).assign(
             models_ranked=bend.groupby(by)["bend"].transform("size").astype(np.int64))
         scales = {t: (float(lo), float(hi)) for t, lo, hi in results.traits[
             ["trait_id", "scale_min", "scale_max"]].itertuples(index=False)}
-        return cls(by_model(baseline), by_model(results.shifts), by_model(bend), scales,
-                   dict(results.judges))
+        return cls(by_model(baseline), model_parts(baseline), by_model(results.shifts),
+                   by_model(bend), scales, dict(results.judges))
 
     def sections(self, ctx: SiteContext, model: str) -> list[Section]:
         own = self.baseline.get(model)
         if own is None:
             return []
         slug, page = model_page(ctx, model)
-        own = own.assign(trait=own["trait_id"].map(ctx.labels))
         name = ctx.registry.display_name(model)
         download = ctx.output.data(
             f"models/{slug}/personality", own[PUBLISHED],
@@ -115,8 +116,7 @@ class JudgedScores:
             "conditions", page)
         pressure = self.pressure(ctx, model)
         found: list[Section] = []
-        for (dataset, judge), part in own.groupby(["dataset", "judge"], sort=True):
-            part = part.sort_values("trait", kind="stable")
+        for dataset, judge, part in self.parts.get(model, []):
             lowest, highest = self.scales.get(part["trait_id"].iloc[0], (np.nan, np.nan))
             record = find(dataset)
             unit = record.unit_label if record else "prompt"
@@ -151,7 +151,7 @@ class JudgedScores:
             return None
         slug, page = model_page(ctx, model)
         name = ctx.registry.display_name(model)
-        shifts = labelled(shifts, ctx.labels)
+        shifts = labelled(shifts, ctx.prepared(trait_labels))
         return (bend, shifts,
                 ctx.output.data(f"models/{slug}/bend", bend.drop(columns="models_ranked").assign(
                     models_compared=bend["models_ranked"]),
@@ -165,6 +165,33 @@ class JudgedScores:
 
 def by_model(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return dict(tuple(frame.groupby("model", sort=False)))
+
+
+def model_parts(baseline: pd.DataFrame) -> dict[str, list[tuple[str, str, pd.DataFrame]]]:
+    """Each model's (dataset, judge, its rows) in that order, the rows by trait label
+    (stable): one sort and one grouping for every model, not one per page.  Sorting all
+    the rows before grouping orders each group as sorting the group alone would."""
+    found: dict[str, list[tuple[str, str, pd.DataFrame]]] = {}
+    ordered = baseline.sort_values("trait", kind="stable")
+    for (model, dataset, judge), part in ordered.groupby(["model", "dataset", "judge"],
+                                                          sort=True):
+        found.setdefault(model, []).append((dataset, judge, part))
+    return found
+
+
+def trait_labels(ctx: SiteContext) -> pd.Series:
+    """`ctx.labels` made once for every model page (the property builds it anew on each
+    call, and the pages ask for it hundreds of times)."""
+    return ctx.labels
+
+
+# The columns personality_table reads, in its order: only these become Python values,
+# in one conversion (itertuples over every published column cost more than the rest of
+# the section).
+TABLE_COLUMNS = ["trait", "trait_id", "mean", "ci_low", "ci_high", "below_rubric_floor", "n",
+                 "rank", "models_ranked", "rank_low", "rank_high",
+                 "strength_derived_from_scores", "strength_ci_low", "strength_ci_high",
+                 "n_prompts"]
 
 
 def pressure_tables(ctx: SiteContext, page: str, dataset: str, judge: str,
@@ -189,17 +216,16 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
     unit = record.unit_label if record else "prompt"
     models = int(part["models_ranked"].max())
     rows = []
-    for r in part.itertuples(index=False):
+    for (trait, trait_id, mean, low, high, below, n, rank, ranked, rank_low, rank_high,
+         strength, strength_low, strength_high, prompts
+         ) in part[TABLE_COLUMNS].to_numpy(dtype=object).tolist():
         rows.append([
-            Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)), header=True),
-            below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
-                        r.below_rubric_floor, r.n),
-            rank_cell(r.rank, r.models_ranked, r.rank_low, r.rank_high),
-            estimate_cell(r.strength_derived_from_scores, r.strength_ci_low,
-                          r.strength_ci_high, signs=True,
-                          css=heat_class(r.strength_derived_from_scores),
-                          what="strength derived from scores"),
-            count_cell(r.n_prompts)])
+            Cell(trait, href=link(page, ctx.slugs.page(TRAITS, trait_id)), header=True),
+            below_floor(estimate_cell(mean, low, high, what="mean score"), below, n),
+            rank_cell(rank, ranked, rank_low, rank_high),
+            estimate_cell(strength, strength_low, strength_high, signs=True,
+                          css=heat_class(strength), what="strength derived from scores"),
+            count_cell(prompts)])
     return Table(table_id, f"Mean score per trait{' at ' + condition if condition else ''}, "
                  "and strength against the other models (derived from scores)", [
                      Column("trait", "Trait", numeric=False),
