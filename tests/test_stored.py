@@ -1,0 +1,124 @@
+"""ffsite._stored: results kept on disk give exactly what a fresh computation gives, are
+found again only for the same inputs and code, and a damaged file is a miss."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import eigenbench_fixture as fixture
+import numpy as np
+import pandas as pd
+import pytest
+
+from ffsite import _stored
+from ffsite.metrics import eigenbench as eb
+
+
+def assert_same(left: object, right: object) -> None:
+    """Equal to the bit: arrays in dtype, shape and bytes (NaN where NaN), frames in
+    columns, dtypes and values, dataclasses field by field."""
+    assert type(left) is type(right)
+    if isinstance(left, np.ndarray):
+        assert left.dtype == right.dtype and left.shape == right.shape
+        if left.dtype == object:
+            assert left.tolist() == right.tolist()
+        else:
+            assert left.tobytes() == right.tobytes()
+    elif isinstance(left, pd.DataFrame):
+        assert list(left.columns) == list(right.columns)
+        assert left.columns.dtype == right.columns.dtype
+        assert left.index.equals(right.index) and type(left.index) is type(right.index)
+        for name in left.columns:
+            assert left[name].dtype == right[name].dtype
+            assert_same(left[name].to_numpy(dtype=object if left[name].dtype == "str"
+                                            else None),
+                        right[name].to_numpy(dtype=object if right[name].dtype == "str"
+                                             else None))
+    elif dataclasses.is_dataclass(left):
+        for field in dataclasses.fields(left):
+            assert_same(getattr(left, field.name), getattr(right, field.name))
+    elif isinstance(left, (list, tuple)):
+        assert len(left) == len(right)
+        for a, b in zip(left, right, strict=True):
+            assert_same(a, b)
+    elif isinstance(left, dict):
+        assert list(left) == list(right)
+        for key in left:
+            assert_same(left[key], right[key])
+    elif isinstance(left, float) and np.isnan(left):
+        assert np.isnan(right)
+    else:
+        assert left == right
+
+
+def test_values_come_back_exactly(tmp_path: Path) -> None:
+    value = {"frame": pd.DataFrame({"model": ["a", None],  # pandas 3: a `str` column
+                                    "kept": pd.Series(["x", "y"], dtype=object),
+                                    "elo": [1000.0, np.nan], "n": np.array([3, 4]),
+                                    "chosen": [True, False]}),
+             "empty": pd.DataFrame({"model": np.zeros(0, dtype=object)}),
+             "refits": (np.array(["a"], dtype=object), np.ones((3, 1), np.float32)),
+             "scalar": np.float64(0.1), "nan": float("nan"), "count": 7,
+             "names": ("x", "y"), "none": None, "flag": True}
+    calls = []
+
+    def compute() -> dict:
+        calls.append(1)
+        return value
+
+    with _stored.kept_in(tmp_path):
+        first = _stored.remembered("test", (), (np.arange(3), "a", 1.5), compute)
+        again = _stored.remembered("test", (), (np.arange(3), "a", 1.5), compute)
+    assert len(calls) == 1
+    assert_same(first, value)
+    assert_same(again, value)
+
+
+def test_other_inputs_or_no_build_compute_again(tmp_path: Path) -> None:
+    calls = []
+
+    def compute() -> int:
+        calls.append(1)
+        return len(calls)
+
+    with _stored.kept_in(tmp_path):
+        assert _stored.remembered("test", (), (np.arange(3),), compute) == 1
+        # The same numbers in another dtype are other inputs.
+        assert _stored.remembered("test", (), (np.arange(3, dtype=np.int32),), compute) == 2
+        assert _stored.remembered("test", (), (np.arange(3),), compute) == 1
+    assert _stored.remembered("test", (), (np.arange(3),), compute) == 3  # nothing kept
+
+
+def test_a_damaged_file_is_computed_again(tmp_path: Path) -> None:
+    with _stored.kept_in(tmp_path):
+        _stored.remembered("test", (), ("k",), lambda: np.arange(4))
+        (stored,) = (tmp_path / "test").glob("*.npz")
+        stored.write_bytes(b"not an npz file")
+        found = _stored.remembered("test", (), ("k",), lambda: np.arange(5))
+        assert found.tolist() == list(range(5))
+        assert _stored.remembered("test", (), ("k",), lambda: None).tolist() == list(range(5))
+
+
+def test_what_cannot_be_kept_exactly_is_not_kept(tmp_path: Path) -> None:
+    mixed = pd.DataFrame({"value": np.array(["a", 1], dtype=object)})
+    indexed = pd.DataFrame({"value": [1.0]}, index=["x"])
+    for value in (mixed, indexed):
+        with pytest.raises(_stored.Unstorable):
+            _stored.encode(value, {})
+    with _stored.kept_in(tmp_path):
+        assert _stored.remembered("test", (), ("mixed",), lambda: mixed) is mixed
+    assert not list((tmp_path / "test").glob("*.npz"))
+
+
+def test_a_kept_eigenbench_fit_is_the_fresh_fit(tmp_path: Path) -> None:
+    judgments = fixture.simulate(fixture.truth(4, 1, seed=3), 400, seed=7)
+    fresh = eb.eigenbench(judgments, n_bootstrap=10)
+    with _stored.kept_in(tmp_path):
+        eb.eigenbench(judgments, n_bootstrap=10)  # computed and kept
+        assert len(list((tmp_path / "eigenbench").glob("*.npz"))) == 1
+        kept = eb.eigenbench(judgments, n_bootstrap=10)
+        other = eb.eigenbench(judgments, n_bootstrap=11)  # other settings: fitted again
+    assert len(list((tmp_path / "eigenbench").glob("*.npz"))) == 2
+    assert_same(kept, fresh)
+    assert other.n_bootstrap == 11
