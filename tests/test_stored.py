@@ -10,9 +10,13 @@ import eigenbench_fixture as fixture
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import trait, write_test_votes
+from site_fixture import build_tiny
 
 from ffsite import _stored
+from ffsite.format.read import read_annotations
 from ffsite.metrics import eigenbench as eb
+from ffsite.metrics.ratings import ratings_table
 
 
 def assert_same(left: object, right: object) -> None:
@@ -122,3 +126,44 @@ def test_a_kept_eigenbench_fit_is_the_fresh_fit(tmp_path: Path) -> None:
     assert len(list((tmp_path / "eigenbench").glob("*.npz"))) == 2
     assert_same(kept, fresh)
     assert other.n_bootstrap == 11
+
+
+def test_a_kept_ratings_table_is_the_fresh_table(tmp_path: Path) -> None:
+    votes = write_test_votes(tmp_path / "v.parquet", *RATED)
+    annotations = read_annotations([votes])
+    fresh_refits: dict = {}
+    fresh = ratings_table(annotations, anchor="ref", n_bootstrap=50, refits=fresh_refits)
+    with _stored.kept_in(tmp_path / "cache"):
+        ratings_table(annotations, anchor="ref", n_bootstrap=50, refits={})
+        kept_refits: dict = {}
+        kept = ratings_table(annotations, anchor="ref", n_bootstrap=50, refits=kept_refits)
+        ratings_table(annotations, anchor="ref", n_bootstrap=50)  # no refits: its own
+    assert len(list((tmp_path / "cache" / "ratings").glob("*.npz"))) == 2
+    assert_same(kept, fresh)
+    assert_same(dict(sorted(kept_refits.items())), dict(sorted(fresh_refits.items())))
+
+
+def test_a_build_from_kept_results_is_byte_identical(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "cache"))
+    cold = tree(build_tiny(tmp_path / "cold"))
+    kept = list((tmp_path / "cache" / "results").rglob("*.npz"))
+    assert kept  # the ratings at least
+    saved = []
+    monkeypatch.setattr(_stored, "_save", lambda path, value: saved.append(path))
+    warm = tree(build_tiny(tmp_path / "warm"))
+    assert saved == []  # every result was found
+    assert warm.keys() == cold.keys()
+    assert [name for name in cold if cold[name] != warm[name]] == []
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".ffsite-inputs"}
+
+
+RATED = ([{"comparison_id": f"c{i}", "model_a": a, "model_b": b}
+          for i, (a, b) in enumerate([("ref", "m1"), ("m1", "m2"), ("ref", "m2"),
+                                      ("m2", "ref"), ("m1", "ref"), ("ref", "m1")])],
+         [{"comparison_id": f"c{i}", **trait("is more verbose"), "judge": "j", "vote": v}
+          for i, v in enumerate(["A", "B", "tie", "A", "A", "B"])])
