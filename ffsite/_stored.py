@@ -61,7 +61,11 @@ def remembered(kind: str, modules: tuple[ModuleType, ...], inputs: tuple,
     folder = _folder
     if folder is None:
         return compute()
-    path = folder / kind / f"{digest(code_version(modules), inputs)}.npz"
+    try:
+        key = digest(code_version(modules), inputs)
+    except TypeError:  # an input it cannot tell apart exactly: nothing kept
+        return compute()
+    path = folder / kind / f"{key}.npz"
     found = _load(path)
     if found is not None:
         return found
@@ -74,13 +78,17 @@ def remembered(kind: str, modules: tuple[ModuleType, ...], inputs: tuple,
 
 @cache
 def code_version(modules: tuple[ModuleType, ...]) -> str:
-    """The hash of the modules' source, this module's and the numeric libraries'
-    versions."""
+    """The hash of the modules' source (a package's: every module under it), this
+    module's and the numeric libraries' versions."""
     parts = [STORE_VERSION, sys.version, platform.machine(), np.__version__, pd.__version__,
              _scipy_version(), _blas()]
     for module in (*modules, sys.modules[__name__]):
-        parts.append(module.__name__)
-        parts.append(Path(module.__file__ or "").read_bytes().hex())
+        source = Path(module.__file__ or "")
+        files = sorted(source.parent.rglob("*.py")) if hasattr(module, "__path__") else [
+            source]
+        for file in files:
+            parts.append(f"{module.__name__}:{file.relative_to(source.parent)}")
+            parts.append(hashlib.sha256(file.read_bytes()).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -123,11 +131,54 @@ def _feed(hasher: Any, value: Any) -> None:
         for key, item in value.items():
             _feed(hasher, key)
             _feed(hasher, item)
-    elif value is None or isinstance(value, (str, int, float, np.generic)):
+    elif value is pd.NA or value is pd.NaT:
+        hasher.update(repr(value).encode())
+    elif value is None or isinstance(value, (str, int, float, np.generic, Path)):
         text = repr(value)
         hasher.update(f"{type(value).__name__}{len(text)}:{text}".encode())
+    elif isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
+        _feed_pandas(hasher, value)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        hasher.update(f"C{type(value).__module__}.{type(value).__qualname__}".encode())
+        for field in dataclasses.fields(value):
+            _feed(hasher, field.name)
+            _feed(hasher, getattr(value, field.name))
     else:
         raise TypeError(f"cannot hash a {type(value).__name__} for a stored result")
+
+
+def _feed_pandas(hasher: Any, value: pd.DataFrame | pd.Series | pd.Index) -> None:
+    """A frame by its index, column names and columns, each by its dtype and values
+    (text in one piece through json's C encoder: a Python call per value would take a
+    second for a site's scores)."""
+    if isinstance(value, pd.DataFrame):
+        hasher.update(f"F{value.shape}".encode())
+        _feed(hasher, value.index)
+        _feed(hasher, value.columns)
+        for position in range(value.shape[1]):
+            _feed(hasher, value.iloc[:, position])
+        return
+    if isinstance(value, pd.RangeIndex):
+        hasher.update(f"R{value.start},{value.stop},{value.step}".encode())
+        return
+    hasher.update(f"S{type(value).__name__}{value.dtype!r}{len(value)}".encode())
+    if isinstance(value.dtype, np.dtype) and value.dtype != object:
+        _feed(hasher, value.to_numpy())
+        return
+    if isinstance(value.dtype, pd.CategoricalDtype):
+        _feed(hasher, (value.dtype.categories, value.dtype.ordered,
+                       np.asarray(pd.Categorical(value).codes)))
+        return
+    values = value.tolist()
+    if set(map(type, values)) <= _JSON_KINDS:  # json tells these apart exactly
+        text = json.dumps(values, ensure_ascii=False)
+        hasher.update(f"J{len(text)}:".encode())
+        hasher.update(text.encode("utf-8", "surrogatepass"))
+    else:
+        _feed(hasher, values)
+
+
+_JSON_KINDS = {str, int, float, bool, type(None)}
 
 
 # ------------------------------------------------------------------- the encoding

@@ -4,6 +4,7 @@ found again only for the same inputs and code, and a damaged file is a miss."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import eigenbench_fixture as fixture
@@ -11,12 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import trait, write_test_votes
-from site_fixture import build_tiny
+from pressure_fixture import build_pressure
 
 from ffsite import _stored
+from ffsite.format import read_scores, write_scores
 from ffsite.format.read import read_annotations
 from ffsite.metrics import eigenbench as eb
 from ffsite.metrics.ratings import ratings_table
+from ffsite.metrics.results import score_results
 
 
 def assert_same(left: object, right: object) -> None:
@@ -146,15 +149,61 @@ def test_a_kept_ratings_table_is_the_fresh_table(tmp_path: Path) -> None:
 def test_a_build_from_kept_results_is_byte_identical(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "cache"))
-    cold = tree(build_tiny(tmp_path / "cold"))
-    kept = list((tmp_path / "cache" / "results").rglob("*.npz"))
-    assert kept  # the ratings at least
+    # Built twice from the same folder (the scores name their files: another folder
+    # would be other inputs), the second time from the kept results.
+    cold = tree(build_pressure(tmp_path / "root"))  # votes and judge scores
+    kept = {path.parent.name for path in (tmp_path / "cache" / "results").rglob("*.npz")}
+    assert kept == {"ratings", "score-results"}
+    shutil.rmtree(tmp_path / "root" / "site")
     saved = []
     monkeypatch.setattr(_stored, "_save", lambda path, value: saved.append(path))
-    warm = tree(build_tiny(tmp_path / "warm"))
+    warm = tree(build_pressure(tmp_path / "root"))
     assert saved == []  # every result was found
     assert warm.keys() == cold.keys()
     assert [name for name in cold if cold[name] != warm[name]] == []
+
+
+def test_kept_score_results_are_the_fresh_results(tmp_path: Path) -> None:
+    rows = [{"dataset": "d", "response_id": f"{m}/{p}", "prompt_id": p, "model": m,
+             "condition": "baseline", "judge": "J", "trait_id": "warm", "trait": "Warmth",
+             "trait_set": "s", "scale_min": 1, "scale_max": 10, "seed": None,
+             "score": float((ord(m) * 7 + int(p[1:]) * 3) % 10 + 1)}
+            for m in "abcd" for p in ("p1", "p2", "p3", "p4", "p5", "p6")]
+    write_scores(pd.DataFrame(rows), tmp_path / "d.parquet")
+    scores = read_scores([tmp_path / "d.parquet"])
+    fresh = score_results(scores, n_bootstrap=50)
+    assert len(fresh.ratings)  # six prompts: rated too
+    arrays: dict = {}
+    assert_same(_stored.decode(_stored.encode(fresh, arrays), arrays), fresh)
+
+
+def test_inputs_hash_by_every_difference_that_could_matter() -> None:
+    frame = pd.DataFrame({"model": ["a", "b"], "score": [1.0, 2.0]})
+    same = pd.DataFrame({"model": ["a", "b"], "score": [1.0, 2.0]})
+    assert _stored.digest(frame) == _stored.digest(same)
+    others = [
+        frame.astype({"model": object}),  # the same text in another dtype
+        frame.astype({"score": np.float32}),
+        frame.assign(model=["a", None]),
+        frame.assign(model=["a", "c"]),
+        frame.assign(score=[1.0, -2.0]),
+        frame.rename(columns={"score": "value"}),
+        frame.set_axis([1, 2]),
+        frame.assign(model=pd.Categorical(["a", "b"], categories=["a", "b", "c"])),
+        frame.assign(model=pd.Categorical(["a", "b"], categories=["b", "a"])),
+    ]
+    hashes = {_stored.digest(frame), *(_stored.digest(other) for other in others)}
+    assert len(hashes) == len(others) + 1
+    object_text = pd.Series(["1", None], dtype=object)
+    assert _stored.digest(object_text) != _stored.digest(pd.Series([1, None], dtype=object))
+    assert _stored.digest(pd.Series([np.float64(1.5)], dtype=object)) != _stored.digest(
+        pd.Series([1.5], dtype=object))  # numpy scalars are told apart from floats
+
+
+def test_a_package_code_version_reads_every_module_under_it(tmp_path: Path) -> None:
+    import ffsite.metrics
+    from ffsite.metrics import ranking
+    assert _stored.code_version((ffsite.metrics,)) != _stored.code_version((ranking,))
 
 
 def tree(folder: Path) -> dict[str, bytes]:
