@@ -17,8 +17,10 @@ from pressure_fixture import build_pressure
 from ffsite import _stored
 from ffsite.format import read_scores, write_scores
 from ffsite.format.read import read_annotations
+from ffsite.format.scores import Scores
 from ffsite.metrics import eigenbench as eb
-from ffsite.metrics.ratings import ratings_table
+from ffsite.metrics.from_scores import mean_differences
+from ffsite.metrics.ratings import ratings_table, trait_refits
 from ffsite.metrics.results import score_results
 
 
@@ -146,6 +148,28 @@ def test_a_kept_ratings_table_is_the_fresh_table(tmp_path: Path) -> None:
     assert_same(dict(sorted(kept_refits.items())), dict(sorted(fresh_refits.items())))
 
 
+def test_kept_trait_refits_are_the_fresh_refits(tmp_path: Path) -> None:
+    annotations = read_annotations([write_test_votes(tmp_path / "v.parquet", *RATED)])
+    verbose = trait("is more verbose")["trait_id"]
+    fresh = trait_refits(annotations, verbose, anchor="ref", n_bootstrap=40)
+    with _stored.kept_in(tmp_path / "cache"):
+        trait_refits(annotations, verbose, anchor="ref", n_bootstrap=40)
+        kept = trait_refits(annotations, verbose, anchor="ref", n_bootstrap=40)
+    assert len(list((tmp_path / "cache" / "trait-refits").glob("*.npz"))) == 1
+    assert_same(kept, fresh)
+
+
+def test_kept_mean_differences_are_the_fresh_ones(tmp_path: Path) -> None:
+    scores = six_prompt_scores(tmp_path)
+    fresh = mean_differences(scores, dataset="d", condition="baseline", n_bootstrap=30)
+    with _stored.kept_in(tmp_path / "cache"):
+        mean_differences(scores, dataset="d", condition="baseline", n_bootstrap=30)
+        kept = mean_differences(scores, dataset="d", condition="baseline", n_bootstrap=30)
+    assert len(list((tmp_path / "cache" / "mean-differences").glob("*.npz"))) == 1
+    assert fresh and list(fresh) == [("warm", "J")]
+    assert_same(kept, fresh)
+
+
 def test_a_build_from_kept_results_is_byte_identical(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "cache"))
@@ -153,7 +177,7 @@ def test_a_build_from_kept_results_is_byte_identical(tmp_path: Path, monkeypatch
     # would be other inputs), the second time from the kept results.
     cold = tree(build_pressure(tmp_path / "root"))  # votes and judge scores
     kept = {path.parent.name for path in (tmp_path / "cache" / "results").rglob("*.npz")}
-    assert kept == {"ratings", "score-results"}
+    assert kept == {"ratings", "score-results", "mean-differences"}
     shutil.rmtree(tmp_path / "root" / "site")
     saved = []
     monkeypatch.setattr(_stored, "_save", lambda path, value: saved.append(path))
@@ -163,15 +187,19 @@ def test_a_build_from_kept_results_is_byte_identical(tmp_path: Path, monkeypatch
     assert [name for name in cold if cold[name] != warm[name]] == []
 
 
-def test_kept_score_results_are_the_fresh_results(tmp_path: Path) -> None:
+def six_prompt_scores(folder: Path) -> Scores:
+    """Four models' scores on six prompts (enough for ratings), one judge, one trait."""
     rows = [{"dataset": "d", "response_id": f"{m}/{p}", "prompt_id": p, "model": m,
              "condition": "baseline", "judge": "J", "trait_id": "warm", "trait": "Warmth",
              "trait_set": "s", "scale_min": 1, "scale_max": 10, "seed": None,
              "score": float((ord(m) * 7 + int(p[1:]) * 3) % 10 + 1)}
             for m in "abcd" for p in ("p1", "p2", "p3", "p4", "p5", "p6")]
-    write_scores(pd.DataFrame(rows), tmp_path / "d.parquet")
-    scores = read_scores([tmp_path / "d.parquet"])
-    fresh = score_results(scores, n_bootstrap=50)
+    write_scores(pd.DataFrame(rows), folder / "d.parquet")
+    return read_scores([folder / "d.parquet"])
+
+
+def test_kept_score_results_are_the_fresh_results(tmp_path: Path) -> None:
+    fresh = score_results(six_prompt_scores(tmp_path), n_bootstrap=50)
     assert len(fresh.ratings)  # six prompts: rated too
     arrays: dict = {}
     assert_same(_stored.decode(_stored.encode(fresh, arrays), arrays), fresh)

@@ -368,10 +368,17 @@ def trait_refits(annotations: Annotations, trait_id: str, *, anchor: str,
     if not jobs:
         return None
     _, _, keep, outcome = jobs[0]
-    models = annotations.models
-    return models, rate_trait(code_a[keep], code_b[keep], outcome[keep], len(models),
-                              anchor=models.index(anchor), n_bootstrap=n_bootstrap,
-                              seed=_trait_seed(seed, trait_id), level=level)
+    models, a, b, won = annotations.models, code_a[keep], code_b[keep], outcome[keep]
+    # Kept on disk by a build, as ratings_table's tables are.
+    return models, remembered(
+        "trait-refits", _CODE, (a, b, won, len(models), anchor, models, n_bootstrap, seed,
+                                trait_id, level),
+        lambda: rate_trait(a, b, won, len(models), anchor=models.index(anchor),
+                           n_bootstrap=n_bootstrap, seed=_trait_seed(seed, trait_id),
+                           level=level))
+
+
+_CODE = (sys.modules[__name__], ranking, resampling)  # what the fits' results depend on
 
 
 def _trait_seed(seed: int, trait_id: str) -> list[int]:
@@ -397,7 +404,7 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
     # disk (ffsite._stored), as its refits take seconds.
     inputs = (models, anchor, n_bootstrap, seed, level, refits is not None,
               [(t, d, code_a[keep], code_b[keep], o[keep]) for t, d, keep, o in jobs])
-    table, found = remembered("ratings", (sys.modules[__name__], ranking, resampling), inputs,
+    table, found = remembered("ratings", _CODE, inputs,
                               lambda: _rated_table(models, anchor, code_a, code_b, jobs,
                                                    n_bootstrap, seed, level, refits))
     if refits is not None:
