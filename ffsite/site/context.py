@@ -142,6 +142,7 @@ class SiteContext:
     _judges: dict[str, str | None] = field(default_factory=dict)
     _seeded: dict[str, pd.DataFrame] = field(default_factory=dict)
     _prepared: dict[Callable[[SiteContext], Any], Any] = field(default_factory=dict)
+    _labels: tuple[pd.DataFrame, pd.Series] | None = None
 
     @classmethod
     def create(cls, config: SiteConfig, annotations: Annotations, output: SiteOutput,
@@ -195,7 +196,11 @@ class SiteContext:
     @property
     def labels(self) -> pd.Series:
         """Each trait's label, by trait id."""
-        return self.traits.set_index("trait_id")["label"]
+        # Pages ask ~900 times a build: made once per `traits` table, and handed out as
+        # shallow copies (copy-on-write: a page changing its copy changes no other).
+        if self._labels is None or self._labels[0] is not self.traits:
+            self._labels = (self.traits, self.traits.set_index("trait_id")["label"])
+        return self._labels[1].copy(deep=False)
 
     def prepared(self, prepare: Callable[[SiteContext], T]) -> T:
         """`prepare(self)`, computed on the first call and kept for the build: the work a
