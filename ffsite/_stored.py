@@ -23,6 +23,7 @@ import os
 import platform
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -52,6 +53,22 @@ def kept_in(folder: Path | None) -> Iterator[None]:
         yield
     finally:
         _folder = before
+        if folder is not None:
+            prune(folder)
+
+
+KEEP_DAYS = 30  # a result no build has read or written for this long is removed
+
+
+def prune(folder: Path, days: float = KEEP_DAYS) -> None:
+    """Remove what no build has used for `days`: every change of the code gives every
+    result a new key, so the old ones would otherwise pile up.  A result read is
+    touched (`_load`); one removed while another build wanted it is computed again."""
+    oldest = time.time() - days * 86400
+    for path in folder.glob("*/*"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and path.stat().st_mtime < oldest:
+                path.unlink()
 
 
 def remembered(kind: str, modules: tuple[ModuleType, ...], inputs: tuple,
@@ -298,9 +315,12 @@ def _load(path: Path) -> Any | None:
         with np.load(path, allow_pickle=False) as stored:
             arrays = {name: stored[name] for name in stored.files}
         tree = json.loads(arrays.pop(TREE).tobytes().decode("utf-8"))
-        return decode(tree, arrays)
+        value = decode(tree, arrays)
     except Exception:  # noqa: BLE001 - any damage is a miss, never an error
         return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # used: kept by `prune`
+    return value
 
 
 def _save(path: Path, value: Any) -> None:

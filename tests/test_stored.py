@@ -4,7 +4,9 @@ found again only for the same inputs and code, and a damaged file is a miss."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
+import time
 from pathlib import Path
 
 import eigenbench_fixture as fixture
@@ -244,3 +246,17 @@ RATED = ([{"comparison_id": f"c{i}", "model_a": a, "model_b": b}
                                       ("m2", "ref"), ("m1", "ref"), ("ref", "m1")])],
          [{"comparison_id": f"c{i}", **trait("is more verbose"), "judge": "j", "vote": v}
           for i, v in enumerate(["A", "B", "tie", "A", "A", "B"])])
+
+
+def test_results_unused_for_a_month_are_removed_when_a_build_ends(tmp_path: Path) -> None:
+    month_ago = time.time() - 31 * 86400
+    with _stored.kept_in(tmp_path):
+        _stored.remembered("test", (), ("read",), lambda: np.arange(2))
+        _stored.remembered("test", (), ("unused",), lambda: np.arange(3))
+        read, unused = (next(p for p in (tmp_path / "test").glob("*.npz")
+                             if _stored._load(p).tolist() == list(range(n))) for n in (2, 3))
+        for path in (read, unused):
+            os.utime(path, (month_ago, month_ago))
+        _stored.remembered("test", (), ("read",), lambda: None)  # a hit: touched
+    assert read.is_file()
+    assert not unused.exists()
