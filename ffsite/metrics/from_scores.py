@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
+from ffsite import models as models_module
+from ffsite._stored import remembered
 from ffsite.format import Scores
 from ffsite.metrics.ranking import rank_ranges
 from ffsite.models import Registry
@@ -107,7 +110,17 @@ def mean_differences(scores: Scores, registry: Registry | None = None, *, datase
     the `level` interval of every two models' difference of means [models, models]),
     the two means resampled together, prompt by prompt (both answered the same
     prompts, so their difference is surer than their own intervals say).  The
-    half-width is half the distance between the difference's 2.5% and 97.5% points."""
+    half-width is half the distance between the difference's 2.5% and 97.5% points.
+    Kept on disk by a build (ffsite._stored): seconds for the scores' largest dataset."""
+    return remembered("mean-differences", (sys.modules[__name__], models_module),
+                      (scores, registry, dataset, condition, n_bootstrap, seed, level),
+                      lambda: _mean_differences(scores, registry, dataset, condition,
+                                                n_bootstrap, seed, level))
+
+
+def _mean_differences(scores: Scores, registry: Registry | None, dataset: str,
+                      condition: str, n_bootstrap: int, seed: int, level: float
+                      ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
     found = {}
     tail = (1 - level) / 2
     for block in _blocks(scores, registry, n_bootstrap, seed):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,10 +39,13 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
+from ffsite._stored import remembered
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
+from ffsite.metrics import ranking, resampling
 from ffsite.metrics.ranking import rank_ranges
+from ffsite.metrics.resampling import resample_counts
 from ffsite.metrics.strength import trait_votes
 
 ANCHOR_ELO = 1000.0
@@ -62,7 +66,6 @@ _MAX_ITERATIONS = 100
 _MAX_STEP = 2.0  # logits; damps the first steps of a cold start under separation
 _RESAMPLES_PER_BATCH = 250
 _GUIDED_STEPS = 3
-_DRAWS_AT_ONCE = 2_000_000  # bootstrap draws held in memory at once
 
 
 @dataclass(frozen=True)
@@ -283,23 +286,6 @@ def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                         rank_low=ranges.low, rank_high=ranges.high, refits=resampled)
 
 
-def _resample_counts(category: np.ndarray, width: int, size: int,
-                     rng: np.random.Generator) -> np.ndarray:
-    """[size, width] counts of `size` bootstrap resamples of the comparisons' categories.
-
-    Drawn a few rows at a time so that memory stays bounded with many comparisons.
-    """
-    counts = np.empty((size, width), dtype=np.int64)
-    rows = max(1, _DRAWS_AT_ONCE // len(category))
-    for begin in range(0, size, rows):
-        chunk = min(rows, size - begin)
-        drawn = category[rng.integers(0, len(category), size=(chunk, len(category)))]
-        drawn += np.arange(chunk)[:, None] * width
-        counts[begin:begin + chunk] = np.bincount(
-            drawn.reshape(-1), minlength=chunk * width).reshape(chunk, width)
-    return counts
-
-
 def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                   n_models: int, *, anchor: int, n_bootstrap: int, seed: int | Sequence[int],
                   level: float, firth: bool
@@ -332,7 +318,7 @@ def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
     resampled = np.empty((n_bootstrap, n_models))
     for begin in range(0, n_bootstrap, _RESAMPLES_PER_BATCH):
         size = min(_RESAMPLES_PER_BATCH, n_bootstrap - begin)
-        counts = _resample_counts(category, width, size, rng)
+        counts = resample_counts(category, width, size, rng)
         resampled[begin:begin + size] = fit(counts, np.repeat(start, size, axis=0),
                                             _BOOTSTRAP_TOLERANCE, guided=True)
     resampled[:, np.isnan(elo[0])] = np.nan
@@ -382,10 +368,17 @@ def trait_refits(annotations: Annotations, trait_id: str, *, anchor: str,
     if not jobs:
         return None
     _, _, keep, outcome = jobs[0]
-    models = annotations.models
-    return models, rate_trait(code_a[keep], code_b[keep], outcome[keep], len(models),
-                              anchor=models.index(anchor), n_bootstrap=n_bootstrap,
-                              seed=_trait_seed(seed, trait_id), level=level)
+    models, a, b, won = annotations.models, code_a[keep], code_b[keep], outcome[keep]
+    # Kept on disk by a build, as ratings_table's tables are.
+    return models, remembered(
+        "trait-refits", _CODE, (a, b, won, len(models), anchor, models, n_bootstrap, seed,
+                                trait_id, level),
+        lambda: rate_trait(a, b, won, len(models), anchor=models.index(anchor),
+                           n_bootstrap=n_bootstrap, seed=_trait_seed(seed, trait_id),
+                           level=level))
+
+
+_CODE = (sys.modules[__name__], ranking, resampling)  # what the fits' results depend on
 
 
 def _trait_seed(seed: int, trait_id: str) -> list[int]:
@@ -407,6 +400,23 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
     """
     models = annotations.models
     code_a, code_b, jobs = _trait_jobs(annotations, anchor, traits)
+    # The same comparisons and settings always give the same table: a build keeps it on
+    # disk (ffsite._stored), as its refits take seconds.
+    inputs = (models, anchor, n_bootstrap, seed, level, refits is not None,
+              [(t, d, code_a[keep], code_b[keep], o[keep]) for t, d, keep, o in jobs])
+    table, found = remembered("ratings", _CODE, inputs,
+                              lambda: _rated_table(models, anchor, code_a, code_b, jobs,
+                                                   n_bootstrap, seed, level, refits))
+    if refits is not None:
+        refits.update(found)
+    return table
+
+
+def _rated_table(models: list[str], anchor: str, code_a: np.ndarray, code_b: np.ndarray,
+                 jobs: list[tuple], n_bootstrap: int, seed: int, level: float,
+                 refits: dict | None) -> tuple[pd.DataFrame, dict]:
+    """`ratings_table`'s table and, when `refits` is not None, its refits."""
+    found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def rate(job: tuple) -> pd.DataFrame:
         trait_id, description, keep, outcome = job
@@ -415,8 +425,8 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
                            seed=_trait_seed(seed, trait_id), level=level)
         shown = ~np.isnan(rated.elo)
         if refits is not None:
-            refits[trait_id] = (np.array(models, dtype=object)[shown],
-                                rated.refits[:, shown].astype(np.float32))
+            found[trait_id] = (np.array(models, dtype=object)[shown],
+                               rated.refits[:, shown].astype(np.float32))
         return pd.DataFrame({
             "trait_id": trait_id, "description": description,
             "model": np.array(models, dtype=object)[shown], "elo": rated.elo[shown],
@@ -432,8 +442,8 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         frames = list(pool.map(rate, jobs))
     if not frames:
-        return pd.DataFrame({name: [] for name in RATING_COLUMNS})
+        return pd.DataFrame({name: [] for name in RATING_COLUMNS}), found
     table = pd.concat(frames, ignore_index=True)
     table = table.sort_values(["trait_id", "elo", "model"], ascending=[True, False, True],
                               kind="mergesort")
-    return table.reset_index(drop=True)[list(RATING_COLUMNS)]
+    return table.reset_index(drop=True)[list(RATING_COLUMNS)], found

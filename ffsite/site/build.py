@@ -16,6 +16,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ffsite._cache import cache_root
+from ffsite._stored import kept_in
 from ffsite.datasets.folder import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import find_annotation_files, read_annotations, read_scores
@@ -88,7 +90,9 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
               "last_updated": updated, "site_description": config.description,
               "site_url": config.base_url}
     output = SiteOutput()
-    with in_background() as drawing:  # charts are drawn while pages compute
+    # Charts are drawn while pages compute; the slow deterministic fits are kept on disk
+    # for the next build (ffsite._stored).
+    with in_background() as drawing, kept_in(cache_root() / "results"):
         ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
                                  registry=registry, scores=scores, cache=cache)
         for builder in PAGE_BUILDERS:

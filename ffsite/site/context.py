@@ -19,6 +19,11 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import pandas as pd
 
+import ffsite._text
+import ffsite.format
+import ffsite.metrics
+import ffsite.models
+from ffsite._stored import remembered
 from ffsite.collect.files import responses_file
 from ffsite.datasets import PANELS, RUBRIC_FLOORS, SCORE_JUDGES, UNITS, find
 from ffsite.datasets.folder import load_texts
@@ -46,6 +51,8 @@ from ffsite.site.urls import Slugs
 from ffsite.traits import trait_label
 
 EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
+# The code behind `results.score_results`: every metrics and format module, the registry.
+SCORE_CODE = (ffsite.metrics, ffsite.format, ffsite.models, ffsite._text)
 SEEDED_VOTE_COLUMNS = ["dataset", "comparison_id", "trait_id", "seed", "vote", "margin"]
 
 T = TypeVar("T")
@@ -135,6 +142,7 @@ class SiteContext:
     _judges: dict[str, str | None] = field(default_factory=dict)
     _seeded: dict[str, pd.DataFrame] = field(default_factory=dict)
     _prepared: dict[Callable[[SiteContext], Any], Any] = field(default_factory=dict)
+    _labels: tuple[pd.DataFrame, pd.Series] | None = None
 
     @classmethod
     def create(cls, config: SiteConfig, annotations: Annotations, output: SiteOutput,
@@ -188,7 +196,11 @@ class SiteContext:
     @property
     def labels(self) -> pd.Series:
         """Each trait's label, by trait id."""
-        return self.traits.set_index("trait_id")["label"]
+        # Pages ask ~900 times a build: made once per `traits` table, and handed out as
+        # shallow copies (copy-on-write: a page changing its copy changes no other).
+        if self._labels is None or self._labels[0] is not self.traits:
+            self._labels = (self.traits, self.traits.set_index("trait_id")["label"])
+        return self._labels[1].copy(deep=False)
 
     def prepared(self, prepare: Callable[[SiteContext], T]) -> T:
         """`prepare(self)`, computed on the first call and kept for the build: the work a
@@ -231,13 +243,19 @@ class SiteContext:
     def score_results(self) -> ScoreResults:
         """What the judge scores say (means, strengths, pressure, ratings), by registry
         id."""
+        def compute() -> ScoreResults:
+            return results.score_results(
+                self.scores, self.registry, preferred_anchor=self.config.anchor_model,
+                n_bootstrap=self.config.rating_resamples, members=self.judge_scores,
+                floors=RUBRIC_FLOORS, units=UNITS)
+
+        # Seeded, so the same scores always give the same tables: kept on disk for the
+        # next build (ffsite._stored), under the scores, the registry, the settings and
+        # the code of every module the results read.
+        inputs = (self.scores, self.registry, self.config.anchor_model,
+                  self.config.rating_resamples, self.judge_scores, RUBRIC_FLOORS, UNITS)
         return self._kept(self.cache.score_results, "scoring models",
-                          lambda: results.score_results(
-                              self.scores, self.registry,
-                              preferred_anchor=self.config.anchor_model,
-                              n_bootstrap=self.config.rating_resamples,
-                              members=self.judge_scores, floors=RUBRIC_FLOORS,
-                              units=UNITS),
+                          lambda: remembered("score-results", SCORE_CODE, inputs, compute),
                           self.config.anchor_model)
 
     @cached_property

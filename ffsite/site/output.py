@@ -19,7 +19,7 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from ffsite._spreadsheet import spreadsheet_safe
+from ffsite._spreadsheet import FORMULA_STARTS, spreadsheet_safe
 from ffsite.errors import FfsiteError
 from ffsite.progress import Progress
 from ffsite.site.archive import write_archive
@@ -51,6 +51,88 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     columns = [frame[name].tolist() for name in frame.columns]  # Python scalars
     return [{name: _plain(value) for name, value in zip(names, row, strict=True)}
             for row in zip(*columns, strict=True)]
+
+
+def table_json(frame: pd.DataFrame, columns: list[list[Any]] | None = None) -> str:
+    """The JSON of a published table: exactly `json.dumps(records(frame),
+    ensure_ascii=False, indent=1, allow_nan=False) + "\n"`, made column by column (with
+    an indent, json encodes in Python value by value: 4 s for a site's tables).
+    `columns`: each column's `tolist()`, when the caller has them."""
+    names = [str(name) for name in frame.columns]
+    if columns is None:
+        columns = column_lists(frame)
+    cells = [_json_cells(values) for values in columns]
+    if not names or len(set(names)) < len(names) or any(c is None for c in cells):
+        # No columns, a name twice (one key in JSON) or a value of another kind: json's
+        # own way, which also raises for what JSON cannot hold.
+        return json.dumps(records(frame), ensure_ascii=False, indent=1,
+                          allow_nan=False) + "\n"
+    if not len(frame):
+        return "[]\n"
+    # One row's text with a slot per value: one format per row, not one per cell.
+    row = " {\n" + ",\n".join("  " + _json_text(name).replace("%", "%%") + ": %s"
+                               for name in names) + "\n }"
+    return "[\n" + ",\n".join([row % values for values in zip(*cells, strict=True)]) + "\n]\n"
+
+
+def column_lists(frame: pd.DataFrame) -> list[list[Any]]:
+    """Each column's values as Python scalars (`items`: `iloc` per column is ten times
+    slower)."""
+    return [column.tolist() for _, column in frame.items()]
+
+
+_json_text = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) uses
+_JSON_CONSTANTS = {None: "null", True: "true", False: "false"}
+
+
+def _json_cells(values: list[Any]) -> list[str] | None:
+    """Each value as json writes it (NaN as null, as `records` makes it), or None when a
+    value is not a number, text, bool or None (or is infinite: json refuses it)."""
+    kinds = set(map(type, values))
+    if kinds <= {float}:
+        cells = list(map(float.__repr__, values))
+        if "inf" in cells or "-inf" in cells:
+            return None
+        return ["null" if cell == "nan" else cell for cell in cells]
+    if kinds <= {int}:
+        return list(map(int.__repr__, values))
+    if kinds <= {str}:
+        return list(map(_json_text, values))
+    cells = []
+    for value in values:
+        kind = type(value)
+        if kind is str:
+            cells.append(_json_text(value))
+        elif kind is bool or value is None:
+            cells.append(_JSON_CONSTANTS[value])
+        elif kind is int:
+            cells.append(int.__repr__(value))
+        elif kind is float and math.isfinite(value):
+            cells.append(float.__repr__(value))
+        elif kind is float and math.isnan(value):
+            cells.append("null")
+        else:
+            return None
+    return cells
+
+
+def _formula_text(frame: pd.DataFrame, columns: list[list[Any]]) -> bool:
+    """Whether spreadsheet_safe would change anything: a column name or a text cell
+    starting like a formula (each start is one character: the cells' first characters,
+    joined, are searched at once)."""
+    if any(isinstance(name, str) and name.startswith(FORMULA_STARTS)
+           for name in frame.columns):
+        return True
+    for dtype, values in zip(frame.dtypes.tolist(), columns, strict=True):
+        if dtype.kind in "biufcmM":
+            continue
+        try:
+            firsts = "".join([value[:1] for value in values])
+        except TypeError:  # not all text
+            firsts = "".join([value[:1] for value in values if isinstance(value, str)])
+        if any(start in firsts for start in FORMULA_STARTS):
+            return True
+    return False
 
 
 def _plain(value: Any) -> Any:
@@ -126,10 +208,11 @@ class SiteWriter:
     def write_output(self, output: SiteOutput, progress: Progress) -> None:
         """Every table of `output`, the archive of them all, then every page."""
         for download, frame in output.tables:
-            self.write(download.csv, spreadsheet_safe(frame).to_csv(index=False,
-                                                                     lineterminator="\n"))
-            self.write(download.json, json.dumps(records(frame), ensure_ascii=False,
-                                                 indent=1, allow_nan=False) + "\n")
+            columns = column_lists(frame)
+            # spreadsheet_safe copies the frame; most tables have no text to neutralise.
+            safe = spreadsheet_safe(frame) if _formula_text(frame, columns) else frame
+            self.write(download.csv, safe.to_csv(index=False, lineterminator="\n"))
+            self.write(download.json, table_json(frame, columns))
         archive = write_archive(self.root, {d.name: (d.title, d.page)
                                             for d in output.downloads}, output.sources)
         # After the archive: the explorer's and compare's JSON are for their scripts, not

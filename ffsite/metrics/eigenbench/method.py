@@ -5,14 +5,18 @@ starts, the best kept), the judges' diagnostics and whether the ratings are iden
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
+from ffsite._stored import remembered
 from ffsite.errors import FfsiteError
 from ffsite.metrics.eigenbench import btd, newton
+from ffsite.metrics.eigenbench import judgments as judgments_module
+from ffsite.metrics.eigenbench import trust as trust_module
 from ffsite.metrics.eigenbench.btd import TIE, BtdFit
 from ffsite.metrics.eigenbench.judgments import (
     MIN_MODELS,
@@ -145,12 +149,23 @@ def held_out_log_likelihood(judgments: Judgments, dims_choices: tuple[int, ...],
 def eigenbench(judgments: Judgments, *, dims: int | None = None, n_bootstrap: int = 200,
                seed: int = 0, level: float = 0.95, restarts: int = RESTARTS,
                bootstrap_starts: int = BOOTSTRAP_STARTS) -> EigenBenchResult:
-    """Fit, rate and bootstrap one constitution's judgments."""
-    # One BLAS thread: the matrices are tiny, and many small BLAS calls run far slower
-    # when threads contend for the cores.
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _eigenbench(judgments, dims, n_bootstrap, seed, level, restarts,
-                           bootstrap_starts)
+    """Fit, rate and bootstrap one constitution's judgments.  The same judgments and
+    settings always give the same result: a build keeps it on disk (ffsite._stored),
+    as a site's 15 fits take seconds."""
+    def compute() -> EigenBenchResult:
+        # One BLAS thread: the matrices are tiny, and many small BLAS calls run far
+        # slower when threads contend for the cores.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _eigenbench(judgments, dims, n_bootstrap, seed, level, restarts,
+                               bootstrap_starts)
+    inputs = (judgments.models, judgments.judge, judgments.first, judgments.second,
+              judgments.outcome, judgments.comparison, dict(judgments.notes), dims,
+              n_bootstrap, seed, level, restarts, bootstrap_starts)
+    return remembered("eigenbench", _FIT_MODULES, inputs, compute)
+
+
+# What a fit's result depends on besides its inputs: the code of the whole method.
+_FIT_MODULES = (btd, newton, trust_module, judgments_module, sys.modules[__name__])
 
 
 def _eigenbench(judgments: Judgments, dims: int | None, n_bootstrap: int, seed: int,
