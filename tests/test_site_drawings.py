@@ -86,7 +86,10 @@ def test_inlining_merges_alike_marks_and_keeps_ids_apart():
     out = str(drawings.inline(svg, "chart-w-"))
     assert '<path d="M1.2,2h3v4h-3ZM9,2h3v4h-3Z" fill="red"/>' in out
     assert '<path d="M5,2h3v4h-3Z" fill="blue"/>' in out
-    assert 'id="chart-w-g0"' in out and "url(#chart-w-g0)" in out
+    # Ids numbered per drawing, in order of appearance: the renderer's own numbers (which
+    # count every drawing its process made) leave no trace.
+    assert 'id="chart-w-0"' in out and "url(#chart-w-0)" in out
+    assert str(drawings.inline(svg.replace("g0", "gradient_17"), "chart-w-")) == out
     opening = out[:out.index(">")]
     assert 'font-family="' in opening and 'aria-hidden="true"' in opening
 

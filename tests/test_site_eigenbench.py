@@ -173,7 +173,7 @@ def test_page_in_chromium_phone_and_desktop(chromium, eigen_site, scheme):
         assert facts["overflow"] <= 0, (width, path, facts)
         if path == PAGE:
             assert facts["marks"] == [N_MODELS ** 2]
-            assert facts["intervals"] == N_MODELS
+            assert facts["intervals"] == 2 * N_MODELS  # each Elo's interval, each rank's range
     dark = seen[(PHONE, PAGE)]["background"]
     assert (dark != "rgb(255, 255, 255)") == (scheme == "dark")
 
