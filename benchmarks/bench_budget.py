@@ -116,7 +116,7 @@ def main() -> None:
             forced.append(run(["build", *site, *out, *quiet, "--force"], build_env))
             current.append(run(["build", *site, *out, *quiet], build_env))
             served.append((serve_first_page([*site, *out], build_env), 0.0, 0.0))
-            about = templates / "about.html"
+            about = templates / "404.html"
             about.write_text(about.read_text("utf-8") + f"\n{{# edit {n} #}}\n", "utf-8")
             edited.append(run(["build", *site, *out, *quiet], build_env))
             shutil.rmtree(cache)
