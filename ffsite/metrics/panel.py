@@ -138,8 +138,7 @@ def _grid(axes: list[dict[str, np.ndarray]], values: dict[str, np.ndarray],
 def _t_quantile(level: float, df: np.ndarray) -> np.ndarray:
     """Two-sided t quantile, worked out once per distinct df (they are few)."""
     distinct, where = np.unique(np.nan_to_num(df, nan=-1.0), return_inverse=True)
-    # Student's t quantile (scipy.stats' t.ppf is this function; scipy.stats alone takes
-    # 0.3 s to import, paid by every command that reads results).
+    # special.stdtrit is what stats.t.ppf calls; scipy.stats takes 0.3 s to import.
     return np.where(distinct > 0, special.stdtrit(np.abs(distinct), 0.5 + level / 2),
                     np.nan)[where].reshape(np.shape(df))
 
@@ -341,8 +340,7 @@ def agreement(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,
     # column of a single unweighted _pearson call.
     common = np.where(np.isfinite(judge).all(1, keepdims=True), judge, np.nan)
     pairs = np.indices((len(data.judges),) * 2).reshape(2, -1)
-    from scipy.stats import rankdata  # here: see the t quantile above
-
+    from scipy.stats import rankdata  # here: see _t_quantile
     matrices = {name: _pearson(np.ones((1, len(x))), *(x[:, side].reshape(len(x), 1, -1)
                                                         for side in pairs))
                 for name, x in (("pearson", common), ("spearman", rankdata(
