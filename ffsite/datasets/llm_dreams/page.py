@@ -14,7 +14,6 @@ from ffsite.format import read_file_metadata
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_panels, self_judge_notes
 from ffsite.site.output import Download
-from ffsite.site.pages.model_personality import trait_labels
 from ffsite.site.render import response_html
 from ffsite.site.sections import Credit, Section, model_page, source_credit
 from ffsite.site.urls import TRAITS, link
@@ -40,7 +39,7 @@ def model_section(ctx: SiteContext, model: str) -> list[Section]:
     if own is None:
         return []
     slug, page = model_page(ctx, model)
-    own = own.assign(trait=own["trait_id"].map(ctx.prepared(trait_labels)))
+    own = own.assign(trait=own["trait_id"].map(ctx.labels))
     download = ctx.output.data(f"models/{slug}/llm-dreams-judges", own,
                                f"{ctx.registry.display_name(model)}: each llm-dreams "
                                "judge's mean per trait, with 95% intervals", page)
@@ -101,7 +100,7 @@ def self_gap_table(ctx: SiteContext, page: str, model: str) -> Table | None:
     if gaps is None:
         return None
     rows = []
-    for r in gaps.assign(trait=gaps["trait_id"].map(ctx.prepared(trait_labels))).sort_values(
+    for r in gaps.assign(trait=gaps["trait_id"].map(ctx.labels)).sort_values(
             "trait").itertuples(index=False):
         clear = bool(r.ci_low > 0 or r.ci_high < 0)
         rows.append([Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),

@@ -151,7 +151,7 @@ class JudgedScores:
             return None
         slug, page = model_page(ctx, model)
         name = ctx.registry.display_name(model)
-        shifts = labelled(shifts, ctx.prepared(trait_labels))
+        shifts = labelled(shifts, ctx.labels)
         return (bend, shifts,
                 ctx.output.data(f"models/{slug}/bend", bend.drop(columns="models_ranked").assign(
                     models_compared=bend["models_ranked"]),
@@ -177,12 +177,6 @@ def model_parts(baseline: pd.DataFrame) -> dict[str, list[tuple[str, str, pd.Dat
                                                           sort=True):
         found.setdefault(model, []).append((dataset, judge, part))
     return found
-
-
-def trait_labels(ctx: SiteContext) -> pd.Series:
-    """`ctx.labels` made once for every model page (the property builds it anew on each
-    call, and the pages ask for it hundreds of times)."""
-    return ctx.labels
 
 
 # The columns personality_table reads, in its order: only these become Python values,
