@@ -169,6 +169,14 @@ def test_compare_draws_every_pair_without_the_chart_library(chromium, default_si
                                      ).all_text_contents()
             table = section.locator("tbody tr th").all_text_contents()
             assert labels == table[:len(labels)] and len(labels) > 2
+        # The page opens on Claude 3.7 Sonnet and Llama 4 Maverick: the first is EQ-Bench
+        # 3's judge, the second one of Behavioral Profiling's three (the data's README);
+        # each section they judge says so.
+        judged = page.eval_on_selector_all(
+            ".self-judged", "all => all.map(p => p.closest('section').id + ' ' + p.textContent)")
+        assert sorted(j.split(" ")[0] for j in judged) == [
+            "section-behavioral_profiling-0", "section-eqbench3-0"], judged
+        assert any("Llama 4 Maverick" in j for j in judged if "behavioral" in j)
         first = page.input_value("#model-a")
         other = next(o for o in page.eval_on_selector_all(
             "#model-b option", "all => all.map(o => o.value)") if o not in (

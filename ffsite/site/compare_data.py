@@ -51,6 +51,7 @@ class Section:
     digits: int = 2
     scale: int = 1000  # half-widths travel as integers in 1/scale (rounded up)
     note: str = ""
+    dataset: str = ""  # the dataset whose judges made the numbers ("" for text statistics)
 
     def separation(self) -> np.ndarray:
         """[models, models] the sum over traits of |difference| / its half-width: how
@@ -112,7 +113,7 @@ def scored_sections(ctx: SiteContext) -> list[Section]:
             lowest, highest = record.rubric if record and record.rubric else (
                 np.nanmin(low), np.nanmax(high))
             found.append(Section(
-                id=f"{dataset}-{len(found)}", title=dataset_name(dataset),
+                id=f"{dataset}-{len(found)}", title=dataset_name(dataset), dataset=dataset,
                 what=f"mean score ({lowest:g} to {highest:g})", judge=str(judge),
                 unit="points", models=models, traits=_trait_rows(ctx, traits), value=value,
                 low=low, high=high, halfwidth=halfwidth,
@@ -164,7 +165,7 @@ def pairwise_sections(ctx: SiteContext) -> list[Section]:
                             .dropna().astype(str)))
         anchor = ctx.registry.display_name(results.anchor) if results.anchor else "one model"
         found.append(Section(
-            id=f"{dataset}-{len(found)}", title=dataset_name(dataset),
+            id=f"{dataset}-{len(found)}", title=dataset_name(dataset), dataset=dataset,
             what=f"Bradley–Terry Elo per criterion ({anchor} = 1000)",
             judge=", ".join(judges), unit="Elo", models=models,
             traits=_trait_rows(ctx, traits), value=value, low=low, high=high,

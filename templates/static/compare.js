@@ -224,6 +224,12 @@
     block.id = "section-" + section.id;
     block.appendChild(el("h2", section.title));
     block.appendChild(el("p", section.what + "; judge: " + section.judge + ". " + section.note, "note"));
+    [[a, names[0]], [b, names[1]]].forEach(function (pair) {
+      if ((section.selfJudged || []).indexOf(INDEX.models.indexOf(pair[0])) >= 0) {
+        block.appendChild(el("p", pair[1] + " is one of this dataset's judges: here it " +
+                             "also rated its own answers.", "note self-judged"));
+      }
+    });
     var rows = rowsOf(section, data, a, b);
     block.appendChild(chart(section, rows, names));
     block.appendChild(table(section, number, rows, names));

@@ -19,6 +19,7 @@ import numpy as np
 
 from ffsite.site.compare_data import Section, sections
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import self_judges
 from ffsite.site.pages.home import leaderboard_traits
 from ffsite.site.render import json_script
 from ffsite.site.urls import page_path
@@ -32,6 +33,7 @@ def build(ctx: SiteContext) -> None:
     models = sorted({m for s in found for m in s.models},
                     key=lambda m: (ctx.registry.display_name(m).lower(), m))
     code = {m: k for k, m in enumerate(models)}
+    judging_itself = self_judges(ctx)  # (dataset, model) -> the judge it is
     index = {"models": models, "names": [ctx.registry.display_name(m) for m in models],
              "sections": []}
     for number, section in enumerate(found):
@@ -43,7 +45,10 @@ def build(ctx: SiteContext) -> None:
             "judge": section.judge, "unit": section.unit, "file": path,
             "signed": section.signed, "digits": section.digits,
             "paired": section.halfwidth is not None, "note": section.note,
-            "models": [code[m] for m in section.models]})
+            "models": [code[m] for m in section.models],
+            # Models that are judges of this section's numbers: they rated themselves.
+            "selfJudged": [code[m] for m in section.models
+                           if (section.dataset, m) in judging_itself]})
     first, second = default_pair(found, models)
     index["first"], index["second"] = first, second
     board = leaderboard_traits(ctx)
