@@ -1,9 +1,9 @@
 """The `ffsite` command line: a thin click layer; the work happens in library modules.
 
 Commands are imported only when used, so `ffsite metrics` does not pay for the site
-builder's imports (Altair, Jinja) on every start, and `ffsite --help` lists them from
+builder's imports (pandas, Jinja) on every start, and `ffsite --help` lists them from
 SUMMARIES without importing any (tests/test_cli_start.py checks that each summary is its
-command's own, and that `--help` and `--version` load no pandas, numpy, pyarrow or Altair).
+command's own, and that `--help` and `--version` load no pandas, numpy, pyarrow or Jinja).
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from ffsite import __version__
 from ffsite.cli import COMMANDS, SUMMARIES, cli
 
 # The libraries that make a start slow (the numbers: import time on a quiet 2-core machine).
-HEAVY = ("pandas", "numpy", "pyarrow", "altair", "scipy", "sklearn", "jinja2", "vl_convert",
-         "httpx", "markdown_it", "msgspec", "tqdm", "yaml")
-SITE_STACK = ("altair", "scipy", "sklearn", "jinja2", "vl_convert")  # `ffsite build`'s own
+HEAVY = ("pandas", "numpy", "pyarrow", "scipy", "sklearn", "jinja2", "httpx", "markdown_it",
+         "msgspec", "tqdm", "yaml")
+SITE_STACK = ("scipy", "sklearn", "jinja2")  # `ffsite build`'s own
 
 # Commands whose `--help` still imports some of HEAVY, and why.  An option's default or
 # choices come from a library module that imports numpy or pandas at its top:

@@ -5,7 +5,7 @@ it: this record (in its `__init__`), the reader of its published files (`reader.
 its importer and `ffsite import` command, its default-annotations step, its download
 list (`files.toml`) and any page or model-page section of its own.  The record names
 that code by hook, "module:attribute" relative to the dataset's package, imported only
-when used: reading the list of datasets costs no pandas or Altair import, so
+when used: reading the list of datasets costs no pandas import, so
 `ffsite --help` stays fast and a page that never shows a dataset never loads its code.
 """
 

@@ -1,52 +1,19 @@
-"""Static files of the site: the theme's own files, and what the build draws charts with.
+"""Static files of the site: the theme's own CSS, JavaScript and icons.
 
 Every chart is drawn at build time (drawings.py), every choice of a chart's menus too, so
-the site ships no chart library.  `chart_bundle` (Vega, Vega-Lite and vega-embed from
-vl-convert, pinned to the Vega-Lite version Altair writes) stays for tools that draw
-live.  File names carry a content hash, so a host may cache them forever.
+the site ships no chart library.  File names carry a content hash, so a host may cache
+them forever.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
 from pathlib import Path
 
-import altair as alt
-import vl_convert
-
-from ffsite._atomic import write_bytes
-from ffsite._cache import cache_root
 from ffsite.errors import FfsiteError
 
 STATIC_DIR = "static"  # inside the templates folder: CSS, JS, favicon
 ASSETS_DIR = "assets"  # inside the site
-
-
-@functools.cache
-def chart_bundle() -> bytes:
-    """Vega + Vega-Lite + vega-embed as one script defining window.vegaEmbed.
-
-    Bundling takes seconds, so the result is kept in a cache folder, one file per
-    vl-convert and Vega-Lite version (the bundle depends on nothing else).
-    """
-    version = vegalite_version()
-    cached = cache_root() / f"vega-bundle-{vl_convert.__version__}-{version}.js"
-    if cached.is_file():
-        return cached.read_bytes()
-    bundle = vl_convert.javascript_bundle(vl_version=version).encode("utf-8")
-    with contextlib.suppress(FfsiteError):  # no writable cache: bundle again next time
-        write_bytes(cached, bundle)
-    return bundle
-
-
-@functools.cache
-def vegalite_version() -> str | None:
-    """The Vega-Lite version Altair writes, as vl-convert names it ("v6.4.1" -> "6.4"),
-    or None for vl-convert's newest (Altair's specs stay compatible within a major)."""
-    version = alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]
-    return version if version in vl_convert.get_vegalite_versions() else None
 
 
 def hashed_name(name: str, data: bytes) -> str:

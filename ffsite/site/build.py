@@ -28,7 +28,7 @@ from ffsite.site import swap
 from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import ResultsCache, SiteContext
-from ffsite.site.drawings import draw_charts, in_background
+from ffsite.site.drawings import draw_charts
 from ffsite.site.fingerprint import INPUTS, fingerprint, record, recorded
 from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
@@ -90,16 +90,14 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
               "last_updated": updated, "site_description": config.description,
               "site_url": config.base_url}
     output = SiteOutput()
-    # Charts are drawn while pages compute; the slow deterministic fits are kept on disk
-    # for the next build (ffsite._stored).
-    with in_background() as drawing, kept_in(cache_root() / "results"):
+    # The slow deterministic fits are kept on disk for the next build (ffsite._stored).
+    with kept_in(cache_root() / "results"):
         ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
                                  registry=registry, scores=scores, cache=cache)
         for builder in PAGE_BUILDERS:
             builder(ctx)
         progress.step("drawing the charts")
-        draw_charts((c for page in output.pages for c in page.context.get("charts", [])),
-                    drawing.finish() if drawing else None)
+        draw_charts(c for page in output.pages for c in page.context.get("charts", []))
     common["nav"] = visible_nav(output)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,74 +1,49 @@
-"""Chart specs (Altair -> Vega-Lite JSON) that pages embed and vega-embed draws as SVG.
+"""What each chart shows: a small JSON-able spec per chart, drawn as SVG at build time by
+`ffsite.site.plot` (no chart library, at build time or in the reader's browser).
+
+A spec is {"kind", "description", "data": {"values": rows}, ...} with what its kind
+needs: the x axis (`x`: the value's field, its interval's fields, title, domain), the
+row order (`sort`) and colours.  A chart with menus has `params` (each menu: its name,
+first value and options, as a page's script shows them) and `usermeta.menus` (the row
+column each menu picks on); every choice is drawn at build time (`drawings.choices`).
 
 Text, axes and outlines use `currentColor`, so a chart takes the page's text colour in
 light and dark mode; the mark colours are mid-tones readable on both backgrounds.
-Every chart carries a `description` (Vega puts it on the SVG for screen readers).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 from typing import Any
 
-import altair as alt
 import pandas as pd
 
 from ffsite.site.output import records
 
 POSITIVE = "#3f7fd0"  # blue: shown more / encouraged
 NEGATIVE = "#d4473f"  # red: shown less / discouraged
+NEUTRAL = "#8a8a8a"  # a release that did not change for sure
 STEP = 16  # pixels per bar or heatmap row
-
-CONFIG: dict[str, Any] = {
-    "background": "transparent",
-    "view": {"stroke": None},
-    "font": "system-ui, sans-serif",
-    "axis": {"labelColor": "currentColor", "titleColor": "currentColor",
-             "domainColor": "currentColor", "tickColor": "currentColor",
-             "gridColor": "rgba(128,128,128,0.35)", "labelLimit": 260, "labelFontSize": 12,
-             "titleFontSize": 12},
-    # On a phone the library's drawing keeps 60% of the width for the plot.
-    "axisY": {"labelLimit": {"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}},
-    "legend": {"labelColor": "currentColor", "titleColor": "currentColor"},
-    "title": {"color": "currentColor"},
-}
+RELATIVE_FLOOR = 0.01
 
 
-ROWS = alt.NamedData("rows")  # replaced by the chart's rows in `_finish`
+def _spec(kind: str, description: str, rows: list[dict[str, Any]], **parts: Any
+          ) -> dict[str, Any]:
+    # Four decimals are more than any chart shows; specs (and menus' files) stay small.
+    values = [{key: round(value, 4) if isinstance(value, float) else value
+               for key, value in row.items()} for row in rows]
+    return {"kind": kind, "description": description, "data": {"values": values}, **parts}
 
 
-def _finish(skeleton: dict[str, Any], description: str,
-            rows: list[dict[str, Any]] | None = None, bands: int = 0) -> dict[str, Any]:
-    """A copy of a cached spec with this chart's description, rows and, for charts as
-    wide as the page, a height of `bands` rows."""
-    spec = copy.deepcopy(skeleton)
-    spec["description"] = description
-    if rows is not None:
-        # Four decimals are more than any chart or tooltip shows; pages stay smaller.
-        spec["data"] = {"values": [{key: round(value, 4) if isinstance(value, float)
-                                    else value for key, value in row.items()}
-                                   for row in rows]}
-    if bands:
-        spec["height"] = bands * spec["usermeta"]["step"]
-    return spec
+def _menu(name: str, label: str, options: list[str], labels: list[str]) -> dict[str, Any]:
+    return {"name": name, "value": options[0] if options else "",
+            "bind": {"options": list(options), "labels": list(labels), "name": label + " "}}
 
 
-def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    """Altair builds each kind of chart once (it is slow); pages fill in the data."""
-    spec = chart.to_dict(validate=False)
-    spec.pop("$schema", None)  # vega-embed does not need it; keeps pages free of other hosts
-    spec["config"] = CONFIG
-    if spec.get("width") == "container":
-        # Fill the page's width.  The height is set from the number of rows (a "step"
-        # height would make Vega-Lite warn that it cannot also fit the height).
-        spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-        spec["usermeta"] = {"step": spec.pop("height")["step"]}
-    return spec
-
-
-def _signed_colour() -> alt.ColorValue:
-    return alt.condition("datum.strength >= 0", alt.value(POSITIVE), alt.value(NEGATIVE))
+def _axis(field: str, title: str, low: str | None = "low", high: str | None = "high",
+          domain: list[float] | None = None, zero: bool = False, ticks: int | None = None
+          ) -> dict[str, Any]:
+    return {"field": field, "low": low, "high": high, "title": title, "domain": domain,
+            "zero": zero, "ticks": ticks}
 
 
 def strength_bars(frame: pd.DataFrame, name_title: str, description: str) -> dict[str, Any]:
@@ -77,30 +52,10 @@ def strength_bars(frame: pd.DataFrame, name_title: str, description: str) -> dic
     the frame's order.  Cells that are not findings are drawn faint."""
     rows = records(frame[["name", "strength", "strength_low", "strength_high", "relevance",
                           "valid_votes", "num_votes", "finding"]])
-    return _finish(_strength_bars(name_title), description, rows, bands=len(rows))
-
-
-@functools.cache
-def _strength_bars(name_title: str) -> dict[str, Any]:
-    base = alt.Chart(ROWS)
-    bars = base.mark_bar().encode(
-        x=alt.X("strength:Q", scale=alt.Scale(domain=[-1, 1]), title="strength",
-                axis=alt.Axis(tickCount=8)),
-        y=alt.Y("name:N", sort=None, title=None),
-        color=_signed_colour(),
-        opacity=alt.condition("datum.finding", alt.value(1.0), alt.value(0.3)),
-        tooltip=[alt.Tooltip("name:N", title=name_title),
-                 alt.Tooltip("strength:Q", format="+.3f"),
-                 alt.Tooltip("strength_low:Q", title="95% interval from", format="+.3f"),
-                 alt.Tooltip("strength_high:Q", title="to", format="+.3f"),
-                 alt.Tooltip("relevance:Q", format=".2f"),
-                 alt.Tooltip("valid_votes:Q", title="valid votes"),
-                 alt.Tooltip("num_votes:Q", title="comparisons")])
-    errors = base.mark_rule(color="currentColor", opacity=0.7).encode(
-        x="strength_low:Q", x2="strength_high:Q", y=alt.Y("name:N", sort=None))
-    zero = base.mark_rule(color="currentColor").encode(x=alt.datum(0))
-    return _spec(alt.layer(bars, errors, zero).properties(width="container",
-                                                          height=alt.Step(STEP)))
+    return _spec("bars", description, rows, name_title=name_title, signed=True,
+                 faint="finding", sort=None,
+                 x=_axis("strength", "strength", "strength_low", "strength_high",
+                         domain=[-1, 1], zero=True, ticks=8))
 
 
 def agreement_heatmap(frame: pd.DataFrame, order: list[str], description: str
@@ -111,30 +66,11 @@ def agreement_heatmap(frame: pd.DataFrame, order: list[str], description: str
     columns = ["trait_a", "trait_b", "cohens_kappa", "overlap", "both_relevant"]
     mirrored = frame[columns].rename(columns={"trait_a": "trait_b", "trait_b": "trait_a"})
     rows = records(pd.concat([frame[columns], mirrored[columns]], ignore_index=True))
-    spec = _finish(_agreement_heatmap(), description, rows)
-    for layer in spec["layer"]:
-        layer["encoding"]["x"]["sort"] = layer["encoding"]["y"]["sort"] = list(order)
-    return spec
-
-
-@functools.cache
-def _agreement_heatmap() -> dict[str, Any]:
-    base = alt.Chart(ROWS).encode(
-        x=alt.X("trait_b:N", sort=None, title=None, axis=alt.Axis(labelAngle=-60)),
-        y=alt.Y("trait_a:N", sort=None, title=None),
-        tooltip=[alt.Tooltip("trait_a:N", title="trait"), alt.Tooltip("trait_b:N",
-                                                                       title="and"),
-                 alt.Tooltip("cohens_kappa:Q", title="kappa", format="+.2f"),
-                 alt.Tooltip("overlap:Q", title="overlap", format=".2f"),
-                 alt.Tooltip("both_relevant:Q", title="both relevant")])
-    cells = base.mark_rect().encode(
-        color=alt.Color("cohens_kappa:Q", title="kappa",
-                        scale=alt.Scale(scheme="redblue", domain=[-1, 1])))
-    squares = base.mark_square(filled=False, color="currentColor", strokeWidth=1).encode(
-        size=alt.Size("overlap:Q", title="overlap",
-                      scale=alt.Scale(domain=[0, 1], range=[0, (STEP - 3) ** 2])))
-    return _spec(alt.layer(cells, squares).properties(width=alt.Step(STEP),
-                                                      height=alt.Step(STEP)))
+    return _spec("matrix", description, rows, x="trait_b", y="trait_a", order=list(order),
+                 x_title=None, y_title=None,
+                 colour={"field": "cohens_kappa", "title": "kappa", "domain": [-1, 1],
+                         "log": False},
+                 size={"field": "overlap", "title": "overlap"})
 
 
 def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choose: str,
@@ -142,40 +78,15 @@ def selectable(frame: pd.DataFrame, options: list[str], labels: list[str], choos
                value_format: str = ",.0f") -> dict[str, Any]:
     """One chart for many measures: a menu (`choose`: its label) picks the rows whose
     `key` is the chosen option; each row is a `name` with its `value` (and, with
-    `interval`, a dot with a `low`..`high` error bar instead of a bar).  `value_format`
-    is d3's format of the interval's bounds in tooltips (",.0f" for Elo, ".2f" for a
-    1-10 score)."""
+    `interval`, a dot with a `low`..`high` error bar instead of a bar), highest first.
+    (`value_format` is kept for callers; the drawing's axis finds its own digits.)"""
     columns = ["key", "name", "value", *(["low", "high"] if interval else [])]
-    bands = int(frame.groupby("key").size().max()) if len(frame) else 1
-    spec = _finish(_selectable(value_title, interval, value_format), description,
-                   records(frame[columns]), bands)
-    (pick,) = spec["params"]
-    pick["value"] = options[0] if options else ""
-    pick["bind"].update(options=list(options), labels=list(labels), name=choose + " ")
-    spec["usermeta"]["menus"] = {"pick": "key"}  # the row column each menu picks on
-    return spec
-
-
-@functools.cache
-def _selectable(value_title: str, interval: bool, value_format: str) -> dict[str, Any]:
-    pick = alt.param(name="pick", value="", bind=alt.binding_select(options=[""]))
-    base = alt.Chart(ROWS).transform_filter("datum.key == pick")
-    y = alt.Y("name:N", sort=alt.EncodingSortField("value", order="descending"), title=None)
-    tooltip = [alt.Tooltip("name:N", title="model"),
-               alt.Tooltip("value:Q", title=value_title, format=",.2f")]
-    if interval:
-        tooltip += [alt.Tooltip("low:Q", title="95% interval from", format=value_format),
-                    alt.Tooltip("high:Q", title="to", format=value_format)]
-        layers = [base.mark_rule(color="currentColor", opacity=0.7).encode(
-                      x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=False)),
-                      x2="high:Q", y=y),
-                  base.mark_circle(color=POSITIVE, size=50, opacity=1).encode(
-                      x="value:Q", y=y, tooltip=tooltip)]
-    else:
-        layers = [base.mark_bar(color=POSITIVE).encode(
-            x=alt.X("value:Q", title=value_title), y=y, tooltip=tooltip)]
-    return _spec(alt.layer(*layers).add_params(pick).properties(
-        width="container", height=alt.Step(STEP)))
+    axis = (_axis("value", value_title) if interval
+            else _axis("value", value_title, None, None, zero=True))
+    return _spec("dots" if interval else "bars", description, records(frame[columns]),
+                 signed=False, sort="value", x=axis,
+                 params=[_menu("pick", choose, options, labels)],
+                 usermeta={"menus": {"pick": "key"}})
 
 
 # ------------------------------------------------- judge scores: dots with 95% intervals
@@ -183,11 +94,10 @@ def _selectable(value_title: str, interval: bool, value_format: str) -> dict[str
 def interval_dots(frame: pd.DataFrame, value_title: str, description: str,
                   signed: bool = False, value_format: str | None = None) -> dict[str, Any]:
     """A dot per row of `frame` (columns name, value, low, high), in the frame's order,
-    with its 95% interval as a line; `signed`: a zero line, dots coloured by sign.
-    `value_format`: d3's format in tooltips (default ".2f", "+.2f" when signed)."""
+    with its 95% interval as a line; `signed`: a zero line, dots coloured by sign."""
     rows = records(frame[["name", "value", "low", "high"]])
-    return _finish(_interval_dots(value_title, signed, (), value_format), description, rows,
-                   bands=len(rows))
+    return _spec("dots", description, rows, signed=signed, sort=None,
+                 x=_axis("value", value_title, zero=signed, ticks=6))
 
 
 def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[str],
@@ -200,50 +110,11 @@ def chosen_interval_dots(frame: pd.DataFrame, menus: list[tuple[str, str, list[s
     at first)."""
     columns = [column for column, *_ in menus]
     rows = records(frame[[*columns, "name", "value", "low", "high"]])
-    bands = int(frame.groupby(columns).size().max()) if len(frame) else 1
-    spec = _finish(_interval_dots(value_title, signed, tuple(columns), None), description,
-                   rows, bands)
-    for param, (_, label, options, labels) in zip(spec["params"], menus, strict=True):
-        param["value"] = options[0] if options else ""
-        param["bind"].update(options=list(options), labels=list(labels), name=label + " ")
-    spec["usermeta"]["menus"] = {f"pick_{column}": column for column in columns}
-    return spec
-
-
-@functools.cache
-def _interval_dots(value_title: str, signed: bool, menus: tuple[str, ...],
-                   value_format: str | None) -> dict[str, Any]:
-    params = [alt.param(name=f"pick_{column}", value="",
-                        bind=alt.binding_select(options=[""])) for column in menus]
-    base = alt.Chart(ROWS)
-    if menus:
-        base = base.transform_filter(" && ".join(f"datum.{column} == pick_{column}"
-                                                 for column in menus))
-    # Without menus the frame's order; with them, the chosen rows highest first.  On a
-    # phone, long names are cut to 40% of the width, so the dots keep room.
-    y = alt.Y("name:N", title=None, sort=alt.EncodingSortField("value", order="descending")
-              if menus else None,
-              axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
-    number = value_format or ("+.2f" if signed else ".2f")
-    tooltip = [alt.Tooltip("name:N", title="model"),
-               alt.Tooltip("value:Q", title=value_title, format=number),
-               alt.Tooltip("low:Q", title="95% interval from", format=number),
-               alt.Tooltip("high:Q", title="to", format=number)]
-    colour = (alt.condition("datum.value >= 0", alt.value(POSITIVE), alt.value(NEGATIVE))
-              if signed else alt.value(POSITIVE))
-    layers = [base.mark_rule(color="currentColor", opacity=0.7).encode(
-                  x=alt.X("low:Q", title=value_title, scale=alt.Scale(zero=signed),
-                          axis=alt.Axis(tickCount=6)),
-                  x2="high:Q", y=y),
-              base.mark_circle(size=50, opacity=1).encode(x="value:Q", y=y, color=colour,
-                                                          tooltip=tooltip)]
-    if signed:
-        layers.append(base.mark_rule(color="currentColor", strokeDash=[3, 3]).encode(
-            x=alt.datum(0)))
-    chart = alt.layer(*layers)
-    if params:
-        chart = chart.add_params(*params)
-    return _spec(chart.properties(width="container", height=alt.Step(STEP)))
+    return _spec("dots", description, rows, signed=signed, sort="value",
+                 x=_axis("value", value_title, zero=signed, ticks=6),
+                 params=[_menu(f"pick_{column}", label, options, labels)
+                         for column, label, options, labels in menus],
+                 usermeta={"menus": {f"pick_{column}": column for column in columns}})
 
 
 def release_dots(frame: pd.DataFrame, options: list[str], labels: list[str],
@@ -257,39 +128,10 @@ def release_dots(frame: pd.DataFrame, options: list[str], labels: list[str],
     columns = ["key", "name", "order", "value", "low", "high", "change", "mark"]
     rows = records(frame[columns].astype({"change": object}).where(
         frame[columns].notna(), None))
-    bands = int(frame.groupby("key").size().max()) if len(frame) else 1
-    spec = _finish(_release_dots(value_title, value_format), description, rows, bands)
-    (pick,) = spec["params"]
-    pick["value"] = options[0] if options else ""
-    pick["bind"].update(options=list(options), labels=list(labels), name="Trait ")
-    spec["usermeta"]["menus"] = {"pick": "key"}  # each trait's releases drawn at build time
-    return spec
-
-
-@functools.cache
-def _release_dots(value_title: str, value_format: str) -> dict[str, Any]:
-    pick = alt.param(name="pick", value="", bind=alt.binding_select(options=[""]))
-    base = alt.Chart(ROWS).transform_filter("datum.key == pick")
-    y = alt.Y("name:N", title=None, sort=alt.EncodingSortField("order", order="ascending"),
-              axis=alt.Axis(labelLimit={"expr": "clamp(containerSize()[0] * 0.4, 90, 260)"}))
-    x = alt.X("value:Q", title=value_title, scale=alt.Scale(zero=False),
-              axis=alt.Axis(tickCount=6))
-    tooltip = [alt.Tooltip("name:N", title="release"),
-               alt.Tooltip("value:Q", title=value_title, format=value_format),
-               alt.Tooltip("low:Q", title="95% interval from", format=value_format),
-               alt.Tooltip("high:Q", title="to", format=value_format),
-               alt.Tooltip("change:Q", title="change from the previous release",
-                           format="+" + value_format)]
-    colour = alt.Color("mark:N", legend=None, scale=alt.Scale(
-        domain=["up", "down", ""], range=[POSITIVE, NEGATIVE, "#8a8a8a"]))
-    layers = [base.mark_line(color="currentColor", opacity=0.35).encode(
-                  x="value:Q", y=y, order=alt.Order("order:Q")),
-              base.mark_rule(color="currentColor", opacity=0.7).encode(x=alt.X(
-                  "low:Q", title=value_title, scale=alt.Scale(zero=False)), x2="high:Q", y=y),
-              base.mark_circle(size=70, opacity=1).encode(x=x, y=y, color=colour,
-                                                          tooltip=tooltip)]
-    return _spec(alt.layer(*layers).add_params(pick).properties(
-        width="container", height=alt.Step(STEP + 6)))
+    return _spec("releases", description, rows, sort="order",
+                 x=_axis("value", value_title, ticks=6),
+                 params=[_menu("pick", "Trait", options, labels)],
+                 usermeta={"menus": {"pick": "key"}})
 
 
 def trust_heatmap(frame: pd.DataFrame, order: list[str], description: str
@@ -303,23 +145,7 @@ def trust_heatmap(frame: pd.DataFrame, order: list[str], description: str
     # 1/100 and 100 times an even share; the download keeps the exact numbers.
     shown = frame[["judge", "model", "trust", "relative"]].assign(
         relative=frame["relative"].clip(RELATIVE_FLOOR, 1 / RELATIVE_FLOOR))
-    spec = _finish(_trust_heatmap(), description, records(shown))
-    spec["encoding"]["x"]["sort"] = spec["encoding"]["y"]["sort"] = list(order)
-    return spec
-
-
-RELATIVE_FLOOR = 0.01
-
-
-@functools.cache
-def _trust_heatmap() -> dict[str, Any]:
-    chart = alt.Chart(ROWS).mark_rect().encode(
-        x=alt.X("model:N", sort=None, title="model judged", axis=alt.Axis(labelAngle=-60)),
-        y=alt.Y("judge:N", sort=None, title="judge"),
-        color=alt.Color("relative:Q", title="trust × N",
-                        scale=alt.Scale(type="log", scheme="redblue", domainMid=1),
-                        legend=alt.Legend(format=".2f")),
-        tooltip=[alt.Tooltip("judge:N"), alt.Tooltip("model:N", title="trusts"),
-                 alt.Tooltip("trust:Q", title="trust T", format=".3f"),
-                 alt.Tooltip("relative:Q", title="trust × N", format=".2f")])
-    return _spec(chart.properties(width=alt.Step(STEP), height=alt.Step(STEP)))
+    return _spec("matrix", description, records(shown), x="model", y="judge",
+                 order=list(order), x_title="model judged", y_title="judge",
+                 colour={"field": "relative", "title": "trust × N", "domain": None,
+                         "log": True})

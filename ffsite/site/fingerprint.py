@@ -27,8 +27,7 @@ from ffsite._cache import cache_root
 INPUTS = ".ffsite-inputs"  # the hash of a built site's inputs, and what the build said
 PACKAGE = Path(__file__).resolve().parents[1]  # ffsite/
 # Libraries whose versions can change bytes of the output (numbers, SVG, HTML, Parquet).
-LIBRARIES = ("altair", "jinja2", "markdown-it-py", "nh3", "numpy", "pandas", "pyarrow",
-             "scipy", "vl-convert-python")
+LIBRARIES = ("jinja2", "markdown-it-py", "nh3", "numpy", "pandas", "pyarrow", "scipy")
 
 
 def fingerprint(files: Iterable[Path], content: Path, templates: Path,

@@ -16,7 +16,6 @@ import pandas as pd
 from markupsafe import Markup
 
 from ffsite.metrics.ranking import RankRanges, has_signal, rank_ranges
-from ffsite.site import drawings
 from ffsite.site.output import Download
 from ffsite.site.render import count, heat_class, json_script, number, percent, signed
 
@@ -79,7 +78,7 @@ MENUS = "menus"
 @dataclass(frozen=True)
 class Chart:
     id: str
-    raw: dict[str, Any] = field(repr=False, compare=False, hash=False)  # Vega-Lite spec
+    raw: dict[str, Any] = field(repr=False, compare=False, hash=False)  # charts.py spec
     description: str  # what the chart shows, in words (also in the spec)
     # The build's drawings of the chart, {"wide": svg, "narrow": svg} (drawings.py).
     drawing: dict[str, Markup] = field(default_factory=dict, repr=False, compare=False,
@@ -102,18 +101,12 @@ class Chart:
         return MENUS if self.has_controls else STATIC
 
     @property
-    def spec(self) -> Markup:
-        """Vega-Lite JSON, safe inside <script type="application/json">."""
-        return json_script(self.raw)
-
-    @property
     def menu_json(self) -> Markup:
         """The menus and their choices' drawings, for the page's script."""
         return json_script(self.menu)
 
 
 def chart(chart_id: str, spec: dict[str, Any]) -> Chart:
-    drawings.request(spec)  # drawn in the background while the build goes on
     return Chart(chart_id, spec, spec["description"])
 
 
