@@ -51,12 +51,24 @@ def serve(port: int, prefix: str | None, watch: bool, annotations: str,
         base_url = load_config(content).base_url
         prefix = urlsplit(base_url).path if base_url else "/"
     server = preview.make_server(out, port, prefix)  # first, so a busy port fails before the build
+    from ffsite.site.rerender import rerender
+
     cache = ResultsCache()  # rebuilds reuse the ratings while the files stay the same
+    # A change to templates only re-renders the pages using them (ffsite.site.rerender);
+    # any other change rebuilds.  This is what the annotations and content were.
+    others = [Path(annotations), Path(content)]
+    built_from = [preview.snapshot(others, ignore=[Path(out)])]
 
     def rebuild() -> None:
         try:
+            now = preview.snapshot(others, ignore=[Path(out)])
+            if cache.site is not None and now == built_from[0]:
+                rerender(cache.site)
+                click.echo("re-rendered the pages of the changed templates", err=True)
+                return
             run_build(annotations, base_data, content, templates, out, quiet=True,
                       cache=cache)
+            built_from[0] = now
             click.echo("rebuilt", err=True)
         except FfsiteError as exc:
             click.echo(f"error: {error_line(exc)} (still serving the previous site)", err=True)

@@ -29,10 +29,11 @@ from ffsite.site.assets import collect_assets
 from ffsite.site.config import load_config
 from ffsite.site.context import ResultsCache, SiteContext
 from ffsite.site.drawings import draw_charts
-from ffsite.site.fingerprint import INPUTS, fingerprint, record, recorded
+from ffsite.site.fingerprint import INPUTS, combined, fingerprint_parts, record, recorded
 from ffsite.site.output import SiteOutput, SiteWriter
 from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
 from ffsite.site.render import environment
+from ffsite.site.rerender import KeptBuild, template_sources
 
 MARKER = swap.SITE_MARKER  # marks a folder as a built site, so a rebuild may replace it
 
@@ -71,7 +72,8 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         raise ParameterError(f"{annotations}: no annotation files (.parquet) found; add some "
                              "or pass {annotations} DIR", "annotations")
     updated = last_updated(files)
-    inputs = fingerprint(files, config.content_dir, Path(templates), base_dir, updated)
+    parts = fingerprint_parts(files, config.content_dir, Path(templates), base_dir, updated)
+    inputs = combined(parts)
     current = None if force else current_site(out, inputs)
     if current is not None:
         progress.step("the site is current: its inputs have not changed")
@@ -110,8 +112,9 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
             check_target(out)  # again: another build may have changed it meanwhile
             staging = swap.staging_folder(out)
             try:
-                result = _write(SiteWriter(staging, env, common), output, assets, progress,
-                                BuildResult(out, len(output.pages), 0, 0, ctx.notes), inputs)
+                result, page_common = _write(SiteWriter(staging, env, common), output, assets,
+                                             progress, BuildResult(out, len(output.pages), 0,
+                                                                   0, ctx.notes), inputs)
                 swap.swap_in(staging, out)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -119,14 +122,18 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         raise ParameterError(f"{out}: writing the site failed ({exc.strerror}); the previous "
                              "site is unchanged; free some space or pick another {out}",
                              "out") from None
+    if cache is not None:  # `ffsite serve` re-renders a template edit from this
+        cache.site = KeptBuild(out, Path(templates), output, page_common, assets, parts,
+                               template_sources(Path(templates)), result)
     return result
 
 
 def _write(writer: SiteWriter, output: SiteOutput, assets: dict, progress: Progress,
-           result: BuildResult, inputs: str) -> BuildResult:
+           result: BuildResult, inputs: str) -> tuple[BuildResult, dict]:
     """Every page, table and asset into the staging folder, then the marker and the
-    record of the inputs; `result` with the files and bytes counted."""
-    writer.write_output(output, progress)
+    record of the inputs: `result` with the files and bytes counted, and what every
+    page's template read besides its own context."""
+    common = writer.write_output(output, progress)
     for path, data in assets.values():
         writer.write(path, data)
     writer.write(MARKER, "built by ffsite; `ffsite build` replaces this folder\n")
@@ -136,7 +143,7 @@ def _write(writer: SiteWriter, output: SiteOutput, assets: dict, progress: Progr
                                  bytes=sum(p.stat().st_size for p in written))
     writer.write(INPUTS, record(inputs, result.pages, result.files, result.bytes,
                                 result.notes))
-    return result
+    return result, common
 
 
 def current_site(out: Path, inputs: str) -> BuildResult | None:

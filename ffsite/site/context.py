@@ -83,6 +83,8 @@ class ResultsCache:
     ratings: Kept[pd.DataFrame] = field(default_factory=Kept)
     score_results: Kept[ScoreResults] = field(default_factory=Kept)
     pairwise: Kept[dict[str, PairwiseResults]] = field(default_factory=Kept)
+    # The last build's pages and what they were rendered with (ffsite.site.rerender).
+    site: Any = None
 
 
 def trait_table(votes: TraitVotes, scores: Scores | None = None) -> pd.DataFrame:

@@ -33,25 +33,55 @@ LIBRARIES = ("jinja2", "markdown-it-py", "nh3", "numpy", "pandas", "pyarrow", "s
 def fingerprint(files: Iterable[Path], content: Path, templates: Path,
                 base_dir: Path | None, last_updated: str | None) -> str:
     """The hash of a build's inputs (see the module docstring)."""
-    digest = hashlib.sha256()
+    return combined(fingerprint_parts(files, content, templates, base_dir, last_updated))
 
-    def add(label: str, data: bytes) -> None:
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
 
+def fingerprint_parts(files: Iterable[Path], content: Path, templates: Path,
+                      base_dir: Path | None, last_updated: str | None) -> dict[str, str]:
+    """The hash of each kind of input: `ffsite serve` re-renders a template edit with
+    only the templates' part hashed again (ffsite.site.rerender)."""
+    annotations = _Digest()
     for path in sorted(Path(f) for f in files):
-        add(f"annotations:{path.parent.name}/{path.name}", path.read_bytes())
-    for name, folder in (("content", content), ("templates", templates), ("ffsite", PACKAGE)):
-        for path in _files_under(folder, skip=("__pycache__",)):
-            add(f"{name}:{path.relative_to(folder).as_posix()}", path.read_bytes())
+        annotations.add(f"{path.parent.name}/{path.name}", path.read_bytes())
+    base = _Digest()
     if base_dir is not None:
         known = _Hashes()
         for path in _files_under(base_dir):
-            add(f"base:{path.relative_to(base_dir).as_posix()}", known.of(path).encode())
+            base.add(path.relative_to(base_dir).as_posix(), known.of(path).encode())
         known.save()
-    add("last_updated", str(last_updated).encode())
-    add("libraries", json.dumps({name: _version(name) for name in LIBRARIES}).encode())
-    return digest.hexdigest()
+    return {"annotations": annotations.hex(), "content": _folder(content),
+            "templates": templates_part(templates), "ffsite": _folder(PACKAGE),
+            "base": base.hex() if base_dir is not None else "none",
+            "last_updated": str(last_updated),
+            "libraries": json.dumps({name: _version(name) for name in LIBRARIES})}
+
+
+def templates_part(templates: Path) -> str:
+    return _folder(templates)
+
+
+def combined(parts: dict[str, str]) -> str:
+    """The one hash a site records, from `fingerprint_parts`."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+class _Digest:
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+
+    def add(self, label: str, data: bytes) -> None:
+        self.digest.update(f"{label}\0{len(data)}\0".encode())
+        self.digest.update(data)
+
+    def hex(self) -> str:
+        return self.digest.hexdigest()
+
+
+def _folder(folder: Path) -> str:
+    digest = _Digest()
+    for path in _files_under(folder, skip=("__pycache__",)):
+        digest.add(path.relative_to(folder).as_posix(), path.read_bytes())
+    return digest.hex()
 
 
 def recorded(out: Path) -> dict | None:

@@ -205,8 +205,9 @@ class SiteWriter:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
-    def write_output(self, output: SiteOutput, progress: Progress) -> None:
-        """Every table of `output`, the archive of them all, then every page."""
+    def write_output(self, output: SiteOutput, progress: Progress) -> dict[str, Any]:
+        """Every table of `output`, the archive of them all, then every page; returns what
+        every page's template read besides its own context (for ffsite.site.rerender)."""
         for download, frame in output.tables:
             columns = column_lists(frame)
             # spreadsheet_safe copies the frame; most tables have no text to neutralise.
@@ -223,10 +224,8 @@ class SiteWriter:
                   "published": sorted(output.downloads, key=lambda d: d.name)}
         for page in progress.items("writing pages", output.pages):
             self.write_choices(page)
-            html = render(self.env, page.template,
-                          {**common, "root": root(page.path), **page.context,
-                           **preview(page, common)})
-            self.write(page.path, html)
+            self.write(page.path, render(self.env, page.template, page_context(page, common)))
+        return common
 
 
     def write_choices(self, page: Page) -> None:
@@ -261,6 +260,11 @@ class SiteWriter:
 
 
 CHOICE_SEPARATOR = "\u001f"  # between the options of several menus in a choice's key
+
+
+def page_context(page: Page, common: dict[str, Any]) -> dict[str, Any]:
+    """Everything `page`'s template reads: what every page reads, then its own."""
+    return {**common, "root": root(page.path), **page.context, **preview(page, common)}
 
 
 def preview(page: Page, common: dict[str, Any]) -> dict[str, Any]:

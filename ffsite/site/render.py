@@ -39,6 +39,9 @@ def environment(templates_dir: Path) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(signed=signed, number=number, percent=percent, heat=heat_class,
                        count=count, breakable=breakable)
+    from ffsite.site.table_rows import table_cell, table_rows  # (it uses `breakable`)
+
+    env.globals.update(table_rows=table_rows, table_cell=table_cell)
     return env
 
 

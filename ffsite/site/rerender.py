@@ -1,0 +1,139 @@
+"""A template edit, re-rendered in place: `ffsite serve --watch` keeps what its last build
+computed (`KeptBuild`), and when only files under the templates folder changed it renders
+again just the pages whose template uses a changed one (all pages when a static file
+changed, since every page names the assets by their hash), in about a second instead of
+a whole build.
+
+The result is the site a full build with the edited templates would write, byte for
+byte, its record of inputs included (tests/test_site_rerender.py builds both and
+compares).  Every page is rendered before any is written, so a template error leaves the
+site as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.meta
+
+from ffsite.errors import FfsiteError
+from ffsite.site import swap
+from ffsite.site.assets import collect_assets
+from ffsite.site.fingerprint import INPUTS, combined, record, templates_part
+from ffsite.site.output import SiteOutput, page_context
+from ffsite.site.render import environment, render
+
+
+@dataclass
+class KeptBuild:
+    """What a build computed and wrote, for re-rendering its pages."""
+
+    out: Path
+    templates: Path
+    output: SiteOutput
+    common: dict[str, Any]  # what every page's template reads besides its own context
+    assets: dict[str, tuple[str, bytes]]
+    parts: dict[str, str]  # the inputs' hashes (fingerprint_parts)
+    sources: dict[str, str]  # every file under the templates folder: its hash
+    result: Any  # the build's BuildResult
+
+
+def template_sources(templates: Path) -> dict[str, str]:
+    """{path under the templates folder: SHA-256 of its bytes}."""
+    found = {}
+    for root, folders, names in os.walk(templates):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        for name in sorted(names):
+            path = Path(root, name)
+            found[path.relative_to(templates).as_posix()] = hashlib.sha256(
+                path.read_bytes()).hexdigest()
+    return found
+
+
+def users_of(env: jinja2.Environment, changed: set[str]) -> set[str]:
+    """Every template that is, extends, includes or imports a `changed` one, however
+    indirectly.  An include by expression (`{% include s.partial %}`: a section's own
+    template) is not followed here: `rerender` reads those names from the pages."""
+    uses: dict[str, set[str]] = {}
+    for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
+        source = env.loader.get_source(env, name)[0]  # type: ignore[union-attr]
+        try:
+            named = jinja2.meta.find_referenced_templates(env.parse(source, name))
+        except jinja2.TemplateSyntaxError as exc:
+            raise FfsiteError(f"{name}: line {exc.lineno}: {exc.message}; fix the "
+                              "template") from None
+        uses[name] = {str(n) for n in named if n is not None}
+    affected = set(changed)
+    while True:
+        more = {name for name, used in uses.items() if used & affected} - affected
+        if not more:
+            return affected
+        affected |= more
+
+
+def _partials(context: dict[str, Any]) -> set[str]:
+    """The templates a page includes by name from its context: its sections' partials
+    (in lists, or lists of lists, of sections)."""
+    found = set()
+    for value in context.values():
+        if not isinstance(value, list | tuple):
+            continue
+        for item in value:
+            for inner in item if isinstance(item, list | tuple) else (item,):
+                partial = getattr(inner, "partial", None)
+                if isinstance(partial, str):
+                    found.add(partial)
+    return found
+
+
+def rerender(kept: KeptBuild) -> Any:
+    """The site at `kept.out` with the pages that use a changed template rendered again
+    (the build's BuildResult, updated); `kept` is updated too."""
+    sources = template_sources(kept.templates)
+    changed = {name for name in sources.keys() | kept.sources.keys()
+               if sources.get(name) != kept.sources.get(name)}
+    if not changed:
+        return kept.result
+    env = environment(kept.templates)
+    assets = collect_assets(kept.templates)
+    common = {**kept.common, "assets": {name: path for name, (path, _) in assets.items()}}
+    affected = users_of(env, changed)
+    pages = [page for page in kept.output.pages if assets != kept.assets
+             or page.template in affected or _partials(page.context) & affected]
+    html = [(page, render(env, page.template, page_context(page, common)))
+            for page in pages]  # all of them before any is written
+    for path, data in assets.values():
+        _replace(kept.out / path, data)
+    for stale in {path for path, _ in kept.assets.values()} - {p for p, _ in assets.values()}:
+        (kept.out / stale).unlink(missing_ok=True)  # an asset of ours the edit replaced
+    for page, text in html:
+        _replace(kept.out / page.path, text.encode("utf-8"))
+    parts = {**kept.parts, "templates": templates_part(kept.templates)}
+    result = _recount(kept.out, kept.result, combined(parts))
+    kept.sources, kept.assets, kept.common, kept.parts, kept.result = (
+        sources, assets, common, parts, result)
+    return result
+
+
+def _replace(target: Path, data: bytes) -> None:
+    """Write `target` whole or not at all (the preview server may be reading it)."""
+    temporary = target.with_name(f".{target.name}.ffsite-new")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+
+
+def _recount(out: Path, result: Any, inputs: str) -> Any:
+    written = [p for p in out.rglob("*") if p.is_file()
+               and p.name not in (INPUTS, swap.STAGING_MARKER)]
+    result = dataclasses.replace(result, files=len(written),
+                                 bytes=sum(p.stat().st_size for p in written))
+    _replace(out / INPUTS, record(inputs, result.pages, result.files, result.bytes,
+                                  result.notes).encode("utf-8"))
+    return result
