@@ -24,7 +24,7 @@ def test_rebuild_is_byte_identical_across_processes(tmp_path, monkeypatch):
     first = tree(build_tiny(tmp_path / "one"))
     assert tree(build_tiny(tmp_path / "two")) == first
     # A fresh process with another hash seed, through the command line, and an empty
-    # cache: the drawings the builds above took from the session's cache are drawn anew.
+    # cache: the results the builds above kept in the session's cache are computed anew.
     root = tmp_path / "one"
     env = {**os.environ, "PYTHONHASHSEED": "12345", "SOURCE_DATE_EPOCH": "1700000000",
            "FFSITE_CACHE_DIR": str(tmp_path / "empty-cache")}
@@ -34,7 +34,7 @@ def test_rebuild_is_byte_identical_across_processes(tmp_path, monkeypatch):
                     str(REPO / "templates"), "--out", str(tmp_path / "three"), "--quiet"],
                    check=True, env=env, cwd=tmp_path)
     third = tree(tmp_path / "three")
-    assert list((tmp_path / "empty-cache" / "drawings").glob("*.svg"))  # it did draw
+    assert list((tmp_path / "empty-cache" / "results").iterdir())  # it did compute them
     assert third.keys() == first.keys()
     assert [name for name in first if first[name] != third[name]] == []
     assert b"Last updated 2023-11-14." in first["index.html"]

@@ -13,8 +13,8 @@ from site_fixture import REPO, write_content, write_tiny, write_tiny_texts
 from ffsite.errors import FfsiteError
 from ffsite.site.build import build_site
 from ffsite.site.context import ResultsCache
-from ffsite.site.rerender import rerender, users_of
 from ffsite.site.render import environment
+from ffsite.site.rerender import rerender, users_of
 
 
 def files(site: Path) -> dict[str, bytes]:

@@ -4,6 +4,7 @@ bad input: test_bad_input.py.)"""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -13,18 +14,30 @@ import pytest
 from site_fixture import REPO, write_content, write_tiny
 
 
-def serve_command(root, port: int) -> list[str]:
+def serve_command(root, port: int, templates=REPO / "templates") -> list[str]:
     return [sys.executable, "-m", "ffsite", "serve", "--port", str(port), "--prefix",
             "/ffsite/", "--annotations", str(root / "annotations"), "--content",
-            str(root / "content"), "--templates", str(REPO / "templates"), "--out",
+            str(root / "content"), "--templates", str(templates), "--out",
             str(root / "site")]
 
 
-@pytest.mark.slow  # a real `ffsite serve` process: a build, a change, a rebuild
-def test_serves_the_site_and_rebuilds_on_change(tmp_path):
+def served_until(url: str, text: bytes, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            if text in response.read():
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"the site was not rebuilt after {what} changed")
+
+
+@pytest.mark.slow  # a real `ffsite serve` process: a build, changes, a rebuild, a re-render
+def test_serves_the_site_rebuilds_on_change_and_re_renders_a_template_edit(tmp_path):
     write_tiny(tmp_path / "annotations")
     write_content(tmp_path / "content")
-    process = subprocess.Popen(serve_command(tmp_path, 0), stdout=subprocess.PIPE,
+    templates = tmp_path / "templates"
+    shutil.copytree(REPO / "templates", templates)
+    process = subprocess.Popen(serve_command(tmp_path, 0, templates), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
@@ -36,14 +49,16 @@ def test_serves_the_site_and_rebuilds_on_change(tmp_path):
         with urllib.request.urlopen(url + "index.html", timeout=10) as response:
             assert response.status == 200 and b"Leaderboard" in response.read()
         (tmp_path / "content" / "intro.md").write_text("A brand new intro.\n", "utf-8")
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with urllib.request.urlopen(url + "index.html", timeout=10) as response:
-                if b"A brand new intro." in response.read():
-                    break
-            time.sleep(0.5)
-        else:
-            raise AssertionError("the site was not rebuilt after content/intro.md changed")
+        served_until(url + "index.html", b"A brand new intro.", "content/intro.md")
+        page = templates / "traits.html"
+        page.write_text(page.read_text("utf-8").replace(
+            "{% block main %}", "{% block main %}<p>an edited template</p>", 1), "utf-8")
+        served_until(url + "traits.html", b"an edited template", "templates/traits.html")
+        process.terminate()
+        said = process.communicate(timeout=30)[1].splitlines()
+        # The content change rebuilt the site; the template edit re-rendered its pages.
+        assert said.index("rebuilt") < said.index(
+            "re-rendered the pages of the changed templates"), said
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -149,8 +149,10 @@ def matrix(spec: dict[str, Any], width: int) -> str:
         legend_height = 52 if spec.get("size") else 44
         height = PAD + plot_height + under + 10 + legend_height + PAD
     else:
+        # As wide as the matrix and its legend (a small matrix does not stretch to the
+        # column: the plot keeps over half the drawing); a wide one is scaled by the page.
         legend_at = (plot_width + 24, 0)
-        drawn_width = max(width - 2 * PAD, left + plot_width + 24 + length + 40)
+        drawn_width = left + plot_width + 24 + length + 40
         height = PAD + max(plot_height + under, 110 if spec.get("size") else 60) + PAD
     body.append(_legends(spec, legend_at, length, legend_labels, step, narrow))
     return svg(drawn_width + 2 * PAD, height,
