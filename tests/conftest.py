@@ -64,6 +64,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         name = getattr(item, "originalname", item.name)
         if "default_site" in fixtures or name in SLOW.get(item.path.name, ()):
             item.add_marker(pytest.mark.slow)
+        if "default_phone_loads" in fixtures:
+            # One visit of the default site's pages serves all of these: with
+            # pytest-xdist (--dist loadgroup) they run in one worker, which makes it once.
+            item.add_marker(pytest.mark.xdist_group("default-phone-visit"))
+        elif "tiny_visits" in fixtures:
+            item.add_marker(pytest.mark.xdist_group("tiny-visit"))
     # One Chromium for the whole session.  Playwright's sync API marks the thread's
     # asyncio loop as running while it is alive, so tests that use the browser run after
     # all others (asyncio.run in a later test would fail otherwise).
@@ -116,24 +122,46 @@ def hostile_site(tmp_path_factory) -> Path:
     return build_hostile(tmp_path_factory.mktemp("hostile"))
 
 
+def shared_once(tmp_path_factory, name: str, make) -> Path:
+    """A folder `make(folder)` fills once for the whole run: with pytest-xdist the first
+    worker to need it makes it (the others wait for its lock), so a site is built once,
+    not once per worker.  Tests only read it."""
+    import fcntl
+    import shutil
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    folder, done = base / name, base / f"{name}.done"
+    with (base / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.write_text("made\n", "utf-8")
+    return folder
+
+
 @pytest.fixture(scope="session")
 def default_site(tmp_path_factory, shared_data: Path) -> Path:
     """The repository's default site (annotations/, content/, templates/) with the base
-    data in ../shared/data, built once per session.  Its ratings use 200 bootstrap
+    data in ../shared/data, built once per run.  Its ratings use 200 bootstrap
     resamples, not the published 1,000: tests check layout and numbers that do not
     depend on the resamples, in a fifth of the time."""
     import shutil
 
     from ffsite.site.build import build_site
 
-    root = tmp_path_factory.mktemp("default-site")
-    content = root / "content"
-    shutil.copytree(REPO / "content", content)
-    with (content / "site.toml").open("a", encoding="utf-8") as settings:
-        settings.write("\nrating_resamples = 200\n")
-    build_site(REPO / "annotations", root / "site", content=content,
-               templates=REPO / "templates", base_data=shared_data)
-    return root / "site"
+    def make(root: Path) -> None:
+        content = root / "content"
+        shutil.copytree(REPO / "content", content)
+        with (content / "site.toml").open("a", encoding="utf-8") as settings:
+            settings.write("\nrating_resamples = 200\n")
+        build_site(REPO / "annotations", root / "site", content=content,
+                   templates=REPO / "templates", base_data=shared_data)
+
+    return shared_once(tmp_path_factory, "default-site", make) / "site"
 
 
 @pytest.fixture(scope="session")
