@@ -4,7 +4,7 @@
 
 Medians of --runs runs of each (targets in brackets):
 - cold build: an empty cache folder and a new output folder [<= 15 s, <= 1 GB];
-- forced build: the same cache (drawings and kept results), `--force` [<= 5 s as warm];
+- forced build: the same cache (kept results), `--force` [<= 5 s as warm];
 - current build: inputs unchanged, the site is kept ("is current") [<= 5 s];
 - template edit: `ffsite serve --watch --force` running, one template changed, until the
   served page shows the edit (the watcher's wait included) [<= 2 s]: a page template
@@ -163,7 +163,7 @@ def main() -> None:
             edited.append(serve_template_edits([*site, *out], build_env, templates, n))
             shutil.rmtree(cache)
         report("cold build (empty cache)", cold)
-        report("forced build (drawings and results kept)", forced)
+        report("forced build (results kept)", forced)
         report("current build (inputs unchanged)", current)
         for name, _ in EDITS:
             times = [found[name] for found in edited]

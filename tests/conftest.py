@@ -64,7 +64,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         name = getattr(item, "originalname", item.name)
         if "default_site" in fixtures or name in SLOW.get(item.path.name, ()):
             item.add_marker(pytest.mark.slow)
-        if "default_phone_loads" in fixtures:
+        if item.get_closest_marker("xdist_group"):
+            pass  # its module says where it runs (test_browser_layout.py)
+        elif "default_phone_loads" in fixtures:
             # One visit of the default site's pages serves all of these: with
             # pytest-xdist (--dist loadgroup) they run in one worker, which makes it once.
             item.add_marker(pytest.mark.xdist_group("default-phone-visit"))

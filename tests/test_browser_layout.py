@@ -29,6 +29,10 @@ from browser import SCREENSHOTS, Watch, open_page, site_pages
 
 PHONE, DESKTOP = 390, 1440
 WIDTHS = (PHONE, DESKTOP)
+# These tests read the default site's one phone visit (conftest.default_phone_loads) and
+# the layouts measured here: with pytest-xdist they run in one worker, which makes both
+# once (the `layout` fixture picks its site at run time, so conftest cannot see it).
+pytestmark = pytest.mark.xdist_group("default-phone-visit")
 # Tallest page allowed (px), at either width: long tables scroll inside a wrapper at most
 # 80% of the screen tall, per-item downloads and example pairs are folded (<details>).
 # Before these changes downloads.html was 98,129 px on a phone, pressure.html 21,932.

@@ -267,8 +267,11 @@ def test_explore_shows_numbers_on_first_load_for_every_dataset(chromium, default
                 else:
                     open_page(page, default_root + "explore.html")
                     page.select_option("#ex-dataset", label=name)
+                # Until numbers are in the cells (the table may be laid out before they
+                # are), or the status says why there are none.
                 page.wait_for_function(
-                    "() => document.querySelectorAll('#explore-table tbody td').length > 0 "
+                    "() => [...document.querySelectorAll('#explore-table td .cell-button')]"
+                    ".some(b => /\\d/.test(b.textContent)) "
                     "|| /No comparisons|Choose|no preference/.test("
                     "document.getElementById('ex-status').textContent)", timeout=15_000)
                 status = page.locator("#ex-status").text_content()

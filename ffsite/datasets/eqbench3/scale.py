@@ -25,12 +25,14 @@ move the rating.
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr
 
+from ffsite._stored import remembered
 from ffsite.metrics.ranking import rank_ranges
 
 MAX_DIFF = 30  # "+" counts apart that make the widest margin
@@ -203,8 +205,12 @@ def eqbench_scale(found: pd.DataFrame, anchors: tuple[str, str], *, seed: int = 
     rng = np.random.default_rng(seed)
     drawn = [rng.permutation(rng.integers(0, len(found), len(found)))
              for _ in range(resamples)]
-    # All chains in one pass: the cost is the number of games, not of chains.
-    fitted = trueskill(chain_games(first, second, share, orders + drawn), len(models))
+    # All chains in one pass: the cost is the number of games, not of chains.  It takes
+    # seconds, so a build keeps it on disk (ffsite._stored) for the next one.
+    fitted = remembered("eqbench-trueskill", (sys.modules[__name__],),
+                        (first, second, share, orders, drawn, len(models)),
+                        lambda: trueskill(chain_games(first, second, share, orders + drawn),
+                                          len(models)))
     raw = fitted[:SHUFFLES].mean(axis=0)
     targets = [target for _, target in ANCHORS]
     where = [code[a] for a in anchors]

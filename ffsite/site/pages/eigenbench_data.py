@@ -5,10 +5,13 @@ derived one the dataset's own panel scores of the same models beside it."""
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite.datasets import DATASETS, PANELS, dataset_name, find
 from ffsite.metrics import eigenbench as eb
@@ -55,10 +58,18 @@ def rated(ctx: SiteContext) -> dict[str, Rated]:
     if derived:
         ctx.progress.step(f"EigenBench: fitting {len(derived)} sets of judgments derived "
                           "from scores")
-    for item in derived:
-        if item.name in found:
-            continue  # a constitution of votes by that name comes first
-        result = eb.eigenbench(item.judgments, n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=SEED)
+    todo: dict[str, eb.Derived] = {}
+    for item in derived:  # a constitution of votes by that name comes first, then the first
+        if item.name not in found:
+            todo.setdefault(item.name, item)
+    # The fits are independent and numpy lets go of the lock in their heavy parts: one
+    # thread per core, BLAS at one thread throughout (so every fit's arithmetic is the
+    # same however the threads interleave).
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(
+            max(1, min(2, os.cpu_count() or 1))) as pool:
+        results = list(pool.map(lambda item: eb.eigenbench(
+            item.judgments, n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=SEED), todo.values()))
+    for item, result in zip(todo.values(), results, strict=True):
         compared, scorer = panel_comparison(ctx, item, result)
         found[item.name] = Rated(item.name, item.label, result, (item.dataset,), item,
                                  compared, scorer)
