@@ -51,6 +51,18 @@ def test_the_strength_axis_runs_from_minus_one_to_one_in_fifths():
                       "0.8", "1.0"]  # one decimal for every tick, as d3 labels them
 
 
+def test_the_last_tick_label_fits_in_the_drawing():
+    frame = pd.DataFrame({"name": ["a", "b"], "value": [1100.0, 1380.0],
+                          "low": [1050.0, 1330.0], "high": [1150.0, 1395.0]})
+    svg = drawings.draw(charts.interval_dots(frame, "Elo", "Elo."), drawings.NARROW)
+    shift = float(re.search(r'role-frame root"><g transform="translate\(([\d.]+),', svg)[1])
+    plot = float(re.search(r'class="background" fill="none" d="M0,0h([\d.]+)', svg)[1])
+    # "1,400" is 5 characters (556 + 278 + 3 x 556 thousandths of 12 px) centred on the
+    # plot's right edge: half of it must end inside the 350 px drawing.
+    half = (4 * 556 + 278) * 12 / 1000 / 2
+    assert "1,400" in texts(svg) and shift + plot + half <= drawings.NARROW
+
+
 def test_nice_ticks_and_their_labels_by_hand():
     # 2.15 / 6 = 0.36 a tick: rounded to 0.5, the domain widened to 5.0-7.5.
     assert nice_ticks(5.3, 7.45, 6) == (5.0, 7.5, [5.0, 5.5, 6.0, 6.5, 7.0, 7.5])

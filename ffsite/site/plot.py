@@ -183,6 +183,10 @@ def rows_chart(spec: dict[str, Any], width: int) -> str:
     plot_height = step * max(len(rows), 1)
     x = spec["x"]
     low, high, ticks = _x_axis(x, rows, plot_width)
+    # The last tick's label is centred on the plot's right edge: room for its half.
+    step_of_ticks = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    overhang = text_width(tick_label(ticks[-1], step_of_ticks)) / 2 - 8
+    plot_width -= max(0.0, overhang)
 
     def scale(value: float) -> float:
         return (value - low) / (high - low) * plot_width
