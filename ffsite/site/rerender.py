@@ -23,7 +23,6 @@ import jinja2
 import jinja2.meta
 
 from ffsite.errors import FfsiteError
-from ffsite.site import swap
 from ffsite.site.assets import collect_assets
 from ffsite.site.fingerprint import INPUTS, combined, record, templates_part
 from ffsite.site.output import SiteOutput, page_context
@@ -108,32 +107,31 @@ def rerender(kept: KeptBuild) -> Any:
              or page.template in affected or _partials(page.context) & affected]
     html = [(page, render(env, page.template, page_context(page, common)))
             for page in pages]  # all of them before any is written
-    for path, data in assets.values():
-        _replace(kept.out / path, data)
+    files, size = kept.result.files, kept.result.bytes  # kept up to date as files change
+    for path, data in [*assets.values(), *((page.path, text.encode("utf-8"))
+                                          for page, text in html)]:
+        files, size = _replace(kept.out / path, data, files, size)
     for stale in {path for path, _ in kept.assets.values()} - {p for p, _ in assets.values()}:
-        (kept.out / stale).unlink(missing_ok=True)  # an asset of ours the edit replaced
-    for page, text in html:
-        _replace(kept.out / page.path, text.encode("utf-8"))
+        target = kept.out / stale  # an asset of ours the edit replaced
+        if target.is_file():
+            files, size = files - 1, size - target.stat().st_size
+            target.unlink()
     parts = {**kept.parts, "templates": templates_part(kept.templates)}
-    result = _recount(kept.out, kept.result, combined(parts))
+    result = dataclasses.replace(kept.result, files=files, bytes=size)
+    _replace(kept.out / INPUTS, record(combined(parts), result.pages, result.files,
+                                       result.bytes, result.notes).encode("utf-8"), 0, 0)
     kept.sources, kept.assets, kept.common, kept.parts, kept.result = (
         sources, assets, common, parts, result)
     return result
 
 
-def _replace(target: Path, data: bytes) -> None:
-    """Write `target` whole or not at all (the preview server may be reading it)."""
+def _replace(target: Path, data: bytes, files: int, size: int) -> tuple[int, int]:
+    """Write `target` whole or not at all (the preview server may be reading it); the
+    site's count of files and bytes after it."""
+    if target.is_file():
+        files, size = files - 1, size - target.stat().st_size
     temporary = target.with_name(f".{target.name}.ffsite-new")
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary.write_bytes(data)
     os.replace(temporary, target)
-
-
-def _recount(out: Path, result: Any, inputs: str) -> Any:
-    written = [p for p in out.rglob("*") if p.is_file()
-               and p.name not in (INPUTS, swap.STAGING_MARKER)]
-    result = dataclasses.replace(result, files=len(written),
-                                 bytes=sum(p.stat().st_size for p in written))
-    _replace(out / INPUTS, record(inputs, result.pages, result.files, result.bytes,
-                                  result.notes).encode("utf-8"))
-    return result
+    return files + 1, size + len(data)
