@@ -112,6 +112,8 @@ def test_a_heatmap_shrinks_its_cells_to_fit_a_phone():
         r'<g class="mark-rect role-mark">(.*?)</g>', wide)[0].split('d="')[1:]) == 870
     names = texts(wide)
     assert names[:30] == names[30:60] == [f"t{i}" for i in range(30)]
+    # On the phone the labels are no taller than the 6 px cells, so rows do not overlap.
+    assert 'font-size="6"' in narrow and 'font-size="12"' in wide
 
 
 @pytest.mark.parametrize("bad", [

@@ -72,8 +72,8 @@ def _circle(x: float, y: float, radius: float) -> str:
     return f"M{fmt(x + radius)},{fmt(y)}a{r},{r},0,1,1,-{across},0a{r},{r},0,1,1,{across},0"
 
 
-def label_style(anchor: str) -> dict[str, str]:
-    return {"font_size": str(FONT_SIZE), "fill": "currentColor", "text_anchor": anchor}
+def label_style(anchor: str, size: int = FONT_SIZE) -> dict[str, str]:
+    return {"font_size": str(size), "fill": "currentColor", "text_anchor": anchor}
 
 
 # ------------------------------------------------------------------- the x axis

@@ -23,7 +23,7 @@ from ffsite.site.plot import (
     texts,
     tick_label,
 )
-from ffsite.site.plot_text import cut, fmt, text_width
+from ffsite.site.plot_text import FONT_SIZE, cut, fmt, text_width
 
 # ColorBrewer's RdBu (red low, blue high), the stops of Vega's "redblue" scheme.
 REDBLUE = ["#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0",
@@ -102,10 +102,12 @@ def matrix(spec: dict[str, Any], width: int) -> str:
     x_names = [cut(name, limit // 7) for name in xs]
     y_names = [cut(name, limit // 7) for name in ys]
     y_title = 18 if spec.get("y_title") else 0
-    left = y_title + min(max(map(text_width, y_names), default=0), limit) + 10
     step = _cell_step(len(xs), width, limit)
+    # Labels no taller than their cells (small cells on a phone), so rows do not overlap.
+    font = max(6, min(FONT_SIZE, step))
+    left = y_title + min(max((text_width(n, font) for n in y_names), default=0), limit) + 10
     plot_width, plot_height = step * len(xs), step * len(ys)
-    under = max(map(text_width, x_names), default=0) * SIN + 16 + (
+    under = max((text_width(n, font) for n in x_names), default=0) * SIN + 16 + (
         18 if spec.get("x_title") else 0)
     colour = spec["colour"]
     values = [row[colour["field"]] for row in rows if is_number(row.get(colour["field"]))]
@@ -131,12 +133,13 @@ def matrix(spec: dict[str, Any], width: int) -> str:
     body = [group("role-mark", paths(cells), "rect"),
             group("role-mark", f'<path d="{"".join(squares)}" fill="none" stroke="currentColor"/>'
                   if squares else "", "symbol"),
-            group("role-axis-label", texts([(-6, step * (j + 0.5) + 4, name)
+            group("role-axis-label", texts([(-6, step * (j + 0.5) + font / 3, name)
                                             for j, name in enumerate(y_names)]),
-                  "text", **label_style("end")),
-            group("role-axis-label", texts([(step * (i + 0.5) + 3, plot_height + 8, name)
-                                            for i, name in enumerate(x_names)], rotate=-60),
-                  "text", **label_style("end"))]
+                  "text", **label_style("end", font)),
+            group("role-axis-label", texts([(step * (i + 0.5) + font / 4, plot_height + 8,
+                                             name) for i, name in enumerate(x_names)],
+                                           rotate=-60),
+                  "text", **label_style("end", font))]
     for title, x, y, rotate in ((spec.get("x_title"), plot_width / 2, plot_height + under - 4,
                                  0),
                                 (spec.get("y_title"), -left + 12, plot_height / 2, -90)):
