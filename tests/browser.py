@@ -167,10 +167,12 @@ def site_pages(site: Path) -> list[str]:
                   if 'http-equiv="refresh"' not in p.read_text("utf-8"))
 
 
-# Resolves once every chart on the page is drawn: an SVG with at least one data mark (the
-# drawing made at build time, or the chart library's for compare's chart).
+# Resolves once every chart on the page is drawn (an SVG with at least one data mark:
+# the drawing made at build time, or compare's, drawn in the page) and no part of the
+# page says it is still being redrawn (the explorer's table, built after a fetch).
 CHARTS_DRAWN = """() => [...document.querySelectorAll('.chart')].every(
-    chart => chart.querySelector('svg g.role-mark > *') !== null)"""
+    chart => chart.querySelector('svg g.role-mark > *') !== null)
+    && document.querySelector('[aria-busy="true"]') === null"""
 
 
 def open_page(page, url: str) -> None:

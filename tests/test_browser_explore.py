@@ -77,6 +77,14 @@ def test_default_table_reads_without_script_and_the_script_draws_the_same(chromi
     assert page.evaluate(HEADERS) == ["m1", "m2"]
     assert page.evaluate(INTERVALS) == intervals  # the script's intervals are the server's
     assert page.locator("#explore-form").is_visible()
+    # Busy while it redraws, and no longer once it has: a change of choice sets it again.
+    settle(page, "document.querySelector('main').getAttribute('aria-busy') === null")
+    page.evaluate("() => { window.busySeen = false; new MutationObserver(records => {"
+                  " if (records.some(r => r.attributeName === 'aria-busy')) window.busySeen"
+                  " = true; }).observe(document.querySelector('main'), {attributes: true});"
+                  " }")
+    page.select_option("#ex-metric", index=1)
+    settle(page, "window.busySeen && !document.querySelector('main[aria-busy]')")
     context.close()
 
 

@@ -626,7 +626,10 @@
   // ------------------------------------------------------------------ wiring
 
   function update() {
-    var ds = INDEX.datasets[state.d];
+    var ds = INDEX.datasets[state.d], main = document.querySelector("main");
+    // Busy while the table and the viewer are redrawn: assistive technology (and the
+    // tests) then know the page is not in its final state yet.
+    main.setAttribute("aria-busy", "true");
     return load(ds.counts).then(function (C) {
       syncControls(C);
       drawTable(C);
@@ -636,7 +639,7 @@
     }, function (error) {
       $("ex-status").textContent = "The counts could not be loaded (" + error.message +
         "); the table shows the default view. Open the site from a web server, not as a file.";
-    });
+    }).then(function () { main.removeAttribute("aria-busy"); });
   }
 
   function readViewer() {
