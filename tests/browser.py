@@ -167,6 +167,27 @@ def site_pages(site: Path) -> list[str]:
                   if 'http-equiv="refresh"' not in p.read_text("utf-8"))
 
 
+def per_item_sample(site: Path, pages: list[str], per_folder: int = 8) -> list[str]:
+    """`pages` with those in folders (per-item pages: models/, traits/, lineage/ ...)
+    cut to `per_folder` of each folder, spread over their sizes from the smallest to
+    the largest.  Per-item pages share their folder's template; a check that every page
+    meets on the phone's first visit (conftest.default_phone_loads) is repeated at other
+    widths on this sample."""
+    kept, folders = [], {}
+    for path in pages:
+        if "/" in path:
+            folders.setdefault(path.split("/")[0], []).append(path)
+        else:
+            kept.append(path)
+    for members in folders.values():
+        by_size = sorted(members, key=lambda p: ((site / p).stat().st_size, p))
+        if len(by_size) > per_folder:
+            step = (len(by_size) - 1) / (per_folder - 1)
+            by_size = [by_size[round(k * step)] for k in range(per_folder)]
+        kept += by_size
+    return sorted(kept)
+
+
 # Resolves once every chart on the page is drawn (an SVG with at least one data mark:
 # the drawing made at build time, or compare's, drawn in the page) and no part of the
 # page says it is still being redrawn (the explorer's table, built after a fetch).

@@ -66,10 +66,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("xdist_group"):
             pass  # its module says where it runs (test_browser_layout.py)
-        elif "default_phone_loads" in fixtures:
+        elif {"default_phone_loads", "default_phone_visit"} & set(fixtures):
             # One visit of the default site's pages serves all of these: with
             # pytest-xdist (--dist loadgroup) they run in one worker, which makes it once.
-            item.add_marker(pytest.mark.xdist_group("default-phone-visit"))
+            item.add_marker(pytest.mark.xdist_group(PHONE_VISIT))
         elif "tiny_visits" in fixtures:
             item.add_marker(pytest.mark.xdist_group("tiny-visit"))
     # One Chromium for the whole session.  Playwright's sync API marks the thread's
@@ -166,8 +166,23 @@ def default_site(tmp_path_factory, shared_data: Path) -> Path:
     return shared_once(tmp_path_factory, "default-site", make) / "site"
 
 
+@pytest.fixture
+def default_phone_loads(request, default_phone_visit):
+    """default_phone_visit, for a test in the worker that makes it: with pytest-xdist a
+    test elsewhere would make the whole visit again (a test that asks for it at run
+    time, which conftest cannot see, names the group itself)."""
+    group = request.node.get_closest_marker("xdist_group")
+    if group is None or (group.args or [group.kwargs.get("name")])[0] != PHONE_VISIT:
+        pytest.fail(f"{request.node.nodeid} uses default_phone_loads: mark it "
+                    f'pytest.mark.xdist_group("{PHONE_VISIT}")')
+    return default_phone_visit
+
+
+PHONE_VISIT = "default-phone-visit"
+
+
 @pytest.fixture(scope="session")
-def default_phone_loads(chromium, default_site: Path, default_root: str):
+def default_phone_visit(chromium, default_site: Path, default_root: str):
     """({page: Load}, problems): every page of the default site opened once as a first
     visit on a phone (390 x 900 px, light; browser cache off, measured once the network is
     quiet: browser.first_loads), each Load with test_browser_layout's LAYOUT_CHECKS and the

@@ -99,13 +99,13 @@ def _layout(chromium, site: Path, root: str, everywhere: list[str], phone_only: 
 
 
 @pytest.fixture(scope="module")
-def default_layout(chromium, default_site, default_root, default_phone_loads) -> dict:
+def default_layout(chromium, default_site, default_root, default_phone_visit) -> dict:
     """The main pages measured here; on the phone in light, the other pages' FACTS come
     from the session's one first visit of every page (conftest.default_phone_loads, which
     test_browser_weight measures too), with the problems seen in their tab."""
     main = _main_pages(default_site)
     measured = _layout(chromium, default_site, default_root, main, [], set(main))
-    loads, _ = default_phone_loads
+    loads, _ = default_phone_visit  # (the module runs in the visit's worker: pytestmark)
     for path in site_pages(default_site):
         if path not in main:
             measured[PHONE, "light"][path] = {**loads[path].checks,

@@ -10,7 +10,7 @@ import json
 import re
 import tomllib
 from collections import defaultdict
-from html import unescape
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -86,36 +86,77 @@ def test_every_families_lineage_page_reads(chromium, default_site, default_root,
         context.close()
 
 
+class _Versions(HTMLParser):
+    """The items of a model page's version list (ol.versions in #versions): each item's
+    text, the href of its link (None: no link) and whether it is the page's own (a
+    <strong>)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[dict] = []
+        self._in_list = self._in_item = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        found = dict(attrs)
+        if tag == "ol" and "versions" in (found.get("class") or "").split():
+            self._in_list = True
+        elif self._in_list and tag == "li":
+            self._in_item = True
+            self.items.append({"text": "", "links": [], "own": False})
+        elif self._in_item and tag == "a":
+            self.items[-1]["links"].append(found.get("href"))
+        elif self._in_item and tag == "strong":
+            self.items[-1]["own"] = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "li":
+            self._in_item = False
+        elif tag == "ol":
+            self._in_list = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_item:
+            self.items[-1]["text"] += data
+
+
+def version_items(page: Path) -> list[dict]:
+    parser = _Versions()
+    parser.feed(page.read_text("utf-8"))
+    return [{**item, "text": " ".join(item["text"].split())} for item in parser.items]
+
+
 def test_every_release_links_its_earlier_and_later_versions(chromium, default_site,
                                                             default_root):
+    """Every release's page lists the family's versions and links each other one, to a
+    page that exists (read from the pages' HTML: no script touches the list); a click on
+    one link per family, in Chromium, lands on that version's page."""
+    sizes = family_sizes()
+    families = judged_families(default_site)
+    for family, members in sorted(families.items()):
+        # The order the pages give, read from the first release's page: every other
+        # release's page lists the same versions, in the same order.
+        listed = [item["text"].split(" ")[0] for item in version_items(
+            default_site / "models" / f"{members[0]}.html")]
+        assert len(listed) == sizes[family], family
+        for model in members:
+            page = default_site / "models" / f"{model}.html"
+            items = version_items(page)
+            assert [item["text"].split(" ")[0] for item in items] == listed, model
+            assert [item["own"] for item in items].count(True) == 1, model
+            for item in items:
+                if item["own"]:
+                    assert item["links"] == [], model
+                    continue
+                assert len(item["links"]) == 1, f"{model}: no link to {item['text']}"
+                assert (page.parent / item["links"][0]).resolve().is_file(), item
     context = chromium.new_context(viewport={"width": 390, "height": 844})
     watch = Watch(default_root).attach(context)
     page = context.new_page()
     try:
-        sizes = family_sizes()
-        for family, members in sorted(judged_families(default_site).items()):
-            # The order the pages give, read from the first release's page: every other
-            # release's page lists the same versions, in the same order.
-            first = (default_site / "models" / f"{members[0]}.html").read_text("utf-8")
-            versions_html = first.split('id="versions"')[1].split("</ol>")[0]
-            listed = [unescape(name) for name in re.findall(
-                r'<li>(?:<a href="[^"]*">|<strong[^>]*>)([^<]+)<', versions_html)]
-            assert len(listed) == sizes[family], family
-            for model in members:
-                open_page(page, f"{default_root}models/{model}.html")
-                versions = page.locator("#versions ol.versions li")
-                assert versions.count() == sizes[family], model
-                here = page.locator("#versions ol.versions li strong").inner_text()
-                position = listed.index(here)
-                texts = [versions.nth(k).inner_text() for k in range(versions.count())]
-                assert [t.split(" ")[0] for t in texts] == [n.split(" ")[0] for n in listed]
-                for k, name in enumerate(listed):
-                    if k == position:
-                        continue
-                    link = versions.nth(k).locator("a")
-                    assert link.count() == 1, f"{model}: no link to {name}"
+        for family, members in sorted(families.items()):
             # Follow one link to another version and land on its page.
             open_page(page, f"{default_root}models/{members[0]}.html")
+            assert page.locator("#versions ol.versions li").count() == sizes[family]
             later = page.locator("#versions ol.versions li a").first
             name = later.inner_text()
             later.click()

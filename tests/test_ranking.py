@@ -16,6 +16,7 @@ from ffsite.metrics.ranking import (
     mirror_traits,
     monotone,
     places,
+    rank_quantiles,
     rank_ranges,
     tied_at_top,
 )
@@ -254,3 +255,18 @@ def test_a_model_is_never_surer_than_its_own_jeffreys_interval():
         pytest.approx(Z95 / 3)
     # An interval of width 2 * 1.96 is a variance of 1.
     assert jeffreys_variance(np.array([-Z95]), np.array([Z95]))[0] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("draws", "models"), [(1000, 67), (200, 5), (1000, 2), (7, 3),
+                                               (1, 4), (1000, 300)])
+def test_rank_quantiles_are_numpys_inverted_cdf_quantiles(draws, models):
+    """Counting gives what np.quantile's partition gives (ties and one draw included)."""
+    rng = np.random.default_rng(draws + models)
+    values = rng.normal(size=(draws, models)) + np.linspace(0, 3, models)
+    values[:, 0] = values[:, 1]  # two models always tied
+    ranks = draw_ranks(values)
+    quantiles = [(1 - 0.95) / 2, 1 - (1 - 0.95) / 2, 0.0, 0.5, 1.0, 0.1]
+    found = rank_quantiles(ranks, quantiles)
+    for quantile, mine in zip(quantiles, found, strict=True):
+        expected = np.quantile(ranks, quantile, axis=0, method="inverted_cdf")
+        assert mine.tolist() == expected.astype(int).tolist(), quantile
