@@ -93,15 +93,9 @@ class _Layout:
     def __init__(self, n: int, dims: int) -> None:
         self.n, self.d = n, dims
         self.first, self.second = np.triu_indices(n, 1)
-        q = np.arange(len(self.first))
         eye = np.eye(n)
         self.to_first, self.to_second = eye[self.first], eye[self.second]  # (Q, N)
-        square = np.zeros((3 * len(q), n * n))  # K00, K11, K01 of a pair -> theta Hessian
-        square[q, self.first * (n + 1)] = 1
-        square[len(q) + q, self.second * (n + 1)] = 1
-        square[2 * len(q) + q, self.first * n + self.second] = 1
-        square[2 * len(q) + q, self.second * n + self.first] = 1
-        self.square = square
+        self.diagonal = np.arange(n)
         nd = self.nd = n * dims
         p = self.p = n_parameters(n, dims)
         i, a, c = np.meshgrid(np.arange(n), np.arange(dims), np.arange(dims), indexing="ij")
@@ -182,7 +176,11 @@ def _derivatives(lay: _Layout, weights: np.ndarray, ridge: np.ndarray, x: np.nda
     k00 = wa * (1 - pa) + w_ac + w_cc / 4
     k11 = wb * (1 - pb) + w_bc + w_cc / 4
     k01 = -wa * pb + (w_ac + w_bc) / 2 + w_cc / 4
-    h_tt = (np.concatenate([k00, k11, k01], axis=2) @ lay.square).reshape(count, n, n, n)
+    # Each pair (j, k) adds K01 at (j, k) and (k, j), and K00, K11 to the diagonal.
+    h_tt = np.zeros((count, n, n, n))
+    h_tt[:, :, lay.first, lay.second] = k01
+    h_tt[:, :, lay.second, lay.first] = k01
+    h_tt[:, :, lay.diagonal, lay.diagonal] = k00 @ lay.to_first + k11 @ lay.to_second
     h_tl = (w_ac + w_cc / 2) @ lay.to_first + (w_bc + w_cc / 2) @ lay.to_second
     twice = 2 * ridge[:, None, None]
     gradient = np.concatenate([
