@@ -95,6 +95,7 @@ def test_bad_hh_rlhf_lines(case, tmp_path, monkeypatch, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hh.jsonl.gz"]
 
 
+@pytest.mark.slow  # > 2.4 s: a real build, fit or watcher (CI runs it)
 def test_an_input_too_large_for_memory_is_one_line(tmp_path):
     import subprocess
 

@@ -223,6 +223,7 @@ def independent_objective(judgments: eb.Judgments, dims: int):
     return value
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_the_fit_is_the_optimum_an_independent_optimiser_finds():
     from scipy.optimize import minimize
 

@@ -171,6 +171,7 @@ def test_eigenbench_fit_reproduces_the_site_from_the_committed_annotations(defau
         assert json.loads(stdout)["derivation"].startswith("These judgments were not asked")
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_fit_names_the_derived_sets_when_the_constitution_is_unknown():
     process = run_subprocess(["eigenbench", "fit", str(REPO / "annotations"), "--content",
                               str(REPO / "content"), "--constitution", "no-such-thing"], {})

@@ -96,6 +96,7 @@ def test_the_straight_line_through_the_anchors():
     assert scale.normalise(raw, [2, 0], [1500.0, 200.0]).tolist() == [[200, 850, 1500]]
 
 
+@pytest.mark.slow  # > 2.4 s: a real build, fit or watcher (CI runs it)
 def test_the_real_ratings_are_on_eqbenchs_scale(shared_data):
     """On the published verdicts: the anchors where EQ-Bench puts them, every model rated,
     a sorted table's ranks in order."""

@@ -182,6 +182,7 @@ def test_a_comparison_with_an_empty_answer_is_left_out_and_counted(tmp_path):
         - len(pairs)
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_real_data_leaves_out_the_25_empty_answers(shared_data):
     from ffsite.datasets.alpaca_eval.importer import EMPTY
 

@@ -158,6 +158,7 @@ def test_real_import_is_quick(real):
     assert seconds < 5
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_scores_command_gives_the_panel_and_every_judge(shared_data, tmp_path, monkeypatch,
                                                         capsys):
     """`ffsite scores` on llm-dreams: the panel's row (judge: the panel) is the plain

@@ -145,6 +145,7 @@ def expected_vote(row: dict) -> str:
     return "A" if a > b else "B" if b > a else "tie"
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_end_to_end_votes_ratings_and_indices(tmp_path, shared_data, monkeypatch, capsys):
     # The third judge never gives a readable verdict on Humorous: those comparisons are
     # asked again once, then invalid.
@@ -214,6 +215,7 @@ def test_end_to_end_votes_ratings_and_indices(tmp_path, shared_data, monkeypatch
     assert "comparable: same protocol (aa-personality aa-panel-1)" in result.output
 
 
+@pytest.mark.slow  # > 2.4 s: a real build, fit or watcher (CI runs it)
 def test_a_later_run_adds_one_model_to_the_rated_ones(tmp_path, shared_data):
     first = ["--comparisons", "6", *no_population(tmp_path)]
     with ChatServer(Script(shared_data)) as server:
@@ -266,6 +268,7 @@ def test_another_panel_is_kept_apart_under_its_own_traits(tmp_path, shared_data)
             "google/gemini-2.5-flash]', labelled, never ranked") in result.output
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes(tmp_path, shared_data):
     command = args(tmp_path, "--comparisons", "2", "--concurrency", "4",
                    *no_population(tmp_path), models=MODELS[:1])

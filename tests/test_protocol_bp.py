@@ -165,6 +165,7 @@ def test_no_base_data_is_one_clear_line(tmp_path):
         result.exception)
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_kill_and_resume_pays_no_call_twice(tmp_path, shared_data):
     with ChatServer(Script(shared_data), latency=0.05) as server:
         env = api_env(server.url)

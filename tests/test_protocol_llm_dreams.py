@@ -193,6 +193,7 @@ def test_another_judge_is_kept_apart(tmp_path, shared_data):
     assert set(scores["dataset"]) == {f"llm_dreams@{label}"} and len(scores) == 30
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes(tmp_path, shared_data):
     with ChatServer(Script(shared_data), latency=0.05) as server:
         env = api_env(server.url)

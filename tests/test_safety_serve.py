@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 
+import pytest
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite.site import serve as preview
@@ -25,6 +26,7 @@ def test_the_snapshot_leaves_out_the_site_and_its_staging_folders(tmp_path):
     assert listed == {"intro.md", "sitemap/a.md", ".sitex-1/b.md"}
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_one_change_is_one_rebuild_when_the_site_is_inside_the_watched_folder(tmp_path):
     write_tiny(tmp_path / "annotations")
     content = write_content(tmp_path / "content")

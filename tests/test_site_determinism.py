@@ -72,6 +72,7 @@ def test_page_builders_run_in_any_order(tmp_path, monkeypatch):
     assert [name for name in in_order if in_order[name] != reversed_[name]] == []
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_a_rebuild_through_one_cache_reuses_the_ratings(tmp_path, monkeypatch):
     """`ffsite serve` hands one ResultsCache to every rebuild: while the files stay the
     same the models are not rated again and the site is byte-identical; a changed file is

@@ -89,6 +89,7 @@ def test_a_nul_byte_in_the_url_is_a_404_not_a_traceback(tmp_path, capfd):
     assert "Traceback" not in capfd.readouterr().err
 
 
+@pytest.mark.slow  # > 2.4 s: a real build, fit or watcher (CI runs it)
 def test_the_watcher_debounces_a_burst_and_survives_a_failing_rebuild(tmp_path):
     import threading
 

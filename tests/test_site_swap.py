@@ -51,6 +51,7 @@ def test_the_swap_never_leaves_a_moment_without_the_site(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging left
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_leftovers_of_a_killed_build_are_removed_and_nothing_else(tmp_path):
     root = tiny_workspace(tmp_path)
     # Named as mkdtemp names them and marked by ffsite: a staging folder, and an old site.

@@ -172,6 +172,7 @@ def test_kept_mean_differences_are_the_fresh_ones(tmp_path: Path) -> None:
     assert_same(kept, fresh)
 
 
+@pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
 def test_a_build_from_kept_results_is_byte_identical(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "cache"))
