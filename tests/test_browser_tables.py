@@ -92,8 +92,7 @@ def test_every_table_sorts_by_click_and_keyboard_and_keeps_it_in_the_url(
                 rows = check_sort(page, table, column, header, second, rows, "keyboard")
                 last_sort[table] = (column, header, second)
                 checked += 1
-        page.goto(page.url)  # the shared link: every table sorted as it was left
-        page.wait_for_load_state("load")
+        open_page(page, page.url)  # the shared link: every table sorted as it was left
         for table, (column, header, direction) in last_sort.items():
             assert page.evaluate(ROWS, table) == expected_order(
                 originals[table], column, header["numeric"], direction), (path, table)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 
+import pytest
+
+from ffsite.errors import FfsiteError
+from ffsite.site import render as rendering
 from ffsite.site.render import heat_class, json_script, response_html, signed
 
 
@@ -46,3 +51,18 @@ def test_breakable_escapes_then_allows_a_break_after_underscores():
 
     assert str(breakable("gpt4_1106</b>")) == "gpt4_<wbr>1106&lt;/b&gt;"
     assert str(breakable("a&b")) == "a&amp;b"
+
+
+def test_render_all_gives_each_page_in_order_with_a_forked_half(tmp_path, monkeypatch):
+    """Enough pages to fork: the same text as rendering one by one, in order; an error
+    on a page of the child's half is this process's error."""
+    (tmp_path / "page.html").write_text("<p>{{ n }}: {{ name }}</p>\n", "utf-8")
+    env = rendering.environment(tmp_path)
+    jobs = [("page.html", {"n": n, "name": f"<model {n}>"}) for n in range(150)]
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert len(jobs) >= rendering.FORK_FROM
+    pages = rendering.render_all(env, jobs)
+    assert pages == [f"<p>{n}: &lt;model {n}&gt;</p>\n" for n in range(150)]
+    jobs[101] = ("page.html", {"n": 101})  # odd: in the child's half; `name` missing
+    with pytest.raises(FfsiteError, match="the page does not provide"):
+        rendering.render_all(env, jobs)

@@ -24,7 +24,7 @@ from ffsite.errors import FfsiteError
 from ffsite.progress import Progress
 from ffsite.site.archive import write_archive
 from ffsite.site.describe import page_description
-from ffsite.site.render import render
+from ffsite.site.render import render_all
 from ffsite.site.urls import root
 
 
@@ -222,9 +222,13 @@ class SiteWriter:
             self.write(path, text)
         common = {**self.common, **output.globals, "archive": archive,
                   "published": sorted(output.downloads, key=lambda d: d.name)}
-        for page in progress.items("writing pages", output.pages):
-            self.write_choices(page)
-            self.write(page.path, render(self.env, page.template, page_context(page, common)))
+        for page in output.pages:
+            self.write_choices(page)  # (fills the page's chart menus: before it renders)
+        pages = render_all(self.env, [(page.template, page_context(page, common))
+                                      for page in output.pages])
+        for page, html in zip(progress.items("writing pages", output.pages), pages,
+                              strict=True):
+            self.write(page.path, html)
         return common
 
 

@@ -26,7 +26,7 @@ from ffsite.errors import FfsiteError
 from ffsite.site.assets import collect_assets
 from ffsite.site.fingerprint import INPUTS, combined, record, templates_part
 from ffsite.site.output import SiteOutput, page_context
-from ffsite.site.render import environment, render
+from ffsite.site.render import environment, render_all
 
 
 @dataclass
@@ -113,8 +113,8 @@ def rerender(kept: KeptBuild) -> Any:
     affected = users_of(env, changed)
     pages = [page for page in kept.output.pages if assets != kept.assets
              or page.template in affected or _partials(page.context) & affected]
-    html = [(page, render(env, page.template, page_context(page, common)))
-            for page in pages]  # all of them before any is written
+    html = list(zip(pages, render_all(env, [(page.template, page_context(page, common))
+                                            for page in pages]), strict=True))  # all first
     files, size = kept.result.files, kept.result.bytes  # kept up to date as files change
     for path, data in [*assets.values(), *((page.path, text.encode("utf-8"))
                                           for page, text in html)]:
