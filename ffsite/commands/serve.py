@@ -79,8 +79,9 @@ def serve(port: int, prefix: str | None, watch: bool, annotations: str,
                   force=force)
         if watch:
             # Looked at four times a second (a listing of these folders costs under a
-            # millisecond on the default site) and settled for 0.2 s, longer than an editor takes to save: a
-            # template edit shows within about 1.5 s of saving it, re-render included.
+            # millisecond on the default site) and settled for 0.2 s, longer than an
+            # editor takes to save: a template edit shows within about 1.5 s of saving
+            # it, re-render included.
             preview.watch([Path(annotations), Path(content), Path(templates)], rebuild, stop,
                           interval=0.25, settle=0.2, on_error=_report, ignore=[Path(out)])
         click.echo(f"serving {out} at {preview.url_of(server, prefix)} (Ctrl+C stops)")
