@@ -176,6 +176,9 @@ def default_site(tmp_path_factory, shared_data: Path) -> Path:
     return shared_once(tmp_path_factory, "default-site", make) / "site"
 
 
+PHONE_VISIT = "default-phone-visit"  # the xdist group of the tests that read that visit
+
+
 @pytest.fixture
 def default_phone_loads(request, default_phone_visit):
     """default_phone_visit, for a test in the worker that makes it: with pytest-xdist a
@@ -186,9 +189,6 @@ def default_phone_loads(request, default_phone_visit):
         pytest.fail(f"{request.node.nodeid} uses default_phone_loads: mark it "
                     f'pytest.mark.xdist_group("{PHONE_VISIT}")')
     return default_phone_visit
-
-
-PHONE_VISIT = "default-phone-visit"
 
 
 @pytest.fixture(scope="session")
