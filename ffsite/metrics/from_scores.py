@@ -33,7 +33,9 @@ from threadpoolctl import threadpool_limits  # installed with scikit-learn
 from ffsite import models as models_module
 from ffsite._stored import remembered
 from ffsite.format import Scores
+from ffsite.metrics import resampling
 from ffsite.metrics.ranking import rank_ranges
+from ffsite.metrics.resampling import nan_quantiles
 from ffsite.models import Registry
 
 MEAN_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge", "mean",
@@ -112,7 +114,7 @@ def mean_differences(scores: Scores, registry: Registry | None = None, *, datase
     prompts, so their difference is surer than their own intervals say).  The
     half-width is half the distance between the difference's 2.5% and 97.5% points.
     Kept on disk by a build (ffsite._stored): seconds for the scores' largest dataset."""
-    return remembered("mean-differences", (sys.modules[__name__], models_module),
+    return remembered("mean-differences", (sys.modules[__name__], models_module, resampling),
                       (scores, registry, dataset, condition, n_bootstrap, seed, level),
                       lambda: _mean_differences(scores, registry, dataset, condition,
                                                 n_bootstrap, seed, level))
@@ -130,9 +132,7 @@ def _mean_differences(scores: Scores, registry: Registry | None, dataset: str,
         with np.errstate(invalid="ignore", divide="ignore"):
             resampled = (block.total @ block.times.T) / (block.count @ block.times.T)
         difference = resampled[:, None, :] - resampled[None, :, :]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            low, high = np.nanquantile(difference, [tail, 1 - tail], axis=2)
+        low, high = nan_quantiles(difference, [tail, 1 - tail], axis=2)
         found[(trait_id, judge)] = (block.models, (high - low) / 2)
     return found
 
@@ -265,11 +265,8 @@ def _model_spellings(part: pd.DataFrame) -> pd.Series:
 
 def _interval(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bounds per row; a resample without the model's answers (NaN) is left out."""
-    quantiles = [(1 - level) / 2, (1 + level) / 2]
-    quantile = np.nanquantile if np.isnan(resampled).any() else np.quantile
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN row: a lone model
-        return quantile(resampled, quantiles, axis=1)
+    low, high = nan_quantiles(resampled, [(1 - level) / 2, (1 + level) / 2], axis=1)
+    return low, high  # NaN for an all-NaN row: a lone model
 
 
 def _rows(block: _Block, columns: tuple[str, ...], **values: np.ndarray) -> pd.DataFrame:

@@ -45,7 +45,7 @@ from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.metrics import ranking, resampling
 from ffsite.metrics.ranking import rank_ranges
-from ffsite.metrics.resampling import resample_counts
+from ffsite.metrics.resampling import nan_quantiles, resample_counts
 from ffsite.metrics.strength import trait_votes
 
 ANCHOR_ELO = 1000.0
@@ -324,7 +324,7 @@ def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
     resampled[:, np.isnan(elo[0])] = np.nan
     low, high = np.full(n_models, np.nan), np.full(n_models, np.nan)
     rated = ~np.isnan(resampled).all(axis=0)
-    low[rated], high[rated] = np.nanquantile(
+    low[rated], high[rated] = nan_quantiles(
         resampled[:, rated], [(1 - level) / 2, (1 + level) / 2], axis=0)
     low[anchor] = high[anchor] = ANCHOR_ELO
     return elo[0], low, high, resampled

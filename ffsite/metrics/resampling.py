@@ -1,7 +1,9 @@
-"""Bootstrap resamples of categorised observations as counts: what the ratings' refits
-read (ffsite.metrics.ratings), apart so the ratings module keeps to its size."""
+"""Bootstrap resamples of categorised observations as counts (what the ratings' refits
+read, ffsite.metrics.ratings), and percentile bounds over many resamples at once."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -23,3 +25,32 @@ def resample_counts(category: np.ndarray, width: int, size: int,
         counts[begin:begin + chunk] = np.bincount(
             drawn.reshape(-1), minlength=chunk * width).reshape(chunk, width)
     return counts
+
+
+def nan_quantiles(values: np.ndarray, quantiles: Sequence[float], axis: int
+                  ) -> np.ndarray:
+    """`np.nanquantile(values, quantiles, axis=axis)` (its default linear method, the very
+    same floating-point values), shape [quantiles, the other axes]; NaN where a slice is
+    all NaN, without a warning.
+
+    numpy computes each slice holding a NaN in a Python loop (0.1 ms a slice, seconds for
+    the 67 x 67 model pairs of a table); one sort does every slice at once.
+    """
+    ordered = np.sort(np.moveaxis(np.asarray(values, dtype=float), axis, -1), axis=-1)
+    count = (~np.isnan(ordered)).sum(axis=-1)  # NaNs sort last
+    last = np.maximum(count - 1, 0)[..., None]
+    bounds = []
+    for q in quantiles:
+        virtual = (count - 1) * q  # where q falls among the sorted values, as numpy has it
+        below = np.floor(virtual).astype(np.intp)[..., None]
+        low = np.take_along_axis(ordered, np.clip(below, 0, last), axis=-1)[..., 0]
+        high = np.take_along_axis(ordered, np.clip(below + 1, 0, last), axis=-1)[..., 0]
+        gamma = virtual - below[..., 0]
+        step = high - low
+        value = np.where(gamma >= 0.5, high - step * (1 - gamma), low + step * gamma)
+        # numpy takes the last value at or past the end and the first before the start
+        value = np.where(virtual >= count - 1,
+                         np.take_along_axis(ordered, last, axis=-1)[..., 0], value)
+        value = np.where(virtual < 0, ordered[..., 0], value)
+        bounds.append(np.where(count > 0, value, np.nan))
+    return np.stack(bounds)

@@ -30,6 +30,7 @@ from ffsite.metrics.differences import (
     strength_covariance,
 )
 from ffsite.metrics.from_scores import mean_differences
+from ffsite.metrics.resampling import nan_quantiles
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.home import leaderboard_traits
 
@@ -159,7 +160,7 @@ def pairwise_sections(ctx: SiteContext) -> list[Section]:
             rated, refits = results.refits[trait]
             at = pd.Index(models).get_indexer(rated)
             difference = refits[:, :, None] - refits[:, None, :]
-            lo, hi = np.nanquantile(difference, [0.025, 0.975], axis=0)
+            lo, hi = nan_quantiles(difference, [0.025, 0.975], axis=0)
             halfwidth[k][np.ix_(at, at)] = (hi - lo) / 2
         judges = sorted(set(ctx.traits.set_index("trait_id")["judge"].reindex(traits)
                             .dropna().astype(str)))
