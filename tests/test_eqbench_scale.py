@@ -121,3 +121,16 @@ def test_the_real_ratings_are_on_eqbenchs_scale(shared_data):
     assert ordered.index[0] == anchors[0] and ordered.index[-1] == anchors[1]
     assert (np.diff(ordered["rank_low"]) >= 0).all() and (np.diff(ordered["rank_high"]) >= 0).all()
     assert ((ordered["ci_low"] <= ordered["rating"]) | (ordered["ci_low"] == 200)).all()
+
+
+def test_chains_played_together_equal_each_chain_alone():
+    # All chains share one flat array of means: no chain may see another's games.
+    rng = np.random.default_rng(5)
+    first = rng.integers(0, 6, 40)
+    second = (first + rng.integers(1, 6, 40)) % 6
+    share = rng.choice([0.0, 0.25, 0.5, 1.0], 40)
+    orders = [rng.permutation(40), rng.integers(0, 40, 40), rng.integers(0, 40, 25)]
+    together = scale.trueskill(scale.chain_games(first, second, share, orders), 6)
+    for chain, order in enumerate(orders):
+        alone = scale.trueskill(scale.chain_games(first, second, share, [order]), 6)[0]
+        assert np.array_equal(together[chain], alone)

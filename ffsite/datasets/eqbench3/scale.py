@@ -142,26 +142,29 @@ def trueskill(games: Games, n_models: int) -> np.ndarray:
     time (all chains at once): the two-player update without a draw margin, where a
     draw pulls the two means together as far as their variances allow."""
     chains = len(games.winner)
-    mu = np.full((chains, n_models), TS_MU)
-    var = np.full((chains, n_models), TS_SIGMA ** 2)
-    rows = np.arange(chains)
-    for k in range(games.winner.shape[1]):
-        on = games.active[:, k]
-        w, lo = games.winner[:, k], games.loser[:, k]
-        mw, ml, vw, vl = mu[rows, w], mu[rows, lo], var[rows, w], var[rows, lo]
+    mu = np.full(chains * n_models, TS_MU)
+    var = np.full(chains * n_models, TS_SIGMA ** 2)
+    # Each chain's models at their own place of one flat array, games as rows: a game's
+    # look-ups are then plain gathers, twice as fast as [chain, model] pairs.  (A padded
+    # game names model 0 twice and changes nothing.)
+    offset = (np.arange(chains) * n_models)[:, None]
+    winners, losers = ((games.winner + offset).T.copy(), (games.loser + offset).T.copy())
+    for w, lo, drawn, on in zip(winners, losers, games.draw.T.copy(), games.active.T.copy(),
+                                strict=True):
+        mw, ml, vw, vl = mu[w], mu[lo], var[w], var[lo]
         c2 = 2 * TS_BETA ** 2 + vw + vl
         c = np.sqrt(c2)
         t = (mw - ml) / c
         # v = pdf(t) / cdf(t), from logs so that a far-favoured loser stays finite.
         v = np.exp(-0.5 * t * t - _LOG_ROOT_2PI - log_ndtr(t))
-        v = np.where(games.draw[:, k], -t, v)
-        weight = np.where(games.draw[:, k], 1.0, v * (v + t))
+        v = np.where(drawn, -t, v)
+        weight = np.where(drawn, 1.0, v * (v + t))
         v, weight = np.where(on, v, 0.0), np.where(on, weight, 0.0)
-        mu[rows, w] = mw + vw / c * v
-        mu[rows, lo] = ml - vl / c * v
-        var[rows, w] = vw * (1 - vw / c2 * weight)
-        var[rows, lo] = vl * (1 - vl / c2 * weight)
-    return mu
+        mu[w] = mw + vw / c * v
+        mu[lo] = ml - vl / c * v
+        var[w] = vw * (1 - vw / c2 * weight)
+        var[lo] = vl * (1 - vl / c2 * weight)
+    return mu.reshape(chains, n_models)
 
 
 def normalise(raw: np.ndarray, anchors: list[int], targets: list[float]) -> np.ndarray:
