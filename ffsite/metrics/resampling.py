@@ -47,10 +47,7 @@ def nan_quantiles(values: np.ndarray, quantiles: Sequence[float], axis: int
         high = np.take_along_axis(ordered, np.clip(below + 1, 0, last), axis=-1)[..., 0]
         gamma = virtual - below[..., 0]
         step = high - low
+        # numpy's interpolation; at q = 1 both neighbours are the last value
         value = np.where(gamma >= 0.5, high - step * (1 - gamma), low + step * gamma)
-        # numpy takes the last value at or past the end and the first before the start
-        value = np.where(virtual >= count - 1,
-                         np.take_along_axis(ordered, last, axis=-1)[..., 0], value)
-        value = np.where(virtual < 0, ordered[..., 0], value)
         bounds.append(np.where(count > 0, value, np.nan))
     return np.stack(bounds)

@@ -145,7 +145,7 @@ def trueskill(games: Games, n_models: int) -> np.ndarray:
     mu = np.full(chains * n_models, TS_MU)
     var = np.full(chains * n_models, TS_SIGMA ** 2)
     # Each chain's models at their own place of one flat array, games as rows: a game's
-    # look-ups are then plain gathers, twice as fast as [chain, model] pairs.  (A padded
+    # look-ups are then plain gathers (1.4x faster than [chain, model] pairs).  (A padded
     # game names model 0 twice and changes nothing.)
     offset = (np.arange(chains) * n_models)[:, None]
     winners, losers = ((games.winner + offset).T.copy(), (games.loser + offset).T.copy())
