@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the browser tests' server and measurements
 
-from browser import PagesServer, first_load, launch, site_pages  # noqa: E402
+from browser import PagesServer, first_loads, launch, site_pages  # noqa: E402
 
 WIDTHS = (390, 1440)
 
@@ -52,9 +52,9 @@ def measure_site(browser, site: Path, only: str) -> dict[str, dict[int, object]]
         pages = [p for p in site_pages(site) if fnmatch.fnmatch(p, only)]
         for width in WIDTHS:
             context = browser.new_context(viewport={"width": width, "height": 900})
-            page = context.new_page()
+            loads = first_loads(context, [server.root + path for path in pages])
             for path in pages:
-                results.setdefault(path, {})[width] = first_load(page, server.root + path)
+                results.setdefault(path, {})[width] = loads[server.root + path]
             context.close()
     finally:
         server.close()
