@@ -57,6 +57,11 @@ def kept_in(folder: Path | None) -> Iterator[None]:
             prune(folder)
 
 
+def keeping() -> bool:
+    """Whether results are being kept (inside `kept_in` with a folder)."""
+    return _folder is not None
+
+
 KEEP_DAYS = 30  # a result no build has read or written for this long is removed
 
 

@@ -31,7 +31,7 @@ from ffsite.site.context import ResultsCache, SiteContext
 from ffsite.site.drawings import draw_charts
 from ffsite.site.fingerprint import INPUTS, combined, fingerprint_parts, record, recorded
 from ffsite.site.output import SiteOutput, SiteWriter
-from ffsite.site.pages import NAV, PAGE_BUILDERS, visible_nav
+from ffsite.site.pages import AHEAD, NAV, PAGE_BUILDERS, visible_nav
 from ffsite.site.render import environment
 from ffsite.site.rerender import KeptBuild, template_sources
 
@@ -96,8 +96,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     with kept_in(cache_root() / "results"):
         ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
                                  registry=registry, scores=scores, cache=cache)
-        for builder in PAGE_BUILDERS:
-            builder(ctx)
+        _build_pages(ctx)
         progress.step("drawing the charts")
         draw_charts(c for page in output.pages for c in page.context.get("charts", []))
     common["nav"] = visible_nav(output)
@@ -126,6 +125,16 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
         cache.site = KeptBuild(out, Path(templates), output, page_common, assets, parts,
                                template_sources(Path(templates)), result)
     return result
+
+
+def _build_pages(ctx: SiteContext) -> None:
+    """Every page builder, in order, while a child computes the slowest tables ahead."""
+    ctx.compute_ahead(AHEAD)
+    try:
+        for builder in PAGE_BUILDERS:
+            builder(ctx)
+    finally:
+        ctx.finish_ahead()
 
 
 def _write(writer: SiteWriter, output: SiteOutput, assets: dict, progress: Progress,

@@ -10,9 +10,8 @@ files beyond `annotations` (votes per seed, run summaries) is read here, once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -24,7 +23,6 @@ import ffsite.format
 import ffsite.metrics
 import ffsite.models
 from ffsite._stored import remembered
-from ffsite.collect.files import responses_file
 from ffsite.datasets import PANELS, RUBRIC_FLOORS, SCORE_JUDGES, UNITS, find
 from ffsite.datasets.folder import load_texts
 from ffsite.errors import FfsiteError
@@ -44,8 +42,9 @@ from ffsite.metrics.results import (
 )
 from ffsite.models import Registry
 from ffsite.progress import Progress
+from ffsite.site.ahead import Ahead, once
 from ffsite.site.config import CONFIG_FILE, SiteConfig
-from ffsite.site.examples import Texts
+from ffsite.site.examples import Texts, with_contributed_answers
 from ffsite.site.output import SiteOutput
 from ffsite.site.urls import Slugs
 from ffsite.traits import trait_label
@@ -145,6 +144,7 @@ class SiteContext:
     _seeded: dict[str, pd.DataFrame] = field(default_factory=dict)
     _prepared: dict[Callable[[SiteContext], Any], Any] = field(default_factory=dict)
     _labels: tuple[pd.DataFrame, pd.Series] | None = None
+    _ahead: Ahead | None = None  # the child computing the slowest tables ahead
 
     @classmethod
     def create(cls, config: SiteConfig, annotations: Annotations, output: SiteOutput,
@@ -210,12 +210,28 @@ class SiteContext:
         every model once, not once per page).  Kept by the function itself, so pass a
         module-level function (a new lambda would be a new key each time)."""
         if prepare not in self._prepared:
+            if self._ahead is not None:
+                self._ahead.wait_for(prepare)
             self._prepared[prepare] = prepare(self)
         return self._prepared[prepare]
 
+    def compute_ahead(self, tables: Sequence[str | Callable[[SiteContext], Any]]) -> None:
+        """Compute `tables` (a table's name, or a `prepared` function) ahead, in a child
+        process, while pages are built (ffsite.site.ahead); `finish_ahead` ends it."""
+        def compute(table: str | Callable[[SiteContext], Any]) -> None:
+            self.progress = Progress(quiet=True)  # (the child's copy: it says nothing)
+            getattr(self, table) if isinstance(table, str) else self.prepared(table)
+        self._ahead = Ahead.start(tables, compute)
+
+    def finish_ahead(self) -> None:
+        """Stop computing ahead: every page is built."""
+        if self._ahead is not None:
+            self._ahead.finish()
+            self._ahead = None
+
     # ------------------------------------------------------------------ the tables
 
-    @cached_property
+    @once
     def dataset_details(self) -> dict[str, DatasetDetails]:
         """Per dataset: Result A by metadata and by annotator (labelled), win rates."""
         found = results.dataset_details(self.annotations, self.votes,
@@ -227,7 +243,7 @@ class SiteContext:
                                                                         labels))
             for dataset, details in found.items()}
 
-    @cached_property
+    @once
     def ratings(self) -> pd.DataFrame:
         """Per-trait Elo ratings anchored on the reference model (empty without one),
         with the trait's label."""
@@ -241,7 +257,7 @@ class SiteContext:
                                    n_bootstrap=self.config.rating_resamples), anchor)
         return labelled(table, self.labels).drop(columns="description")
 
-    @cached_property
+    @once
     def score_results(self) -> ScoreResults:
         """What the judge scores say (means, strengths, pressure, ratings), by registry
         id."""
@@ -260,7 +276,7 @@ class SiteContext:
                           lambda: remembered("score-results", SCORE_CODE, inputs, compute),
                           self.config.anchor_model)
 
-    @cached_property
+    @once
     def pairwise(self) -> dict[str, PairwiseResults]:
         """Per dataset of judged pairs without the reference model (EQ-Bench 3): each
         model against the others, and ratings."""
@@ -288,30 +304,30 @@ class SiteContext:
         return kept.get((files, self.registry, self.config.rating_resamples, *settings),
                         announced)
 
-    @cached_property
+    @once
     def indices(self) -> pd.DataFrame:
         """Index scores (1-100) per model, from the ratings."""
         return results.indices_table(self.ratings)
 
-    @cached_property
+    @once
     def communication(self) -> pd.DataFrame:
         """Per model, the average of every measure in the response-metrics files (the
         communication traits): columns model, then one per measure."""
         return results.communication_averages(self.files)
 
-    @cached_property
+    @once
     def response_metrics(self) -> pd.DataFrame:
         """Every response's measures from the response-metrics files (dataset,
         response_id, one column per measure)."""
         return read_response_metrics(self.files)
 
-    @cached_property
+    @once
     def big_five(self) -> pd.DataFrame:
         """LMLPA's Big Five per model, rater and trait (`ffsite big-five`'s table, dropped
         items left out); empty without ratings."""
         return big_five(self.lmlpa, self.registry, n_bootstrap=self.config.rating_resamples)
 
-    @cached_property
+    @once
     def eigenbench_results(self) -> dict[str, eigenbench.EigenBenchResult]:
         """Each constitution's fit: ratings with bootstrap intervals (EIGENBENCH_BOOTSTRAP
         refits, seed 0: the same judgments always give the same pages)."""
@@ -355,7 +371,7 @@ class SiteContext:
             annotations.votes["annotator"].to_numpy()[on_dataset])]
         return set(voters.loc[(voters["role"] == schema.ROLE_TRAIT).to_numpy(), "trait_id"])
 
-    @cached_property
+    @once
     def model_runs(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         """Per model, the run summaries (file metadata `extra`) of the files about it
         alone (it against the reference model): (file name, summary), by file path."""
@@ -376,7 +392,7 @@ class SiteContext:
                                   "run ffsite fetch or pass --base-data DIR")
             record = find(dataset)
             if found is not None and record is not None and record.answers:
-                found = _with_contributed_answers(found, self.files, record.hook("answers"))
+                found = with_contributed_answers(found, self.files, record.hook("answers"))
             self._texts[dataset] = found
         return self._texts[dataset]
 
@@ -406,30 +422,6 @@ def judge_label(annotations: Annotations, judge: str) -> str:
     comma ("AlpacaEval 2.0 judge (GPT-4 Turbo)"), else its id."""
     description = annotations.preference_descriptions.get(judge) or ""
     return description.split(", ")[0].strip() or judge
-
-
-MAX_ANSWERS_BYTES = 50 * 2**20
-
-
-def _with_contributed_answers(texts: Texts, files: list[Path],
-                              read: Callable[[list[Path]], pd.DataFrame]) -> Texts:
-    """`texts` plus the answers contributors' runs wrote beside their votes
-    (`<name>.responses.json` next to `<name>.parquet`), read by the dataset's `read`: a
-    contributed model's pages show its own example answers without anyone copying files
-    into the base data."""
-    answers = sorted(p for p in {responses_file(f) for f in files} if p.is_file())
-    if not answers:
-        return texts
-    for path in answers:  # 805 long answers are a few MB; far more is not an answer file
-        if path.stat().st_size > MAX_ANSWERS_BYTES:
-            raise FfsiteError(f"{path}: {path.stat().st_size:,} bytes, more than the "
-                              f"{MAX_ANSWERS_BYTES:,} an answers file may have; remove it or "
-                              "re-create it with ffsite annotate")
-    outputs = read(answers)
-    prompts, responses = dict(texts[0]), dict(texts[1])
-    prompts.update(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
-    responses.update(zip(outputs["response_id"], outputs["output"], strict=True))
-    return prompts, responses
 
 
 def pairwise_datasets(annotations: Annotations, reference_model: str | None,

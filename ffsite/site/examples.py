@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
+from ffsite.collect.files import responses_file
+from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.metrics.results import ModelResults, TraitVotes
@@ -150,3 +153,27 @@ def preference_wording(judge: str, code: int, model_a: str, model_b: str) -> str
         schema.INVALID: f"no verdict: {judge} answered, but its answer could not be read",
         schema.MISSING: f"not rated: {judge} did not rate this pair",
     }.get(code, f"no verdict from {judge}")
+
+
+MAX_ANSWERS_BYTES = 50 * 2**20
+
+
+def with_contributed_answers(texts: Texts, files: list[Path],
+                             read: Callable[[list[Path]], pd.DataFrame]) -> Texts:
+    """`texts` plus the answers contributors' runs wrote beside their votes
+    (`<name>.responses.json` next to `<name>.parquet`), read by the dataset's `read`: a
+    contributed model's pages show its own example answers without anyone copying files
+    into the base data."""
+    answers = sorted(p for p in {responses_file(f) for f in files} if p.is_file())
+    if not answers:
+        return texts
+    for path in answers:  # 805 long answers are a few MB; far more is not an answer file
+        if path.stat().st_size > MAX_ANSWERS_BYTES:
+            raise FfsiteError(f"{path}: {path.stat().st_size:,} bytes, more than the "
+                              f"{MAX_ANSWERS_BYTES:,} an answers file may have; remove it or "
+                              "re-create it with ffsite annotate")
+    outputs = read(answers)
+    prompts, responses = dict(texts[0]), dict(texts[1])
+    prompts.update(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
+    responses.update(zip(outputs["response_id"], outputs["output"], strict=True))
+    return prompts, responses

@@ -32,6 +32,7 @@ DATASET = Dataset(
     builder="page:build",
     trait_page="criterion:trait_page",
     home="overall:home_table",
+    slow_table="overall:overall",
     reasoning="reader:reasoning_in",
     viewer_note=("EQ-Bench 3 transcripts are not public: the viewer shows the scenario "
                  "prompt and the judge's reasoning in each order."),

@@ -26,6 +26,7 @@ from ffsite.site.pages import (
     datasets,
     downloads,
     eigenbench,
+    eigenbench_data,
     explore,
     home,
     judges,
@@ -62,6 +63,15 @@ PAGE_BUILDERS: list[PageBuilder] = [
     content.build,
     downloads.build,
     redirects.build,
+]
+
+# The slowest tables, computed on a thread of their own while the first pages are built
+# (SiteContext.compute_ahead), in the order pages first ask for them: the home page asks
+# for the datasets' own (EQ-Bench 3's overall EQ), the model pages for the rest.
+AHEAD: list[str | Callable[[SiteContext], object]] = [
+    *(d.hook("slow_table") for d in ALL_DATASETS if d.slow_table),
+    eigenbench_data.rated,
+    "ratings",
 ]
 
 # (page, label) of the main navigation, in order.
