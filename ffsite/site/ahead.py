@@ -43,7 +43,12 @@ class Ahead:
                 os, "fork"):
             return None
         read, write = os.pipe()
-        child = os.fork()
+        try:
+            child = os.fork()
+        except OSError:  # no room for a second process: the pages compute everything
+            os.close(read)
+            os.close(write)
+            return None
         if child == 0:  # the child: compute, report, and leave at once
             status = 1
             try:
