@@ -17,6 +17,7 @@ killed leaves its tables to the pages, which compute them and meet any error the
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from collections.abc import Callable, Sequence
@@ -43,9 +44,13 @@ class Ahead:
                 os, "fork"):
             return None
         read, write = os.pipe()
+        # The child's garbage collector leaves alone what the parent made: scanning it
+        # would write to every object's header and so copy the pages holding them.
+        gc.freeze()
         try:
             child = os.fork()
         except OSError:  # no room for a second process: the pages compute everything
+            gc.unfreeze()
             os.close(read)
             os.close(write)
             return None
@@ -59,6 +64,7 @@ class Ahead:
                 status = 0
             finally:
                 os._exit(status)  # no cleanup of the parent's: no atexit, no buffers flushed
+        gc.unfreeze()
         os.close(write)
         return cls(tables, child, read)
 
