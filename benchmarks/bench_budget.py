@@ -14,8 +14,9 @@ Medians of --runs runs of each (targets in brackets):
 - `ffsite --help`, `--version` [<= 0.5 s] and `ffsite build --help` [<= 1 s];
 - the four judged imports as commands: llm-dreams + poem-eval, Behavioral Profiling +
   EQ-Bench 3 [< 5 s a pair].
-Wall seconds, and for builds the CPU seconds and peak memory of the process (with its
-children) from wait4.  Runs one after the other; say the machine's load when quoting.
+Wall seconds, and for builds the CPU seconds and peak memory: wait4's (the largest
+single process) and the summed PSS of the process and its children, sampled.  Runs
+one after the other; say the machine's load when quoting.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -34,16 +36,42 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MB) of `python -m ffsite ARGS`."""
+def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float, float]:
+    """(wall s, CPU s, peak RSS MB, peak summed PSS MB) of `python -m ffsite ARGS`: the
+    RSS is wait4's, the largest single process; the PSS is the process and every child
+    it forks at once (a build computes its slowest tables ahead in a child), sampled
+    every 0.2 s."""
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "ffsite", *args], cwd=REPO, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = [0.0]
+    sampler = threading.Thread(target=_sample_pss, args=(process.pid, peak), daemon=True)
+    sampler.start()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
+    sampler.join()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"ffsite {' '.join(args)} failed: {process.stderr.read().decode()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, peak[0]
+
+
+def _sample_pss(pid: int, peak: list[float]) -> None:
+    """Keep in peak[0] the largest summed PSS (MB) of `pid` and its descendants, read
+    from /proc (Linux; 0 elsewhere) until `pid` has ended."""
+    while Path(f"/proc/{pid}").exists():
+        total, waiting = 0, [pid]
+        while waiting:
+            current = waiting.pop()
+            try:
+                for line in Path(f"/proc/{current}/smaps_rollup").read_text().splitlines():
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                for task in Path(f"/proc/{current}/task").iterdir():
+                    waiting += [int(c) for c in (task / "children").read_text().split()]
+            except (OSError, ValueError):
+                continue  # (it ended meanwhile)
+        peak[0] = max(peak[0], total / 1024)
+        time.sleep(0.2)
 
 
 def serve_first_page(site_args: list[str], env: dict[str, str]) -> float:
@@ -131,11 +159,11 @@ def median(values: list[float]) -> str:
     return f"{statistics.median(values):.2f}"
 
 
-def report(name: str, found: list[tuple[float, float, float]]) -> None:
-    walls, cpus, peaks = zip(*found, strict=True)
+def report(name: str, found: list[tuple[float, float, float, float]]) -> None:
+    walls, cpus, peaks, summed = zip(*found, strict=True)
     print(f"{name}: median {median(list(walls))} s wall, {median(list(cpus))} s CPU, "
-          f"peak {max(peaks):.0f} MB (runs: {', '.join(f'{w:.1f}' for w in walls)})",
-          flush=True)
+          f"peak {max(peaks):.0f} MB RSS, {max(summed):.0f} MB PSS of all its processes "
+          f"(runs: {', '.join(f'{w:.1f}' for w in walls)})", flush=True)
 
 
 def main() -> None:
@@ -168,7 +196,8 @@ def main() -> None:
             found = []
             for _ in range(options.runs):
                 first, second = run(pair[0], env), run(pair[1], env)
-                found.append(tuple(a + b for a, b in zip(first, second, strict=True)))
+                found.append((first[0] + second[0], first[1] + second[1],
+                              max(first[2], second[2]), max(first[3], second[3])))
             report(f"imports {name}", found)
         templates = work / "templates"
         shutil.copytree(REPO / "templates", templates)
@@ -182,14 +211,14 @@ def main() -> None:
             cold.append(run(["build", *site, *out, *quiet], build_env))
             forced.append(run(["build", *site, *out, *quiet, "--force"], build_env))
             current.append(run(["build", *site, *out, *quiet], build_env))
-            served.append((serve_first_page([*site, *out], build_env), 0.0, 0.0))
+            served.append(serve_first_page([*site, *out], build_env))
             edited.append(serve_template_edits([*site, *out], build_env, templates, n))
             shutil.rmtree(cache)
         report("cold build (empty cache)", cold)
         report("forced build (results kept)", forced)
         report("current build (inputs unchanged)", current)
         report_edits(edited)
-        print(f"serve, site current, first page: median {median([s[0] for s in served])} s",
+        print(f"serve, site current, first page: median {median(served)} s",
               flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
