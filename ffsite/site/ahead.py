@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import warnings
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
@@ -58,6 +59,9 @@ class Ahead:
             status = 1
             try:
                 os.close(read)
+                # It writes nowhere: a lock on stderr held by another thread of the
+                # parent at the fork (`serve`'s) would never be let go here.
+                warnings.simplefilter("ignore")
                 for table in tables:
                     compute(table)
                     os.write(write, b".")
