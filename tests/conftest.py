@@ -82,10 +82,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(PHONE_VISIT))
         elif "tiny_visits" in fixtures:
             item.add_marker(pytest.mark.xdist_group("tiny-visit"))
+        elif _uses_a_module_fixture(item):
+            # A module's own fixture is made once per worker that runs one of its tests:
+            # its tests run in one worker, which makes it once (a site built by protocol
+            # runs, a simulation study: 15-45 s each).
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
     # One Chromium for the whole session.  Playwright's sync API marks the thread's
     # asyncio loop as running while it is alive, so tests that use the browser run after
     # all others (asyncio.run in a later test would fail otherwise).
     items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(
+        definitions[-1].scope == "module" for definitions in info.name2fixturedefs.values())
 
 
 @pytest.fixture(scope="session")
