@@ -361,6 +361,58 @@ LAYOUT_CHECKS = r"""() => {
 }"""
 
 
+# test_browser_first_screen.py's two measures (issue 27):
+# The first number shown with its 95% interval (a table cell or a card's line), and the
+# judge's name the page gives before it: the home page's line above its cards, a trait
+# page's "Judged by" fact.
+FIRST_RANKED = r"""() => {
+  const shown = el => el.getClientRects().length > 0;
+  const number = [...document.querySelectorAll('main td, main .glance li')]
+      .find(el => shown(el) && el.querySelector('.ci, .ci-inline') && /\d/.test(el.textContent));
+  const judge = document.querySelector('.judged-line strong')
+      || [...document.querySelectorAll('dl.facts dt')].find(dt => /judged by/i.test(dt.textContent))
+          ?.nextElementSibling;
+  const bottom = el => el ? Math.round(el.getBoundingClientRect().bottom + window.scrollY) : null;
+  return {number: bottom(number), text: number ? number.textContent.trim().slice(0, 60) : null,
+          judge: bottom(judge), judgeText: judge ? judge.textContent.trim().slice(0, 60) : null};
+}"""
+
+
+# Every numeric header's lines (its name's boxes on distinct lines) and every table
+# wrapper that scrolls: up and down, or sideways around a table no wider than it.
+TABLE_BOXES = r"""() => {
+  const shown = el => el.getClientRects().length > 0;
+  const tall = [];
+  for (const th of document.querySelectorAll('table.data thead th[data-type="num"]:not(.v)')) {
+    const label = th.querySelector('.label');
+    if (!label || !shown(th)) continue;
+    const range = document.createRange();
+    range.selectNodeContents(label);
+    // The sort arrow follows the name after a no-break space: it never starts a line.
+    const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
+        .map(r => Math.round(r.top)));
+    if (lines.size > 2) {
+      tall.push((th.closest('table').id || 'table') + ': ' + label.textContent.trim());
+    }
+  }
+  const boxed = [];
+  for (const wrap of document.querySelectorAll('.table-wrap')) {
+    const table = wrap.querySelector('table');
+    if (!table || !shown(wrap)) continue;
+    if (wrap.scrollHeight > wrap.clientHeight + 1) boxed.push(table.id + ': scrolls up and down');
+    if (wrap.scrollWidth > wrap.clientWidth + 1 && table.offsetWidth <= wrap.clientWidth + 1)
+      boxed.push(table.id + ': scrolls sideways but fits');
+  }
+  return {tall, boxed, sideways: document.scrollingElement.scrollWidth - window.innerWidth};
+}"""
+
+
+# What the session's first visit of every page on the phone (conftest.default_phone_visit)
+# measures on each: the layout, and the first screen's measures, so that neither opens
+# every page again.
+PHONE_VISIT_CHECKS = (f"() => ({{...({LAYOUT_CHECKS})(), firstRanked: ({FIRST_RANKED})(), "
+                      f"tableBoxes: ({TABLE_BOXES})()}})")
+
 # ------------------------------------------------------------------ page weight
 # What a reader's browser fetches the first time it opens a page (nothing cached), and
 # how the page lays out: the same numbers benchmarks/bench_pages.py prints.

@@ -206,11 +206,12 @@ def default_phone_loads(request, default_phone_visit):
 def default_phone_visit(chromium, default_site: Path, default_root: str):
     """({page: Load}, problems): every page of the default site opened once as a first
     visit on a phone (390 x 900 px, light; browser cache off, measured once the network is
-    quiet: browser.first_loads), each Load with test_browser_layout's LAYOUT_CHECKS and the
+    quiet: browser.first_loads), each Load with browser.PHONE_VISIT_CHECKS and the
     problems seen in its tab, and the problems the browser context saw in all.  The page
-    budgets and re-flow of test_browser_weight and the phone layout of test_browser_layout
-    measure this one visit of the site's 170-odd pages rather than one each."""
-    from browser import LAYOUT_CHECKS, Watch, first_loads, site_pages
+    budgets and re-flow of test_browser_weight, the phone layout of test_browser_layout
+    and the first screen of test_browser_first_screen measure this one visit of the
+    site's 470-odd pages rather than one each."""
+    from browser import PHONE_VISIT_CHECKS, Watch, first_loads, site_pages
 
     context = chromium.new_context(viewport={"width": 390, "height": 900},
                                    color_scheme="light")
@@ -218,7 +219,7 @@ def default_phone_visit(chromium, default_site: Path, default_root: str):
     try:
         pages = site_pages(default_site)
         by_url = first_loads(context, [default_root + path for path in pages],
-                             checks=LAYOUT_CHECKS, root=default_root)
+                             checks=PHONE_VISIT_CHECKS, root=default_root)
         problems = watch.take()
     finally:
         context.close()

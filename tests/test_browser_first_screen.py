@@ -13,13 +13,22 @@ site (issue 27):
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from browser import SCHEMES, SCREENSHOTS, Watch, open_page, site_pages
+from browser import (
+    FIRST_RANKED,
+    SCREENSHOTS,
+    TABLE_BOXES,
+    Watch,
+    first_loads,
+    open_page,
+    site_pages,
+)
+from site_fixture import REPO
 
 PHONE = {"width": 390, "height": 844}
-WIDTHS = (390, 1440)
 # The main pages, a model page, a dataset page, a lineage page and trait pages of each
 # kind: where the numeric tables are.
 SAMPLES = ["index.html", "ratings.html", "pressure.html", "communication.html",
@@ -29,81 +38,97 @@ SAMPLES = ["index.html", "ratings.html", "pressure.html", "communication.html",
            "traits/warmth.html", "traits/is-more-verbose.html",
            "traits/demonstrated-empathy.html", "traits/resilience.html"]
 
-# The first number shown with its 95% interval (a table cell or a card's line), and the
-# judge's name the page gives before it: the home page's line above its cards, a trait
-# page's "Judged by" fact.
-FIRST = r"""() => {
-  const shown = el => el.getClientRects().length > 0;
-  const number = [...document.querySelectorAll('main td, main .glance li')]
-      .find(el => shown(el) && el.querySelector('.ci, .ci-inline') && /\d/.test(el.textContent));
-  const judge = document.querySelector('.judged-line strong')
-      || [...document.querySelectorAll('dl.facts dt')].find(dt => /judged by/i.test(dt.textContent))
-          ?.nextElementSibling;
-  const bottom = el => el ? Math.round(el.getBoundingClientRect().bottom + window.scrollY) : null;
-  return {number: bottom(number), text: number ? number.textContent.trim().slice(0, 60) : null,
-          judge: bottom(judge), judgeText: judge ? judge.textContent.trim().slice(0, 60) : null};
-}"""
+# The site's layout depends on the width of the window only (the first test below checks
+# it), so the session's first visit of every page on the phone (conftest, 390 x 900,
+# light) measures what a 390 x 844 screen shows: the distance from the top of a page is
+# the same in both windows.
+HEIGHT_DEPENDENT_CSS = re.compile(
+    r"\d(?:[sld]?vh|vmin|vmax|vb)\b|\((?:min-|max-)?(?:height|aspect-ratio|orientation)\b")
+HEIGHT_DEPENDENT_JS = re.compile(r"innerHeight|clientHeight|visualViewport|outerHeight"
+                                 r"|matchMedia\([^)]*height")
 
 
-def trait_pages(site: Path) -> list[str]:
-    return [p for p in site_pages(site) if p.startswith("traits/") and p != "traits.html"]
+def test_the_layout_depends_on_the_width_only():
+    static = REPO / "templates" / "static"
+    for path in sorted(static.glob("*.css")):
+        assert not HEIGHT_DEPENDENT_CSS.search(path.read_text("utf-8")), path.name
+    for path in sorted(static.glob("*.js")):
+        assert not HEIGHT_DEPENDENT_JS.search(path.read_text("utf-8")), path.name
+    assert HEIGHT_DEPENDENT_CSS.search("main { max-height: 80vh }")  # (the patterns work)
+    assert HEIGHT_DEPENDENT_CSS.search("@media (max-height: 40rem)")
+    assert HEIGHT_DEPENDENT_JS.search("if (window.innerHeight < 600)")
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_the_first_ranked_number_is_in_the_first_screen(chromium, default_site, default_root,
-                                                        scheme):
-    context = chromium.new_context(viewport=PHONE, color_scheme=scheme)
-    watch = Watch(default_root).attach(context)
-    page = context.new_page()
-    pages = ["index.html", *trait_pages(default_site)]
+def first_screen_pages(site: Path) -> list[str]:
+    """The home page and every trait page."""
+    pages = ["index.html", *(p for p in site_pages(site)
+                             if p.startswith("traits/") and p != "traits.html")]
     assert len(pages) > 40
+    return pages
+
+
+def _assert_in_first_screen(path: str, found: dict) -> None:
+    assert found["number"] is not None, f"{path}: no number with an interval"
+    assert found["number"] <= PHONE["height"], (path, found)
+    assert found["judge"] is not None and found["judge"] <= PHONE["height"], (path, found)
+
+
+def _photograph(chromium, root: str, scheme: str) -> None:
+    """test-artifacts/screenshots/first-screen-<page>-<scheme>.png, at 390 x 844."""
+    context = chromium.new_context(viewport=PHONE, color_scheme=scheme)
     try:
-        for path in pages:
-            open_page(page, default_root + path)
-            found = page.evaluate(FIRST)
-            assert found["number"] is not None, f"{path}: no number with an interval"
-            assert found["number"] <= PHONE["height"], (path, found)
-            assert found["judge"] is not None and found["judge"] <= PHONE["height"], (path, found)
-            if path in ("index.html", "traits/warmth.html"):
-                page.screenshot(path=SCREENSHOTS / f"first-screen-{Path(path).stem}-{scheme}.png")
-        assert watch.take() == []
+        page = context.new_page()
+        for path in ("index.html", "traits/warmth.html"):
+            open_page(page, root + path)
+            page.screenshot(path=SCREENSHOTS / f"first-screen-{Path(path).stem}-{scheme}.png")
     finally:
         context.close()
 
 
-# Every numeric header's lines (its name's boxes on distinct lines) and every table
-# wrapper that scrolls: up and down, or sideways around a table no wider than it.
-TABLES = r"""() => {
-  const shown = el => el.getClientRects().length > 0;
-  const tall = [];
-  for (const th of document.querySelectorAll('table.data thead th[data-type="num"]:not(.v)')) {
-    const label = th.querySelector('.label');
-    if (!label || !shown(th)) continue;
-    const range = document.createRange();
-    range.selectNodeContents(label);
-    // The sort arrow follows the name after a no-break space: it never starts a line.
-    const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
-        .map(r => Math.round(r.top)));
-    if (lines.size > 2) {
-      tall.push((th.closest('table').id || 'table') + ': ' + label.textContent.trim());
-    }
-  }
-  const boxed = [];
-  for (const wrap of document.querySelectorAll('.table-wrap')) {
-    const table = wrap.querySelector('table');
-    if (!table || !shown(wrap)) continue;
-    if (wrap.scrollHeight > wrap.clientHeight + 1) boxed.push(table.id + ': scrolls up and down');
-    if (wrap.scrollWidth > wrap.clientWidth + 1 && table.offsetWidth <= wrap.clientWidth + 1)
-      boxed.push(table.id + ': scrolls sideways but fits');
-  }
-  return {tall, boxed, sideways: document.scrollingElement.scrollWidth - window.innerWidth};
-}"""
+def test_the_first_ranked_number_is_in_the_first_screen_light(chromium, default_site,
+                                                              default_root,
+                                                              default_phone_loads):
+    loads, _ = default_phone_loads  # (their problems: test_browser_layout)
+    for path in first_screen_pages(default_site):
+        _assert_in_first_screen(path, loads[path].checks["firstRanked"])
+    _photograph(chromium, default_root, "light")
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("width", WIDTHS)
+def test_the_first_ranked_number_is_in_the_first_screen_dark(chromium, default_site,
+                                                             default_root):
+    context = chromium.new_context(viewport=PHONE, color_scheme="dark")
+    watch = Watch(default_root).attach(context)
+    try:
+        loads = first_loads(context, [default_root + p for p in first_screen_pages(default_site)],
+                            checks=FIRST_RANKED, root=default_root)
+        for url, load in loads.items():
+            _assert_in_first_screen(url, load.checks)
+            assert load.problems == [], url
+        assert watch.take() == []
+    finally:
+        context.close()
+    _photograph(chromium, default_root, "dark")
+
+
+def _assert_no_tall_header_or_boxed_table(path: str, width: int, facts: dict) -> None:
+    assert facts["tall"] == [], (path, width, facts["tall"][:5])
+    assert facts["boxed"] == [], (path, width, facts["boxed"][:5])
+    assert facts["sideways"] <= 0, (path, width)
+
+
+def test_numeric_headers_keep_to_two_lines_and_tables_scroll_only_sideways_on_every_page(
+        default_phone_loads):
+    """On the phone in light: every page of the session's first visit."""
+    loads, _ = default_phone_loads
+    assert len(loads) > 400
+    for path, load in loads.items():
+        _assert_no_tall_header_or_boxed_table(path, PHONE["width"], load.checks["tableBoxes"])
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(390, "dark"), (1440, "light"), (1440, "dark")])
 def test_numeric_headers_keep_to_two_lines_and_tables_scroll_only_sideways(
         chromium, default_root, width, scheme):
+    """At the other widths and schemes: SAMPLES."""
     context = chromium.new_context(viewport={"width": width, "height": 844},
                                    color_scheme=scheme)
     watch = Watch(default_root).attach(context)
@@ -111,10 +136,7 @@ def test_numeric_headers_keep_to_two_lines_and_tables_scroll_only_sideways(
     try:
         for path in SAMPLES:
             open_page(page, default_root + path)
-            facts = page.evaluate(TABLES)
-            assert facts["tall"] == [], (path, width, facts["tall"][:5])
-            assert facts["boxed"] == [], (path, width, facts["boxed"][:5])
-            assert facts["sideways"] <= 0, (path, width)
+            _assert_no_tall_header_or_boxed_table(path, width, page.evaluate(TABLE_BOXES))
         assert watch.take() == []
     finally:
         context.close()

@@ -7,6 +7,8 @@ plain string that Jinja escapes.
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +21,7 @@ from ffsite.metrics.ranking import RankRanges, has_signal, rank_ranges
 from ffsite.site.output import Download
 from ffsite.site.render import count, heat_class, json_script, number, percent, signed
 
+_BREAK = re.compile(r"(?<=[ -])(?=\S)")  # where a header's name may break between lines
 # What a reader should make of a higher value, per kind of column.
 CUE_STRENGTH = "higher = shown more than the reference"
 CUE_ENCOURAGED = "higher = encouraged more"
@@ -36,6 +39,23 @@ class Column:
     # A rank column: the key of the column whose estimate it ranks (data-ranks), so the
     # page's readers and tests can check the ranks against that column's order.
     ranks: str = ""
+
+    @property
+    def header_width(self) -> int:
+        """The least width (ch) of a numeric column's header: its name fits in two lines
+        with the sort arrow (two ch, kept with the last word) and the padding (three) -
+        half the name plus four, or the wider line of its best break (at a space or
+        after a hyphen) when the words split unevenly ("Muse Spark 1.1" needs 13, not
+        11); 0 for a rotated or text header."""
+        if not self.numeric or self.vertical:
+            return 0
+        half = math.ceil(len(self.label) / 2 + 4)
+        parts = _BREAK.split(self.label)
+        if len(parts) < 3:  # one or two words: no third line to prevent
+            return half
+        best_break = min(max(len("".join(parts[:i]).rstrip()), len("".join(parts[i:])) + 2)
+                         for i in range(1, len(parts)))
+        return max(half, best_break + 3)
 
 
 @dataclass(frozen=True)
