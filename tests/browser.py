@@ -407,11 +407,59 @@ TABLE_BOXES = r"""() => {
 }"""
 
 
+
+
+# test_browser_ranks.py's:
+# In the page: sort a table by a column (clicking its button as a reader would, until it
+# says descending), then read each row's estimate (data-v) and rank range: from a rank
+# column's data-rank, or from the "#a–b" of a cell's own rank.
+SORTED_RANKS = """(table) => {
+  const headers = [...table.tHead.rows[0].cells];
+  const sortBy = (header) => {
+    const button = header.querySelector('button');
+    for (let i = 0; i < 3 && header.getAttribute('aria-sort') !== 'descending'; i++) {
+      button.click();
+    }
+  };
+  const found = [];
+  const rankOf = (text) => {
+    const m = text.match(/#(\\d+)(?:–(\\d+))?/);
+    return m ? [Number(m[1]), Number(m[2] || m[1])] : null;
+  };
+  headers.forEach((header, column) => {
+    const ranks = header.getAttribute('data-ranks');
+    const cellRanks = [...table.tBodies].flatMap(b => [...b.rows]).some(
+        row => row.cells[column] && row.cells[column].querySelector('.rank'));
+    if (!ranks && !cellRanks) { return; }
+    const by = ranks ? headers.findIndex(h => h.getAttribute('data-key') === ranks) : column;
+    if (by < 0) { found.push({missing: ranks}); return; }
+    sortBy(headers[by]);
+    const rows = [...table.tBodies].flatMap(b => [...b.rows]).map(row => {
+      const value = row.cells[by] && row.cells[by].getAttribute('data-v');
+      const cell = row.cells[column];
+      let range = null;
+      if (ranks && cell && cell.getAttribute('data-rank')) {
+        range = cell.getAttribute('data-rank').split(' ').map(Number);
+      } else if (!ranks && cell && cell.querySelector('.rank')) {
+        range = rankOf(cell.querySelector('.rank').textContent);
+      }
+      return {value: value === null ? null : Number(value), range: range};
+    }).filter(r => r.value !== null && r.range !== null);
+    found.push({table: table.id, column: headers[column].getAttribute('data-key'),
+                rows: rows});
+  });
+  return found;
+}"""
+
+
 # What the session's first visit of every page on the phone (conftest.default_phone_visit)
-# measures on each: the layout, and the first screen's measures, so that neither opens
-# every page again.
-PHONE_VISIT_CHECKS = (f"() => ({{...({LAYOUT_CHECKS})(), firstRanked: ({FIRST_RANKED})(), "
-                      f"tableBoxes: ({TABLE_BOXES})()}})")
+# measures on each: the layout, the first screen and, last (it sorts the tables), the
+# ranks in sorted tables outside the model pages (a model's ranks are listed trait by
+# trait, in no order of estimates), so that none of them opens every page again.
+PHONE_VISIT_CHECKS = (
+    f"() => ({{...({LAYOUT_CHECKS})(), firstRanked: ({FIRST_RANKED})(), "
+    f"tableBoxes: ({TABLE_BOXES})(), sortedRanks: location.pathname.includes('/models/') "
+    f"? [] : [...document.querySelectorAll('table.sortable')].flatMap({SORTED_RANKS})}})")
 
 # ------------------------------------------------------------------ page weight
 # What a reader's browser fetches the first time it opens a page (nothing cached), and

@@ -11,53 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from browser import Watch, open_page
+from browser import SORTED_RANKS, Watch, open_page
 
 PHONE, DESKTOP = 390, 1440
 WIDTHS = [PHONE, DESKTOP]
 REPO = Path(__file__).resolve().parents[1]
-
-# In the page: sort a table by a column (clicking its button as a reader would, until it
-# says descending), then read each row's estimate (data-v) and rank range: from a rank
-# column's data-rank, or from the "#a–b" of a cell's own rank.
-SORTED_RANKS = """(table) => {
-  const headers = [...table.tHead.rows[0].cells];
-  const sortBy = (header) => {
-    const button = header.querySelector('button');
-    for (let i = 0; i < 3 && header.getAttribute('aria-sort') !== 'descending'; i++) {
-      button.click();
-    }
-  };
-  const found = [];
-  const rankOf = (text) => {
-    const m = text.match(/#(\\d+)(?:–(\\d+))?/);
-    return m ? [Number(m[1]), Number(m[2] || m[1])] : null;
-  };
-  headers.forEach((header, column) => {
-    const ranks = header.getAttribute('data-ranks');
-    const cellRanks = [...table.tBodies].flatMap(b => [...b.rows]).some(
-        row => row.cells[column] && row.cells[column].querySelector('.rank'));
-    if (!ranks && !cellRanks) { return; }
-    const by = ranks ? headers.findIndex(h => h.getAttribute('data-key') === ranks) : column;
-    if (by < 0) { found.push({missing: ranks}); return; }
-    sortBy(headers[by]);
-    const rows = [...table.tBodies].flatMap(b => [...b.rows]).map(row => {
-      const value = row.cells[by] && row.cells[by].getAttribute('data-v');
-      const cell = row.cells[column];
-      let range = null;
-      if (ranks && cell && cell.getAttribute('data-rank')) {
-        range = cell.getAttribute('data-rank').split(' ').map(Number);
-      } else if (!ranks && cell && cell.querySelector('.rank')) {
-        range = rankOf(cell.querySelector('.rank').textContent);
-      }
-      return {value: value === null ? null : Number(value), range: range};
-    }).filter(r => r.value !== null && r.range !== null);
-    found.push({table: table.id, column: headers[column].getAttribute('data-key'),
-                rows: rows});
-  });
-  return found;
-}"""
-
 
 def inversions(rows: list[dict]) -> list[tuple]:
     """Pairs where a row with a strictly lower estimate shows a better (smaller) rank
@@ -89,28 +47,21 @@ def watched(chromium, root: str, width: int):
     return context, watch, page, fetched
 
 
-@pytest.mark.slow
-def test_no_rank_inversion_in_any_sorted_table(chromium, default_site, default_root):
-    """On the phone: sorting and the ranks it reads are the same at every width (no
-    script of the site reads the width for a table's rows or cells)."""
-    width = PHONE
+def test_no_rank_inversion_in_any_sorted_table(default_site, default_phone_loads):
+    """On the phone, in the session's one visit of every page (which sorts each table
+    once its other measures are taken): sorting and the ranks it reads are the same at
+    every width (no script of the site reads the width for a table's rows or cells)."""
+    loads, _ = default_phone_loads  # (their problems: test_browser_layout)
     pages = ranked_pages(default_site)
     assert {"index.html", "eqbench.html", "sycophancy.html", "traits/warmth.html"} <= set(
         pages), pages
-    context, watch, page, _ = watched(chromium, default_root, width)
     checked, bad = 0, []
-    try:
-        for path in pages:
-            open_page(page, default_root + path)
-            for table in page.locator("table.sortable").element_handles():
-                for series in table.evaluate(SORTED_RANKS):
-                    assert "missing" not in series, (path, series)
-                    checked += len(series["rows"])
-                    bad += [(path, series["table"], series["column"], pair)
-                            for pair in inversions(series["rows"])[:3]]
-        assert watch.take() == []
-    finally:
-        context.close()
+    for path in pages:
+        for series in loads[path].checks["sortedRanks"]:
+            assert "missing" not in series, (path, series)
+            checked += len(series["rows"])
+            bad += [(path, series["table"], series["column"], pair)
+                    for pair in inversions(series["rows"])[:3]]
     assert checked > 2000 and bad == []
 
 
