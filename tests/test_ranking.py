@@ -110,6 +110,21 @@ def test_draws_from_an_interval_have_its_spread_on_each_side():
     assert (draws < 0).mean() == pytest.approx(0.5, abs=0.005)
 
 
+def test_draws_are_the_seeds_normals_scaled_whatever_was_drawn_before():
+    # The normals are drawn once per size and seed and reused: each call must still
+    # give what a fresh generator gives, and no caller can change the kept ones.
+    estimate, low, high = np.array([1.0, 2.0]), np.array([0.0, 1.5]), np.array([3.0, 2.2])
+    z = np.random.default_rng(7).standard_normal((50, 2))
+    expected = estimate + z * np.where(z < 0, (estimate - low) / 1.959963984540054,
+                                       (high - estimate) / 1.959963984540054)
+    for _ in range(2):
+        draws = interval_draws(estimate, low, high, 50, seed=7)
+        np.testing.assert_allclose(draws, expected, rtol=1e-12)
+        draws[:] = 0.0  # the caller's own array
+    other = interval_draws(estimate + 5, low + 5, high + 5, 50, seed=7)
+    np.testing.assert_allclose(other, expected + 5, rtol=1e-12)
+
+
 def test_far_apart_models_are_sure_and_overlapping_ones_tie_for_first():
     estimate = np.array([10.0, 9.9, 9.8, 0.0])
     found = rank_ranges(estimate, low=estimate - 1, high=estimate + 1)

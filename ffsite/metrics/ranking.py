@@ -28,6 +28,7 @@ the site's (docs/uncertainty.md, "Ranks"):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -176,11 +177,20 @@ def interval_draws(estimate: np.ndarray, low: np.ndarray, high: np.ndarray,
     normal on each side of the estimate, with the spread that puts that side's bound at
     1.96 standard deviations (a split normal, for intervals that are not symmetric).  A
     model without an interval (NaN bound) stays at its estimate."""
-    rng = np.random.default_rng(seed)
     below = np.nan_to_num((estimate - low) / Z95)
     above = np.nan_to_num((high - estimate) / Z95)
-    z = rng.standard_normal((n_draws, len(estimate)))
+    z = _normals(n_draws, len(estimate), seed)
     return estimate[None, :] + z * np.where(z < 0, below[None, :], above[None, :])
+
+
+@functools.lru_cache(maxsize=8)
+def _normals(n_draws: int, models: int, seed: int) -> np.ndarray:
+    """The standard normals `interval_draws` scales, read-only: the same for every table
+    of as many models, so a build draws them once per size, not once per table (a few
+    hundred tables: about a second)."""
+    z = np.random.default_rng(seed).standard_normal((n_draws, models))
+    z.flags.writeable = False
+    return z
 
 
 def tied_at_top(ranges: RankRanges) -> int:
