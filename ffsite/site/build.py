@@ -63,7 +63,7 @@ def build_site(annotations: str | os.PathLike, out: str | os.PathLike, *,
     `force`."""
     # Arrow's default allocator (mimalloc) keeps more of what a build frees than the C
     # library's: a cold build of the default site peaked at 1,150-1,190 MB over its two
-    # processes with it, 870-880 MB without, in the same time (docs/performance.md).
+    # processes with it, 860-1,060 MB without, in the same time (docs/performance.md).
     previous = pa.default_memory_pool()
     pa.set_memory_pool(pa.system_memory_pool())
     try:
