@@ -70,7 +70,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
 # for the datasets' own (EQ-Bench 3's overall EQ), the model pages for the rest.
 AHEAD: list[str | Callable[[SiteContext], object]] = [
     *(d.hook("slow_table") for d in ALL_DATASETS if d.slow_table),
-    eigenbench_data.rated,
+    eigenbench_data.derived_fits,
     "ratings",
 ]
 

@@ -47,20 +47,33 @@ class Rated:
 def rated(ctx: SiteContext) -> dict[str, Rated]:
     """Every constitution with its fit, by name: the annotations' (as found), then the
     datasets' derived ones (in the records' order), each fitted with seed SEED and
-    EIGENBENCH_BOOTSTRAP refits (`ctx.prepared(rated)`: once per build)."""
+    EIGENBENCH_BOOTSTRAP refits (`ctx.prepared(rated)`: once per build); a derived one
+    beside its dataset's mean scores."""
     found: dict[str, Rated] = {}
     sets = ctx.constitutions.set_index("constitution")["datasets"] if len(
         ctx.constitutions) else pd.Series(dtype=object)
     for name, result in ctx.eigenbench_results.items():
         found[name] = Rated(name, name, result, tuple(sets.get(name, ())))
+    for item, result in ctx.prepared(derived_fits):
+        compared, scorer = panel_comparison(ctx, item, result)
+        found[item.name] = Rated(item.name, item.label, result, (item.dataset,), item,
+                                 compared, scorer)
+    return found
+
+
+def derived_fits(ctx: SiteContext) -> list[tuple[eb.Derived, eb.EigenBenchResult]]:
+    """The fits of the datasets' derived constitutions (a constitution of votes by the
+    same name comes first, then the first derived one), computed ahead (ffsite.site.ahead):
+    apart from `rated` so that the child never needs the score results, which this
+    process computes meanwhile."""
     derived = eb.derived_constitutions(DATASETS, ctx.scores, ctx.judge_scores, PANELS,
                                        ctx.registry)
     if derived:
         ctx.progress.step(f"EigenBench: fitting {len(derived)} sets of judgments derived "
                           "from scores")
     todo: dict[str, eb.Derived] = {}
-    for item in derived:  # a constitution of votes by that name comes first, then the first
-        if item.name not in found:
+    for item in derived:
+        if item.name not in ctx.eigenbench_results:
             todo.setdefault(item.name, item)
     # The fits are independent and numpy lets go of the lock in their heavy parts: one
     # thread per core, BLAS at one thread throughout (so every fit's arithmetic is the
@@ -69,11 +82,7 @@ def rated(ctx: SiteContext) -> dict[str, Rated]:
             max(1, min(2, os.cpu_count() or 1))) as pool:
         results = list(pool.map(lambda item: eb.eigenbench(
             item.judgments, n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=SEED), todo.values()))
-    for item, result in zip(todo.values(), results, strict=True):
-        compared, scorer = panel_comparison(ctx, item, result)
-        found[item.name] = Rated(item.name, item.label, result, (item.dataset,), item,
-                                 compared, scorer)
-    return found
+    return list(zip(todo.values(), results, strict=True))
 
 
 def panel_comparison(ctx: SiteContext, item: eb.Derived, result: eb.EigenBenchResult
