@@ -62,10 +62,10 @@ def rated(ctx: SiteContext) -> dict[str, Rated]:
 
 
 def derived_fits(ctx: SiteContext) -> list[tuple[eb.Derived, eb.EigenBenchResult]]:
-    """The fits of the datasets' derived constitutions (a constitution of votes by the
-    same name comes first, then the first derived one), computed ahead (ffsite.site.ahead):
-    apart from `rated` so that the child never needs the score results, which this
-    process computes meanwhile."""
+    """The fits of the datasets' derived constitutions whose name no constitution of
+    votes has (the first of each name), in the records' order.  The table computed ahead
+    (ffsite.site.ahead), apart from `rated`, so that the child never needs the score
+    results, which this process computes meanwhile."""
     derived = eb.derived_constitutions(DATASETS, ctx.scores, ctx.judge_scores, PANELS,
                                        ctx.registry)
     if derived:
