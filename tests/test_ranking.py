@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from ffsite.metrics.ranking import (
+    average_ranks,
     draw_ranks,
     grouped_rank_ranges,
     has_signal,
@@ -18,6 +19,7 @@ from ffsite.metrics.ranking import (
     places,
     rank_quantiles,
     rank_ranges,
+    spearman,
     tied_at_top,
 )
 from ffsite.metrics.ratings import FIRST_WINS, SECOND_WINS, TIE, rate_trait, shared_ranks
@@ -285,3 +287,32 @@ def test_rank_quantiles_are_numpys_inverted_cdf_quantiles(draws, models):
     for quantile, mine in zip(quantiles, found, strict=True):
         expected = np.quantile(ranks, quantile, axis=0, method="inverted_cdf")
         assert mine.tolist() == expected.astype(int).tolist(), quantile
+
+
+def test_average_ranks_share_tied_places_and_leave_nan_out():
+    # By hand: 3.0 is the lowest (1); the two 5.0s share places 2 and 3 (2.5); 9.0 is 4th.
+    values = np.array([[5.0, 1.0], [NAN, 1.0], [3.0, 2.0], [5.0, NAN], [9.0, 1.0]])
+    expected = np.array([[2.5, 2.0], [NAN, 2.0], [1.0, 4.0], [2.5, NAN], [4.0, 2.0]])
+    np.testing.assert_array_equal(average_ranks(values, axis=0), expected)
+    np.testing.assert_array_equal(average_ranks(values.T, axis=1), expected.T)
+
+
+def test_average_ranks_are_scipys_rankdata_on_any_axis():
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 6, (25, 4, 3)).astype(float)
+    values[rng.random(values.shape) < 0.2] = NAN
+    for axis in range(3):
+        np.testing.assert_allclose(average_ranks(values, axis=axis),
+                                   rankdata(values, axis=axis, nan_policy="omit"))
+
+
+def test_spearman_is_pandas_over_the_rows_both_have():
+    rng = np.random.default_rng(4)
+    first, second = pd.Series(rng.integers(0, 8, 40) * 1.0), pd.Series(rng.random(40))
+    second[[2, 9]] = NAN
+    assert spearman(first, second) == pytest.approx(first.corr(second, method="spearman"),
+                                                    abs=1e-12)
+    assert spearman(pd.Series([1.0, 2.0, 3.0]), pd.Series([3.0, 2.0, 1.0])) == pytest.approx(-1)
+    assert np.isnan(spearman(pd.Series([1.0, NAN]), pd.Series([NAN, 2.0])))

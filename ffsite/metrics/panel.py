@@ -56,6 +56,7 @@ import pandas as pd
 from scipy import special
 
 from ffsite.format import Scores
+from ffsite.metrics.ranking import average_ranks
 from ffsite.models import Registry
 
 AXES = ("model", "unit", "judge", "seed", "trait")
@@ -339,11 +340,10 @@ def agreement(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,
     # column of a single unweighted _pearson call.
     common = np.where(np.isfinite(judge).all(1, keepdims=True), judge, np.nan)
     pairs = np.indices((len(data.judges),) * 2).reshape(2, -1)
-    from scipy.stats import rankdata  # here: see _t_quantile
     matrices = {name: _pearson(np.ones((1, len(x))), *(x[:, side].reshape(len(x), 1, -1)
                                                         for side in pairs))
-                for name, x in (("pearson", common), ("spearman", rankdata(
-                    common, axis=0, nan_policy="omit")))}
+                for name, x in (("pearson", common), ("spearman", average_ranks(
+                    common, axis=0)))}
     correlations = _grid([{"judge_a": data.judges}, {"judge_b": data.judges},
                           {"trait_id": data.traits}], {
         name: m.reshape(len(data.judges), len(data.judges), -1) for name, m in matrices.items()

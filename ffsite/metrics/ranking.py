@@ -74,6 +74,39 @@ def places(estimate: np.ndarray) -> np.ndarray:
     return found
 
 
+def average_ranks(values: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Ranks 1..n along `axis`, ties sharing the mean of their places and NaN left NaN
+    (ranked among the other values): scipy.stats.rankdata(values, axis=axis,
+    nan_policy="omit").  A build needs only this of scipy.stats, which takes a second to
+    import."""
+    ordered_axis = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
+    n = ordered_axis.shape[-1]
+    order = np.argsort(ordered_axis, axis=-1, kind="stable")  # NaNs last
+    ordered = np.take_along_axis(ordered_axis, order, axis=-1)
+    place = np.arange(n)
+    starts = np.ones(ordered.shape, dtype=bool)  # a run of equal values starts here
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]  # (each NaN its own run)
+    ends = np.ones(ordered.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    first = np.maximum.accumulate(np.where(starts, place, 0), axis=-1)
+    last = np.minimum.accumulate(np.where(ends, place, n - 1)[..., ::-1], axis=-1)[..., ::-1]
+    ranks = np.empty(ordered.shape)
+    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=-1)
+    ranks[np.isnan(ordered_axis)] = np.nan
+    return np.moveaxis(ranks, -1, axis)
+
+
+def spearman(first: pd.Series, second: pd.Series) -> float:
+    """Spearman's correlation over the rows where both are known, as pandas'
+    `first.corr(second, method="spearman")` (which imports scipy.stats for it)."""
+    both = pd.DataFrame({"a": np.asarray(first, float), "b": np.asarray(second, float)}
+                        ).dropna().to_numpy()
+    if len(both) < 2:
+        return float("nan")
+    ranks = average_ranks(both, axis=0)
+    return float(np.corrcoef(ranks[:, 0], ranks[:, 1])[0, 1])
+
+
 def draw_ranks(draws: np.ndarray) -> np.ndarray:
     """[draws, models] -> each draw's ranks, 1 + the models drawn strictly higher."""
     # All draws at once: in each sorted row, a value's count of values at most it is the

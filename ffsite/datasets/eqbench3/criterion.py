@@ -54,9 +54,10 @@ def criterion_page(ctx: SiteContext, trait, page: str) -> None:
         if len(own):
             download = output.data(f"traits/{slug}/ratings", own, f"{trait.label}: Elo per "
                                    f"model (EQ-Bench 3, judge {JUDGE_NAME})", page)
+            tied = tied_first(own)
             elo_table = Table("eq-trait-elo", f"Elo of each model (judge {JUDGE_NAME}; 95% "
                               "interval under each value)", rank_columns(),
-                              [rank_row(ctx, page, r, len(own), tied_first(own))
+                              [rank_row(ctx, page, r, len(own), tied)
                                for r in own.itertuples(index=False)],
                               download)
             ranked = own.sort_values(["elo", "model"], ascending=[False, True],

@@ -20,6 +20,7 @@ from ffsite.datasets.eqbench3.page import (
     model_cell,
 )
 from ffsite.datasets.eqbench3.scale import ANCHORS, eqbench_scale, matchups, normalise
+from ffsite.metrics.ranking import spearman
 from ffsite.metrics.ratings import trait_refits
 from ffsite.metrics.results import trait_agreement, trait_votes
 from ffsite.site import charts
@@ -97,7 +98,7 @@ def overall(ctx: SiteContext) -> Overall | None:
     shift = float(np.median(both["difference"]))
     return Overall(frame, (display(ctx, anchors[0]), display(ctx, anchors[1])),
                    float(both["rating"].corr(both["bt"])),
-                   float(both["rating"].corr(both["bt"], method="spearman")), shift,
+                   spearman(both["rating"], both["bt"]), shift,
                    float(np.median(np.abs(both["difference"] - shift))),
                    float(np.median((both["ci_high"] - both["ci_low"]) / 2)),
                    reasons(both, shift), tuple(frame.set_index("model").loc[

@@ -179,8 +179,9 @@ def strength_rows(ctx: SiteContext, found: PairwiseResults, criteria: pd.DataFra
 
 
 def overall_table(ctx: SiteContext, overall: pd.DataFrame, download: Download) -> Table:
+    tied = views.tied_first(overall)
     return Table("eq-overall", f"Overall EQ (judge {JUDGE_NAME})", rank_columns(),
-                 [rank_row(ctx, PAGE, r, len(overall), views.tied_first(overall))
+                 [rank_row(ctx, PAGE, r, len(overall), tied)
                   for r in overall.itertuples(index=False)], download)
 
 

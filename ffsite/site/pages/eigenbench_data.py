@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite.datasets import DATASETS, PANELS, dataset_name, find
 from ffsite.metrics import eigenbench as eb
-from ffsite.metrics.ranking import interval_ranks
+from ffsite.metrics.ranking import interval_ranks, spearman
 from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
 
 SEED = 0  # the site's fits: the same judgments always give the same pages
@@ -115,7 +115,7 @@ def ranking_difference(compared: pd.DataFrame, names) -> str:
     usable = compared.dropna(subset=["panel_mean"])
     if len(usable) < 3:
         return ""
-    rho = float(usable["elo"].corr(usable["panel_mean"], method="spearman"))
+    rho = spearman(usable["elo"], usable["panel_mean"])
     moved = (usable["eigenbench_rank"] - usable["panel_rank"]).abs()
     same = int((moved == 0).sum())
     text = (f"Spearman's correlation between the two orders of these {len(usable)} models "

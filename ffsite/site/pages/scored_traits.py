@@ -154,6 +154,7 @@ def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
     low, high = means["ci_low"].to_numpy(), means["ci_high"].to_numpy()
     signal = has_signal(low, high)
     ranked = means if signal else means.assign(rank=0, rank_low=0, rank_high=0)
+    tied = tied_first(ranked)
     download = where.ctx.output.data(
         f"traits/{where.slug}/means{where.suffix}", ranked,
         f"{where.trait.label}: every model's mean score ({where.judge})", where.page)
@@ -167,7 +168,7 @@ def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
                  [[where.cells[r.model],
                    below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),
                                r.below_rubric_floor, r.n),
-                   ranked_cell(r, len(ranked), bool(r.rank), tied_first(ranked)),
+                   ranked_cell(r, len(ranked), bool(r.rank), tied),
                    count_cell(r.n_prompts)]
                   for r in ranked.itertuples(index=False)], download,
                  note=" ".join(filter(None, (
@@ -226,6 +227,7 @@ def ratings_table(where: BlockPlace, ratings: pd.DataFrame) -> tuple[Table | Non
     anchor = next((name for name, elo, low, high in ratings[
         ["model_name", "elo", "ci_low", "ci_high"]].itertuples(index=False)
         if elo == 1000 and low == high), None)
+    tied = tied_first(ratings)
     download = ctx.output.data(
         f"traits/{where.slug}/ratings{where.suffix}",
         ratings.drop(columns="description").assign(votes=DERIVED),
@@ -239,7 +241,7 @@ def ratings_table(where: BlockPlace, ratings: pd.DataFrame) -> tuple[Table | Non
             Column("n", "Comparisons")],
         [[where.cells.get(r.model) or model_cell(ctx, page, r.model, r.model_name),
           elo_cell(r.elo, r.ci_low, r.ci_high),
-          ranked_cell(r, len(ratings), tied=tied_first(ratings)), count_cell(r.n)]
+          ranked_cell(r, len(ratings), tied=tied), count_cell(r.n)]
          for r in ratings.itertuples(index=False)], download), anchor
 
 
