@@ -99,8 +99,8 @@ def average_ranks(values: np.ndarray, axis: int = 0) -> np.ndarray:
 def spearman(first: pd.Series, second: pd.Series) -> float:
     """Spearman's correlation over the rows where both are known, as pandas'
     `first.corr(second, method="spearman")` (which imports scipy.stats for it)."""
-    both = pd.DataFrame({"a": np.asarray(first, float), "b": np.asarray(second, float)}
-                        ).dropna().to_numpy()
+    both = np.column_stack([np.asarray(first, float), np.asarray(second, float)])
+    both = both[~np.isnan(both).any(axis=1)]
     if len(both) < 2:
         return float("nan")
     ranks = average_ranks(both, axis=0)
