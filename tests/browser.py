@@ -373,8 +373,12 @@ FIRST_RANKED = r"""() => {
       || [...document.querySelectorAll('dl.facts dt')].find(dt => /judged by/i.test(dt.textContent))
           ?.nextElementSibling;
   const bottom = el => el ? Math.round(el.getBoundingClientRect().bottom + window.scrollY) : null;
+  // The first rank with its range: where its right edge is, with the table at rest.
+  const rank = [...document.querySelectorAll('main td[data-rank]')].find(shown);
   return {number: bottom(number), text: number ? number.textContent.trim().slice(0, 60) : null,
-          judge: bottom(judge), judgeText: judge ? judge.textContent.trim().slice(0, 60) : null};
+          judge: bottom(judge), judgeText: judge ? judge.textContent.trim().slice(0, 60) : null,
+          rank: bottom(rank), rankRight: rank ? rank.getBoundingClientRect().right : null,
+          rankText: rank ? rank.textContent.trim().slice(0, 60) : null};
 }"""
 
 

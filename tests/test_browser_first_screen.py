@@ -3,7 +3,7 @@ site (issue 27):
 
 - at 390 x 844, light and dark, the first ranked number with its interval on the home
   page and on every trait page ends within the first 844 px, and so does the name of
-  its judge;
+  its judge; a rank there is not cut at the screen's right edge;
 - at 390 and 1440 px, light and dark, no header of a numeric column spans more than two
   lines, and no table scrolls inside a box: never up and down, sideways only when it is
   wider than its column;
@@ -71,6 +71,10 @@ def _assert_in_first_screen(path: str, found: dict) -> None:
     assert found["number"] is not None, f"{path}: no number with an interval"
     assert found["number"] <= PHONE["height"], (path, found)
     assert found["judge"] is not None and found["judge"] <= PHONE["height"], (path, found)
+    if found["rank"] is not None and found["rank"] <= PHONE["height"]:
+        # A rank in the first screen is read whole there, its range too: not cut at the
+        # screen's right edge behind a sideways scroll.
+        assert found["rankRight"] <= PHONE["width"] + 1, (path, found)
 
 
 def _photograph(chromium, root: str, scheme: str) -> None:

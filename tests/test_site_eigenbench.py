@@ -82,6 +82,27 @@ def test_published_ratings_are_the_fit_of_the_judgments(eigen_site):
         assert f"{row.ci_low:.0f}–{row.ci_high:.0f}" in page
 
 
+def test_the_overview_leads_with_the_highest_rated_and_its_interval(eigen_site):
+    ratings = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/ratings.csv")
+    top = ratings.iloc[0]
+    # Counted by hand: the models no other model's interval lies wholly above.
+    first = sum(not any(other.ci_low > row.ci_high for other in ratings.itertuples())
+                for row in ratings.itertuples())
+    summary = pd.read_csv(eigen_site / "data" / "eigenbench.csv").iloc[0]
+    assert (summary["top_model"], summary["top_elo"], summary["top_ci_low"],
+            summary["top_ci_high"], summary["could_be_first"]) == (
+        top["model"], top["elo"], top["ci_low"], top["ci_high"], first)
+    html = (eigen_site / "eigenbench.html").read_text("utf-8")
+    row = re.search(rf'<tr[^>]*><th scope="row"><a href="{PAGE}">.*?</tr>', html, re.S).group(0)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    note = "alone first" if first == 1 else f"{first} of {N_MODELS} could be first"
+    assert f'{top["model"]}</a><span class="ci">{note}</span>' in cells[0]
+    assert cells[1] == f'{top["elo"]:.0f}<span class="ci">{top["ci_low"]:.0f}–' \
+                       f'{top["ci_high"]:.0f}</span>'
+    # The table comes before the method text: the answer first.
+    assert html.index('id="eigenbench-constitutions"') < html.index('id="how"')
+
+
 def test_model_pages_carry_the_eigenbench_rating(eigen_site):
     ratings = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/ratings.csv")
     judges = pd.read_csv(eigen_site / "data" / f"eigenbench/{SLUG}/judges.csv")

@@ -1,11 +1,12 @@
 """ffsite.site.views: the least width of a numeric header, which keeps its name to two
-lines (test_browser_first_screen measures the lines in Chromium on every page)."""
+lines (test_browser_first_screen measures the lines in Chromium on every page), and
+what a rank cell says."""
 
 from __future__ import annotations
 
 import pytest
 
-from ffsite.site.views import Column
+from ffsite.site.views import Column, rank_cell
 
 
 @pytest.mark.parametrize(("label", "width"), [
@@ -27,3 +28,18 @@ def test_a_numeric_header_is_wide_enough_for_two_lines(label, width):
 def test_text_and_rotated_headers_set_no_width():
     assert Column("k", "Muse Spark 1.1", numeric=False).header_width == 0
     assert Column("k", "Muse Spark 1.1", vertical=True).header_width == 0
+
+
+def test_a_rank_cell_gives_its_range_and_says_when_it_may_be_first():
+    # Third by the estimate, 1-3 by the resamples, its range one of three reaching 1:
+    # the cell says "tied for first" (narrow, for a phone); its title says with how many.
+    cell = rank_cell(3, 46, 1, 3, tied=3)
+    assert (cell.text, cell.value, cell.interval, cell.rank_range) == (
+        "3 of 46", 3, "1–3, tied for first", (1, 3))
+    assert cell.title == ("3 of 46 by the estimate; 95% interval of its rank: 1 to 3; "
+                          "tied for first with 2 others")
+    assert rank_cell(1, 9, 1, 2, tied=2).title.endswith("tied for first with 1 other")
+    # Alone in reaching first place, or not reaching it: no tie.
+    assert rank_cell(1, 9, 1, 1, tied=1).interval == "sure"
+    assert rank_cell(2, 9, 2, 5, tied=3).interval == "2–5"
+    assert rank_cell(0, 9).text == rank_cell(float("nan"), 9).text == "–"

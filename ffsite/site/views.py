@@ -214,19 +214,21 @@ def range_text(low: int, high: int) -> str:
 
 def rank_cell(rank: float, of: float, low: float | None = None,
               high: float | None = None, tied: int = 0) -> Cell:
-    """"2 of 9" with its 95% range under it ("1–4"; "1–4, tied for first with 3
-    others" when `tied` models' ranges reach first place and this one's does), or a
-    dash for a model without a rank (no interval, no rating, or no signal)."""
+    """"2 of 9" with its 95% range under it ("1–4"; "1–4, tied for first" when `tied`
+    models' ranges reach first place and this one's does: how many others, in its
+    title, so the cell stays narrow enough for a phone), or a dash for a model without a
+    rank (no interval, no rating, or no signal)."""
     if pd.isna(rank) or int(rank) == 0:
         return Cell("–")
     low = int(rank) if low is None or pd.isna(low) else int(low)
     high = int(rank) if high is None or pd.isna(high) else int(high)
     text = range_text(low, high)
+    title = f"{int(rank)} of {int(of)} by the estimate; 95% interval of its rank: {low} to {high}"
     if low == 1 and tied > 1:
-        text += f", tied for first with {tied - 1} other{'s' if tied > 2 else ''}"
-    return Cell(f"{int(rank)} of {int(of)}", int(rank), interval=text,
-                title=f"{int(rank)} of {int(of)} by the estimate; 95% interval of its "
-                      f"rank: {low} to {high}", rank_range=(low, high))
+        text += ", tied for first"
+        title += f"; tied for first with {tied - 1} other{'s' if tied > 2 else ''}"
+    return Cell(f"{int(rank)} of {int(of)}", int(rank), interval=text, title=title,
+                rank_range=(low, high))
 
 
 def estimate_cell(value: float, low: float | None, high: float | None, *, digits: int = 2,

@@ -20,7 +20,7 @@ from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.eigenbench_data import Rated, ranking_difference, rated, source_name
 from ffsite.site.render import number
 from ffsite.site.sections import Section, model_page
-from ffsite.site.urls import EIGENBENCH, constitution_path, link, page_path
+from ffsite.site.urls import EIGENBENCH, MODELS, constitution_path, link, page_path
 from ffsite.site.views import (
     Cell,
     Column,
@@ -54,6 +54,9 @@ def build(ctx: SiteContext) -> None:
                           "judgments_from": source_name(item), "models": len(result.models),
                           "judgments": result.n_judgments, "dims": result.dims,
                           "top_model": top["model"], "top_elo": top["elo"],
+                          "top_ci_low": top["ci_low"], "top_ci_high": top["ci_high"],
+                          # 1 + none wholly above: as the constitution's page ranks them
+                          "could_be_first": int((item.ranks == 1).sum()),
                           "median_width": widths.median(), "widest": widths.max(),
                           "weakly_identified": bool(result.identification
                                                     and result.identification.weak)})
@@ -72,20 +75,35 @@ def overview(ctx: SiteContext, summaries: pd.DataFrame) -> None:
                                "EigenBench: the constitutions rated", OVERVIEW)
     table = Table("eigenbench-constitutions", "Constitutions with judgments", [
         Column("constitution", "Constitution", numeric=False),
-        Column("from", "Judgments", numeric=False),
-        Column("models", "Models"), Column("judgments", "Judgments"),
-        Column("dims", "d", title="dimension of lenses and dispositions"),
+        Column("top", "Rated highest", numeric=False,
+               title="the model with the highest rating; under it, how many models' "
+                     "intervals leave them a chance of first place"),
+        Column("elo", "Its Elo", title=f"its rating ({ELO_MEANING}); 95% interval under it"),
         Column("width", "Interval width", title="median width of the 95% intervals, Elo"),
-        Column("top", "Rated highest", numeric=False)],
-        [[Cell(r.label, href=link(OVERVIEW, r.page), header=True), Cell(r.judgments_from),
-          count_cell(r.models), count_cell(r.judgments), count_cell(r.dims),
+        Column("from", "Source", numeric=False, title="how the judgments were made"),
+        Column("models", "Models"), Column("judgments", "Judgments"),
+        Column("dims", "d", title="dimension of lenses and dispositions")],
+        [[Cell(r.label, href=link(OVERVIEW, r.page), header=True), top_cell(ctx, r),
+          estimate_cell(r.top_elo, r.top_ci_low, r.top_ci_high, digits=0, what="Elo"),
           Cell(number(r.median_width, 0) + (" (weakly identified)"
                                              if r.weakly_identified else ""),
                sort_value(r.median_width)),
-          Cell(f"{r.top_model} ({number(r.top_elo, 0)})")]
+          Cell(r.judgments_from), count_cell(r.models), count_cell(r.judgments),
+          count_cell(r.dims)]
          for r in summaries.itertuples(index=False)], download)
     ctx.output.page(OVERVIEW, "eigenbench-overview.html", section=OVERVIEW, table=table,
                     bound=eb.WIDE_INTERVAL)
+
+
+def top_cell(ctx: SiteContext, row) -> Cell:
+    """The highest-rated model's name, and under it whether the intervals set it apart:
+    "alone first", or how many models could be first."""
+    name = ctx.registry.display_name(row.top_model)
+    target = ctx.slugs.page(MODELS, row.top_model)
+    others = row.could_be_first - 1
+    return Cell(name, href=link(OVERVIEW, target) if target else None,
+                interval="alone first" if others == 0 else
+                f"{row.could_be_first} of {row.models} could be first")
 
 
 def constitution_page(ctx: SiteContext, item: Rated, page: str) -> None:
