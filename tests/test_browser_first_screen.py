@@ -2,8 +2,8 @@
 site (issue 27):
 
 - at 390 x 844, light and dark, the first ranked number with its interval on the home
-  page and on every trait page ends within the first 844 px, and so does the name of
-  its judge; a rank there is not cut at the screen's right edge;
+  page, on every trait page and on EigenBench's pages ends within the first 844 px, and
+  so does the name of its judge; a rank there is not cut at the screen's right edge;
 - at 390 and 1440 px, light and dark, no header of a numeric column spans more than two
   lines, and no table scrolls inside a box: never up and down, sideways only when it is
   wider than its column;
@@ -60,10 +60,11 @@ def test_the_layout_depends_on_the_width_only():
 
 
 def first_screen_pages(site: Path) -> list[str]:
-    """The home page and every trait page."""
-    pages = ["index.html", *(p for p in site_pages(site)
-                             if p.startswith("traits/") and p != "traits.html")]
-    assert len(pages) > 40
+    """The home page, every trait page, and EigenBench's overview and constitutions."""
+    pages = ["index.html", "eigenbench.html",
+             *(p for p in site_pages(site) if p.startswith(("traits/", "eigenbench/"))
+               and p != "traits.html")]
+    assert len(pages) > 40 and sum(p.startswith("eigenbench/") for p in pages) >= 15
     return pages
 
 
