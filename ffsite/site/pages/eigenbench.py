@@ -6,6 +6,7 @@ page and no navigation entry."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,15 +96,14 @@ def overview(ctx: SiteContext, summaries: pd.DataFrame) -> None:
                     bound=eb.WIDE_INTERVAL)
 
 
-def top_cell(ctx: SiteContext, row) -> Cell:
-    """The highest-rated model's name, and under it whether the intervals set it apart:
-    "alone first", or how many models could be first."""
-    name = ctx.registry.display_name(row.top_model)
-    target = ctx.slugs.page(MODELS, row.top_model)
-    others = row.could_be_first - 1
-    return Cell(name, href=link(OVERVIEW, target) if target else None,
-                interval="alone first" if others == 0 else
-                f"{row.could_be_first} of {row.models} could be first")
+def top_cell(ctx: SiteContext, summary: Any) -> Cell:
+    """The highest-rated model of a constitution's `summary` row, and under it whether
+    the intervals set it apart: "alone first", or how many models could be first."""
+    target = ctx.slugs.page(MODELS, summary.top_model)
+    return Cell(ctx.registry.display_name(summary.top_model),
+                href=link(OVERVIEW, target) if target else None,
+                interval="alone first" if summary.could_be_first == 1 else
+                f"{summary.could_be_first} of {summary.models} could be first")
 
 
 def constitution_page(ctx: SiteContext, item: Rated, page: str) -> None:

@@ -55,13 +55,15 @@ def overview_table(ctx: SiteContext) -> Table:
     voted = judges_with_votes(ctx)
     rows = []
     for dataset in (d for d in DATASETS if d.id in present):
-        rated = [f"{judge} ({name_of(ctx, dataset.id, model)})"
-                 for judge, model in dataset.judge_models]
         judges = list(dict.fromkeys([*dataset.judges, *voted.get(dataset.id, [])]))
+        # By the names their model pages use (the judges' own are in the column before):
+        # on a phone the column stays half as long.
+        rated = [name_of(ctx, dataset.id, model) for _, model in dataset.judge_models]
         rows.append([Cell(dataset.name, header=True),
                      Cell(", ".join(judges) or "–", css="text"),
                      Cell(dataset.panel or "–", css="text"),
-                     Cell(", ".join(rated) or "none", css="text")])
+                     Cell(f"{len(rated)} of {len(judges)}: {', '.join(rated)}" if rated
+                          else "none", css="text")])
     return Table("judges-overview", "Who judged each dataset", [
         Column("dataset", "Dataset", numeric=False),
         Column("judges", "Judges", numeric=False),
