@@ -116,6 +116,7 @@ TRAIT_PAGE = re.compile(r"llm-dreams-[a-z-]+\.html")
 
 @pytest.mark.slow
 def test_the_default_site_has_an_eigenbench_page_per_trait(default_site):
+    registry = load_registry(REPO / "content")
     pages = sorted(p.name for p in (default_site / "eigenbench").glob("*.html"))
     assert len([p for p in pages if TRAIT_PAGE.fullmatch(p)]) == 15
     summary = pd.read_csv(default_site / "data" / "eigenbench.csv").set_index("constitution")
@@ -130,6 +131,12 @@ def test_the_default_site_has_an_eigenbench_page_per_trait(default_site):
         assert (ratings["elo"] <= ratings["ci_high"]).all()
         html = (default_site / "eigenbench" / page).read_text("utf-8")
         assert "derived from absolute scores, not asked as pairwise questions" in html
+        # Each model named as every other page names it: the registry's name, the id in
+        # the title (GPT-5.5's registry name, say, is "GPT-5.5 (2026-04-23)").
+        for model in ratings["model"]:
+            assert (f'<th scope="row" title="{model}"><a href="../models/{safe_name(model)}'
+                    f'.html">{registry.display_name(model)}</a></th>') in html, (page, model)
+        assert registry.display_name("gpt-5.5") == "GPT-5.5 (2026-04-23)"
         assert (f"median {widths.median():.0f} Elo, widest {widths.max():.0f}" in html)
         weak = bool(summary.loc[slug, "weakly_identified"])
         assert ("Weakly identified" in html) == weak

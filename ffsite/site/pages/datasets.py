@@ -347,9 +347,12 @@ def absent_models(ctx: SiteContext, dataset: str, rated: set[str]) -> list[str]:
 
 
 def model_cell(ctx: SiteContext, page: str, model: str) -> Cell:
-    """A row header naming a model, linked to its page when it has one."""
+    """A row header naming a model as every page does (the registry's name; its id in the
+    title when they differ), linked to its page when it has one."""
+    name = ctx.registry.display_name(model)
     target = ctx.slugs.page(MODELS, model)
-    return Cell(model, href=link(page, target) if target else None, header=True)
+    return Cell(name, href=link(page, target) if target else None, header=True,
+                title=model if name != model else None)
 
 
 def wide_table(ctx: SiteContext, page: str, table_id: str, caption: str,

@@ -21,9 +21,8 @@ from ffsite.metrics.indices import FF_INDICES
 from ffsite.metrics.ranking import grouped_rank_ranges, has_signal
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
-from ffsite.site.urls import MODELS, TRAITS, link, page_path
+from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
-    Cell,
     Column,
     Table,
     count_cell,
@@ -99,7 +98,7 @@ def condition_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                                    "from the baseline, on the 1-10 scale"),
                       rank_column("1 = moves most; 95% range under it", ranks="bend"),
                       Column("pairs", "Paired questions")],
-                  [[named_cell(ctx, r.model),
+                  [[model_cell(ctx, PAGE, r.model),
                     estimate_cell(r.bend, r.ci_low, r.ci_high, what="bend"),
                     ranked_cell(r, len(own), ranked, tied), count_cell(r.n_pairs)]
                    for r in own.itertuples(index=False)], download)
@@ -132,7 +131,7 @@ def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                       Column("elo", "Elo", cue="higher = judged to strike the balance "
                              "better"),
                       rank_column(ranks="elo"), Column("n", "Comparisons")],
-                  [[named_cell(ctx, r.model), elo_cell(r.elo, r.ci_low, r.ci_high),
+                  [[model_cell(ctx, PAGE, r.model), elo_cell(r.elo, r.ci_low, r.ci_high),
                     ranked_cell(r, len(own), tied=tied), count_cell(r.n)]
                    for r in own.itertuples(index=False)], download)
     return Part(f"{dataset.command_name}-trait", dataset.name, f"{label}: {dataset.name}",
@@ -141,13 +140,6 @@ def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                 f"{anchor} fixed at 1000, with 95% bootstrap intervals.",
                 ("the criterion's page", link(PAGE, ctx.slugs.page(TRAITS, bearing.id))),
                 tied, len(own))
-
-
-def named_cell(ctx: SiteContext, model: str) -> Cell:
-    name = ctx.registry.display_name(model)
-    target = ctx.slugs.page(MODELS, model)
-    return Cell(name, href=link(PAGE, target) if target else None, header=True,
-                title=model if name != model else None)
 
 
 def sycophancy_wordings() -> list[str]:
