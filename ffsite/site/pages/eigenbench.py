@@ -5,7 +5,7 @@ page and no navigation entry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.eigenbench_data import Rated, ranking_difference, rated, source_name
 from ffsite.site.render import number
 from ffsite.site.sections import Section, model_page
-from ffsite.site.urls import EIGENBENCH, MODELS, constitution_path, link, page_path
+from ffsite.site.urls import EIGENBENCH, constitution_path, link, page_path
 from ffsite.site.views import (
     Cell,
     Column,
@@ -99,11 +99,9 @@ def overview(ctx: SiteContext, summaries: pd.DataFrame) -> None:
 def top_cell(ctx: SiteContext, summary: Any) -> Cell:
     """The highest-rated model of a constitution's `summary` row, and under it whether
     the intervals set it apart: "alone first", or how many models could be first."""
-    target = ctx.slugs.page(MODELS, summary.top_model)
-    return Cell(ctx.registry.display_name(summary.top_model),
-                href=link(OVERVIEW, target) if target else None,
-                interval="alone first" if summary.could_be_first == 1 else
-                f"{summary.could_be_first} of {summary.models} could be first")
+    return replace(model_cell(ctx, OVERVIEW, summary.top_model), header=False,
+                   interval="alone first" if summary.could_be_first == 1 else
+                   f"{summary.could_be_first} of {summary.models} could be first")
 
 
 def constitution_page(ctx: SiteContext, item: Rated, page: str) -> None:
