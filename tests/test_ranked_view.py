@@ -136,7 +136,9 @@ def test_traits_without_signal_rank_nobody(default_site):
         'id="leaderboard"'))]
     keys = re.findall(r'<th scope="col" data-key="([^"]+)"', board)
     labels = dict(zip(traits["trait_id"], traits["trait"], strict=False))
-    for row in re.findall(r"<tr[^>]*><th scope=\"row\">(.*?)</tr>", board, re.S):
+    rows = re.findall(r"<tr[^>]*><th scope=\"row\"[^>]*>(.*?)</tr>", board, re.S)
+    assert rows
+    for row in rows:
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
         for key, cell in zip(keys[1:], cells, strict=True):
             if labels.get(key) in quiet:
@@ -155,7 +157,7 @@ def test_trait_pages_without_signal_give_no_elo_rank(default_site):
         table = page[page.index('id="elo"'):]
         table, after = table[:table.index("</table>")], table[table.index("</table>"):]
         ranks = [re.findall(r"<td[^>]*>([^<]*)", row)[2]
-                 for row in re.findall(r"<tr[^>]*><th scope=\"row\">(.*?)</tr>", table, re.S)]
+                 for row in re.findall(r"<tr[^>]*><th scope=\"row\"[^>]*>(.*?)</tr>", table, re.S)]
         assert ranks, href
         if ranked:
             assert "1 of " + str(len(ranks)) in ranks and all(

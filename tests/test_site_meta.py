@@ -179,7 +179,9 @@ def test_home_leaderboard_has_metadata_columns(tiny_site):
     assert keys[:2] == ["model", "comparisons"]
     assert keys[-3:] == ["organisation", "open_weights", "released"]
     # The tiny site has no registry: every fact is unknown, and sorts last.
-    for row in re.findall(r"<tr[^>]*><th scope=\"row\">.*?</tr>", table, re.S):
+    rows = re.findall(r"<tr[^>]*><th scope=\"row\"[^>]*>.*?</tr>", table, re.S)
+    assert rows
+    for row in rows:
         cells = re.findall(r"<td([^>]*)>([^<]*)</td>", row)[-3:]
         assert cells == [(' data-v=""', "–")] * 2 + [(' class="date" data-v=""', "–")], row
 

@@ -59,6 +59,30 @@ def test_a_page_template_edit_rewrites_its_pages_only_and_matches_a_full_build(i
     assert after == files(build(inputs, tmp_path / "full").out)  # inputs record included
 
 
+def test_an_edit_saved_while_the_build_writes_is_re_rendered(inputs, tmp_path, monkeypatch):
+    # `serve --watch` under load: the edit lands after the pages were rendered and the
+    # site swapped in, before the build returns.  The kept record must not claim it.
+    from ffsite.site import swap
+
+    trait_page = inputs["templates"] / "trait.html"
+    swap_in = swap.swap_in
+
+    def swap_then_edit(staging, out):
+        swap_in(staging, out)
+        trait_page.write_text(trait_page.read_text("utf-8").replace(
+            "{% block main %}", "{% block main %}<p>saved late</p>", 1), "utf-8")
+
+    monkeypatch.setattr(swap, "swap_in", swap_then_edit)
+    cache = ResultsCache()
+    out = tmp_path / "site"
+    build(inputs, out, cache)
+    page = next((out / "traits").glob("*.html"))
+    assert b"saved late" not in page.read_bytes()
+    monkeypatch.setattr(swap, "swap_in", swap_in)
+    rerender(cache.site)
+    assert b"saved late" in page.read_bytes()
+
+
 def test_a_stylesheet_edit_renames_the_asset_on_every_page(inputs, tmp_path):
     cache = ResultsCache()
     out = tmp_path / "site"

@@ -102,6 +102,10 @@ def _build_site(annotations: str | os.PathLike, out: str | os.PathLike,
     registry.check_merges(names_seen(annotation_data, scores))
     annotation_data = separate_judges(apply_registry(annotation_data, registry))
     assets = collect_assets(Path(templates))
+    # Read before any page is rendered: an edit saved while this build runs then
+    # differs from the record, and `serve --watch` re-renders it (read after the
+    # swap, such an edit was recorded as rendered and never shown).
+    sources = template_sources(Path(templates)) if cache is not None else {}
 
     # Every builder computes first; then everything is written, under a lock.
     common = {"site_title": config.title, "nav": NAV, "charts": [], "base_href": None,
@@ -140,7 +144,7 @@ def _build_site(annotations: str | os.PathLike, out: str | os.PathLike,
                              "out") from None
     if cache is not None:  # `ffsite serve` re-renders a template edit from this
         cache.site = KeptBuild(out, Path(templates), output, page_common, assets, parts,
-                               template_sources(Path(templates)), result)
+                               sources, result)
     return result
 
 
