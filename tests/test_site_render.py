@@ -66,3 +66,24 @@ def test_render_all_gives_each_page_in_order_with_a_forked_half(tmp_path, monkey
     jobs[101] = ("page.html", {"n": 101})  # odd: in the child's half; `name` missing
     with pytest.raises(FfsiteError, match="the page does not provide"):
         rendering.render_all(env, jobs)
+
+
+def test_a_new_environment_reuses_compiled_templates_until_one_is_edited(tmp_path,
+                                                                          monkeypatch):
+    import jinja2
+
+    (tmp_path / "page.html").write_text("first {{ n }}", "utf-8")
+    compiled = []
+    compile_source = jinja2.Environment.compile
+
+    def counting(self, source, *args, **kwargs):
+        compiled.append(source)
+        return compile_source(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    assert rendering.render(rendering.environment(tmp_path), "page.html", {"n": 1}) == "first 1"
+    assert rendering.render(rendering.environment(tmp_path), "page.html", {"n": 2}) == "first 2"
+    assert compiled == ["first {{ n }}"]  # the second environment compiled nothing
+    (tmp_path / "page.html").write_text("second {{ n }}", "utf-8")
+    assert rendering.render(rendering.environment(tmp_path), "page.html", {"n": 3}) == "second 3"
+    assert compiled == ["first {{ n }}", "second {{ n }}"]

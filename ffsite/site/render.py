@@ -32,13 +32,34 @@ _RESPONSE_TAGS = set(nh3.ALLOWED_TAGS) - {"img", "map", "area"}
 _RESPONSE_MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Every template this process compiled, by name and source checksum (Jinja checks
+    the checksum, so an edited template compiles again): a new environment, such as
+    each re-render by `serve --watch` or each build in the tests, skips parsing and
+    compiling the unchanged ones (about 0.1 s a template)."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self._code:
+            bucket.bytecode_from_string(self._code[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()  # all environments share it: they have the same options
+
+
 def environment(templates_dir: Path) -> jinja2.Environment:
     if not templates_dir.is_dir():
         raise ParameterError(f"{templates_dir}: no such templates folder; run from the "
                              "repository root or pass {templates} DIR", "templates")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
                              autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             bytecode_cache=_COMPILED)
     env.filters.update(signed=signed, number=number, percent=percent, heat=heat_class,
                        count=count, breakable=breakable)
     from ffsite.site.table_rows import table_cell, table_rows  # (it uses `breakable`)
