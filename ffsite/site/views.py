@@ -279,6 +279,23 @@ class Standing:
 
 
 @dataclass(frozen=True)
+class ListedTrait:
+    """A trait in a short list of findings (macros.html `trait_list`)."""
+
+    trait_id: str
+    trait: str
+    strength: float
+
+
+def listed_traits(frame: pd.DataFrame) -> tuple[ListedTrait, ...]:
+    """The rows of a findings frame (trait_id, trait, strength) as plain values: a page
+    renders them without pandas (and a fork's pickle of the pages carries no frames)."""
+    return tuple(ListedTrait(*row) for row in zip(
+        frame["trait_id"].tolist(), frame["trait"].tolist(), frame["strength"].tolist(),
+        strict=True))
+
+
+@dataclass(frozen=True)
 class Glance:
     """A trait's summary card: the models at each end, with their ranks."""
 

@@ -36,9 +36,11 @@ from ffsite.site.views import (
     HEAT,
     Cell,
     Column,
+    ListedTrait,
     Table,
     chart,
     count_cell,
+    listed_traits,
     metric_cells,
     metric_columns,
     sort_value,
@@ -182,8 +184,8 @@ def left_out(ctx: SiteContext) -> dict[str, list[str]]:
 
 @dataclass(frozen=True, kw_only=True)
 class PreferenceSection(Section):
-    encouraged: pd.DataFrame  # findings encouraged most, strongest first
-    discouraged: pd.DataFrame
+    encouraged: tuple[ListedTrait, ...]  # findings encouraged most, strongest first
+    discouraged: tuple[ListedTrait, ...]
 
 
 def preference_sections(ctx: SiteContext, dataset: str) -> list[Section]:
@@ -213,9 +215,9 @@ def preference_sections(ctx: SiteContext, dataset: str) -> list[Section]:
         judged_by=str(judge or ""),
         partial="sections/preference.html", datasets=(dataset,), tables=(result,),
         charts=(profile,),
-        encouraged=findings[findings["strength"] >= NOT_ZERO].head(TOP),
-        discouraged=findings[findings["strength"] <= -NOT_ZERO].sort_values(
-            "strength").head(TOP))]
+        encouraged=listed_traits(findings[findings["strength"] >= NOT_ZERO].head(TOP)),
+        discouraged=listed_traits(findings[findings["strength"] <= -NOT_ZERO].sort_values(
+            "strength").head(TOP)))]
 
 
 def split_sections(ctx: SiteContext, dataset: str) -> list[Section]:

@@ -25,10 +25,12 @@ from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,
     Column,
+    ListedTrait,
     Table,
     chart,
     count_cell,
     estimate_cell,
+    listed_traits,
     metric_columns,
     sort_value,
 )
@@ -45,8 +47,8 @@ class VersusReferenceSection(Section):
     n_reference: int  # comparisons with the reference
     n_all: int  # comparisons in all
     sources: tuple[Credit, ...]
-    most: pd.DataFrame  # findings shown most, strongest first
-    least: pd.DataFrame
+    most: tuple[ListedTrait, ...]  # findings shown most, strongest first
+    least: tuple[ListedTrait, ...]
     examples: list[Example]
     summaries: list[RunSummary]  # the annotation runs about the model alone
 
@@ -143,9 +145,9 @@ class VersusReference:
             rules=rules, reference_name=reference_name(ctx),
             reference_page=reference_page(ctx), n_reference=n_reference, n_all=n_all,
             sources=credits(datasets),
-            most=findings[findings["strength"] >= NOT_ZERO].head(TOP),
-            least=findings[findings["strength"] <= -NOT_ZERO].sort_values(
-                "strength").head(TOP),
+            most=listed_traits(findings[findings["strength"] >= NOT_ZERO].head(TOP)),
+            least=listed_traits(findings[findings["strength"] <= -NOT_ZERO].sort_values(
+                "strength").head(TOP)),
             examples=examples, summaries=run_summaries(ctx, model))
 
 
