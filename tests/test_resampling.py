@@ -53,3 +53,18 @@ def test_resample_counts_keep_every_resample_whole():
     assert (counts[:, 3] == 0).all()  # a category no observation has is never drawn
     # Each draw is category 2 with probability 1/2: 3 per resample on average.
     assert counts[:, 2].mean() == pytest.approx(3.0, abs=0.15)
+
+
+def test_resample_counts_have_the_multinomials_moments():
+    # 1,000 observations in three categories (shares 0.2, 0.3, 0.5).  A resample's count
+    # of category k is binomial, mean n p and variance n p (1 - p), and two categories'
+    # counts covary by -n p q (worked by hand).
+    category = np.repeat([0, 2, 5], [200, 300, 500])
+    counts = resample_counts(category, 6, 4000, np.random.default_rng(1))
+    assert (counts.sum(axis=1) == 1000).all()
+    assert (counts[:, [1, 3, 4]] == 0).all()
+    assert counts[:, [0, 2, 5]].mean(axis=0) == pytest.approx([200, 300, 500], abs=1.5)
+    assert counts[:, [0, 2, 5]].var(axis=0) == pytest.approx([160, 210, 250], rel=0.08)
+    assert np.cov(counts[:, 0], counts[:, 5])[0, 1] == pytest.approx(-100, rel=0.15)
+    again = resample_counts(category, 6, 4000, np.random.default_rng(1))
+    assert (again == counts).all()  # the same seed, the same resamples
