@@ -68,15 +68,26 @@ class Registry:
         return self._by_alias.get((dataset, name), name)
 
     def ids(self, datasets: Iterable[str], names: Iterable[str | None]) -> np.ndarray:
-        """Vectorised `model_id` over pairs; None stays None.  Worked out once per
-        distinct (dataset, name), then spread."""
-        frame = pd.DataFrame({"dataset": list(datasets), "name": list(names)})
-        if frame.empty:
+        """Vectorised `model_id` over pairs; None (and "") stays None.  Worked out once per
+        distinct (dataset, name), then spread: each column is coded on its own (Arrow's
+        hashing, no Python object per row) and the pairs of codes made unique."""
+        dataset_codes, dataset_values = pd.factorize(_column(datasets))
+        name_codes, name_values = pd.factorize(_column(names))
+        if len(dataset_codes) != len(name_codes):
+            raise ValueError("datasets and names differ in length")
+        if not len(name_codes):
             return np.array([], dtype=object)
-        codes, uniques = pd.factorize(pd.MultiIndex.from_frame(frame.fillna({"name": ""})))
-        resolved = np.array([None if name == "" else self.model_id(dataset, name)
-                             for dataset, name in uniques], dtype=object)
-        return resolved[codes]
+        width = len(name_values) + 1  # code -1 (a missing name) becomes 0
+        pairs, spread = np.unique((dataset_codes + 1) * width + (name_codes + 1),
+                                  return_inverse=True)
+        resolved = np.empty(len(pairs), dtype=object)
+        for number, pair in enumerate(pairs.tolist()):
+            dataset_code, name_code = divmod(pair, width)
+            name = name_values[name_code - 1] if name_code else None
+            dataset = dataset_values[dataset_code - 1] if dataset_code else None
+            resolved[number] = None if name is None or name == "" else self.model_id(
+                dataset, name)
+        return resolved[spread.reshape(-1)]
 
     def resolve(self, name: str) -> str:
         """The id of a model a user names by its id or by any dataset's spelling (when
@@ -131,6 +142,15 @@ class Registry:
         datasets = {dataset for dataset, _ in seen}
         return sorted(f"{dataset}: {name}" for (dataset, name) in self._by_alias
                       if dataset in datasets and (dataset, name) not in seen)
+
+
+def _column(values: Iterable) -> pd.Series:
+    """`values` as a Series pd.factorize can code (a generator read once)."""
+    if isinstance(values, pd.Series):
+        return values.reset_index(drop=True)
+    if not hasattr(values, "__len__"):
+        values = list(values)
+    return pd.Series(values, dtype=None if hasattr(values, "dtype") else object)
 
 
 def load_registry(content_dir: str | Path, *, reference: str | None = None) -> Registry:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from ffsite.errors import FfsiteError
@@ -47,6 +48,27 @@ def test_aliases_per_dataset(tmp_path):
         "chatgpt-4o-latest", None, "other"]
     assert registry.display_name("chatgpt-4o-latest") == "ChatGPT-4o (latest)"
     assert registry.display_name("new-model") == "new-model"
+
+
+def test_ids_resolve_each_pair_whatever_holds_them(tmp_path):
+    registry = registry_from(tmp_path, GOOD)
+    # Worked by hand from GOOD: an alias resolves only in its own dataset, an unknown
+    # name stays itself, and a missing or empty name is None.
+    datasets = ["behavioral_profiling", "alpaca_eval", "eqbench3", "eqbench3", "x", None]
+    names = ["Claude-3.5-Sonnet-v1", "Claude-3.5-Sonnet-v1", "openai/chatgpt-4o-latest",
+             "", None, "other"]
+    expected = ["claude-3-5-sonnet-20240620", "Claude-3.5-Sonnet-v1", "chatgpt-4o-latest",
+                None, None, "other"]
+    assert list(registry.ids(datasets, names)) == expected
+    many = 400  # repeated pairs, as Arrow string columns of a frame with its own index
+    frame = pd.DataFrame({"dataset": pd.array(datasets[:4] * many, dtype="str"),
+                          "model": pd.array(names[:4] * many, dtype="str")},
+                         index=range(7, 7 + 4 * many))
+    assert list(registry.ids(frame["dataset"], frame["model"])) == expected[:4] * many
+    assert list(registry.ids(iter(datasets), (n for n in names))) == expected
+    assert list(registry.ids([], [])) == []
+    with pytest.raises(ValueError, match="length"):
+        registry.ids(["eqbench3"], [])
 
 
 def test_unmatched_aliases_are_reported_for_datasets_seen(tmp_path):
