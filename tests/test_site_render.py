@@ -8,6 +8,7 @@ import os
 import pytest
 
 from ffsite.errors import FfsiteError
+from ffsite.site import forked
 from ffsite.site import render as rendering
 from ffsite.site.render import heat_class, json_script, response_html, signed
 
@@ -60,7 +61,7 @@ def test_render_all_gives_each_page_in_order_with_a_forked_half(tmp_path, monkey
     env = rendering.environment(tmp_path)
     jobs = [("page.html", {"n": n, "name": f"<model {n}>"}) for n in range(150)]
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert len(jobs) >= rendering.FORK_FROM
+    assert len(jobs) >= forked.FORK_FROM
     pages = rendering.render_all(env, jobs)
     assert pages == [f"<p>{n}: &lt;model {n}&gt;</p>\n" for n in range(150)]
     jobs[101] = ("page.html", {"n": 101})  # odd: in the child's half; `name` missing

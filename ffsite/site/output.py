@@ -24,6 +24,7 @@ from ffsite.errors import FfsiteError
 from ffsite.progress import Progress
 from ffsite.site.archive import write_archive
 from ffsite.site.describe import page_description
+from ffsite.site.forked import in_halves
 from ffsite.site.render import render_all
 from ffsite.site.urls import root
 
@@ -208,12 +209,7 @@ class SiteWriter:
     def write_output(self, output: SiteOutput, progress: Progress) -> dict[str, Any]:
         """Every table of `output`, the archive of them all, then every page; returns what
         every page's template read besides its own context (for ffsite.site.rerender)."""
-        for download, frame in output.tables:
-            columns = column_lists(frame)
-            # spreadsheet_safe copies the frame; most tables have no text to neutralise.
-            safe = spreadsheet_safe(frame) if _formula_text(frame, columns) else frame
-            self.write(download.csv, safe.to_csv(index=False, lineterminator="\n"))
-            self.write(download.json, table_json(frame, columns))
+        in_halves(output.tables, self.write_table)  # (half of them by a forked child)
         archive = write_archive(self.root, {d.name: (d.title, d.page)
                                             for d in output.downloads}, output.sources)
         # After the archive: the explorer's and compare's JSON are for their scripts, not
@@ -231,6 +227,15 @@ class SiteWriter:
             self.write(page.path, html)
         return common
 
+
+    def write_table(self, table: tuple[Download, pd.DataFrame]) -> None:
+        """A published table as its CSV and its JSON."""
+        download, frame = table
+        columns = column_lists(frame)
+        # spreadsheet_safe copies the frame; most tables have no text to neutralise.
+        safe = spreadsheet_safe(frame) if _formula_text(frame, columns) else frame
+        self.write(download.csv, safe.to_csv(index=False, lineterminator="\n"))
+        self.write(download.json, table_json(frame, columns))
 
     def write_choices(self, page: Page) -> None:
         """A chart with menus: every choice but the first (which the page holds) as two

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import pickle
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
 from ffsite.errors import FfsiteError, ParameterError
+from ffsite.site.forked import in_halves
 
 # Thresholds on |strength| for the colour steps of heat cells (5 steps per side).
 HEAT_STEPS = (0.05, 0.15, 0.3, 0.5)
@@ -83,41 +82,11 @@ def render(env: jinja2.Environment, template: str, context: dict[str, Any]) -> s
                           "the page does not provide") from None
 
 
-# Fewer pages than this are rendered in this process alone: a fork costs more than it saves.
-FORK_FROM = 60
-
-
 def render_all(env: jinja2.Environment, jobs: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """`render` of each (template, context), in order.  Rendering is Python holding the
-    GIL, so with two cores or more and many pages a forked child renders every second
-    page while this process renders the others (the same env and contexts: the same
-    text).  A child that fails leaves its pages to this process, which then raises the
-    error `render` gives."""
-    if len(jobs) < FORK_FROM or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
-        return [render(env, template, context) for template, context in jobs]
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:  # the child: render its half, hand it over, and leave at once
-        status = 1
-        try:
-            os.close(read)
-            with os.fdopen(write, "wb") as pipe:
-                pickle.dump([render(env, t, c) for t, c in jobs[1::2]], pipe)
-            status = 0
-        finally:
-            os._exit(status)  # no cleanup of the parent's: no atexit, no buffers flushed
-    os.close(write)
-    try:
-        own = [render(env, template, context) for template, context in jobs[0::2]]
-    finally:  # read before waiting: a child with more than a pipe's worth waits for it
-        with os.fdopen(read, "rb") as pipe:
-            data = pipe.read()
-        _, status = os.waitpid(child, 0)
-    theirs = pickle.loads(data) if status == 0 and data else [
-        render(env, template, context) for template, context in jobs[1::2]]
-    pages = [""] * len(jobs)
-    pages[0::2], pages[1::2] = own, theirs
-    return pages
+    """`render` of each (template, context), in order; with many pages a forked child
+    renders every second one (ffsite.site.forked: the same env and contexts, the same
+    text)."""
+    return in_halves(jobs, lambda job: render(env, *job))
 
 
 def breakable(text: Any) -> Markup:
