@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import itertools
 import os
 import shutil
 import subprocess
@@ -33,9 +34,10 @@ from ffsite.site.context import ResultsCache, SiteContext
 from ffsite.site.drawings import draw_charts
 from ffsite.site.fingerprint import INPUTS, combined, fingerprint_parts, record, recorded
 from ffsite.site.output import SiteOutput, SiteWriter
-from ffsite.site.pages import AHEAD, NAV, PAGE_BUILDERS, visible_nav
+from ffsite.site.pages import AHEAD, NAV, PAGE_BUILDERS, SIDE_BY_SIDE, visible_nav
 from ffsite.site.render import environment
 from ffsite.site.rerender import KeptBuild, template_sources
+from ffsite.site.side_by_side import build_side_by_side
 
 MARKER = swap.SITE_MARKER  # marks a folder as a built site, so a rebuild may replace it
 
@@ -149,11 +151,17 @@ def _build_site(annotations: str | os.PathLike, out: str | os.PathLike,
 
 
 def _build_pages(ctx: SiteContext) -> None:
-    """Every page builder, in order, while a child computes the slowest tables ahead."""
+    """Every page builder, in order, while a child computes the slowest tables ahead; a
+    run of builders that can be is built two at a time (ffsite.site.side_by_side)."""
     ctx.compute_ahead(AHEAD)
     try:
-        for builder in PAGE_BUILDERS:
-            builder(ctx)
+        for together, run in itertools.groupby(PAGE_BUILDERS, SIDE_BY_SIDE.__contains__):
+            builders = list(run)
+            if together:
+                build_side_by_side(ctx, builders, [SIDE_BY_SIDE[b] for b in builders])
+            else:
+                for builder in builders:
+                    builder(ctx)
     finally:
         ctx.finish_ahead()
 

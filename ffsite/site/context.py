@@ -223,6 +223,11 @@ class SiteContext:
             getattr(self, table) if isinstance(table, str) else self.prepared(table)
         self._ahead = Ahead.start(tables, compute)
 
+    def wait_ahead(self) -> None:
+        """Return once every table computed ahead is in (or its child has ended)."""
+        if self._ahead is not None and self._ahead.tables:
+            self._ahead.wait_for(self._ahead.tables[-1])
+
     def finish_ahead(self) -> None:
         """Stop computing ahead: every page is built."""
         if self._ahead is not None:

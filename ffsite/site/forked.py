@@ -9,8 +9,11 @@ leaves its items to this process, which then meets any error itself.
 
 from __future__ import annotations
 
+import collections
+import functools
 import os
 import pickle
+import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -21,31 +24,59 @@ R = TypeVar("R")
 FORK_FROM = 60
 
 
-def in_halves(items: Sequence[T], work: Callable[[T], R]) -> list[R]:
-    """`[work(item) for item in items]`, in order, every second item done by a forked
-    child when that pays (its results come back pickled)."""
-    if len(items) < FORK_FROM or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
+def in_halves(items: Sequence[T], work: Callable[[T], R], *, at_least: int = FORK_FROM,
+              beside: Sequence[bool] | None = None) -> list[R]:
+    """`[work(item) for item in items]`, in order, the items marked `beside` (every
+    second one by default) done by a forked child when there are `at_least` items (its
+    results come back pickled)."""
+    if len(items) < max(2, at_least) or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
         return [work(item) for item in items]
+    marked = [bool(beside[n]) if beside else n % 2 == 1 for n in range(len(items))]
+    theirs_at = [n for n in range(len(items)) if marked[n]]
+    own_at = [n for n in range(len(items)) if not marked[n]]
     read, write = os.pipe()
     child = os.fork()
-    if child == 0:  # the child: its half, handed over, and leave at once
+    if child == 0:  # the child: its share, handed over, and leave at once
         status = 1
         try:
             os.close(read)
             with os.fdopen(write, "wb") as pipe:
-                pickle.dump([work(item) for item in items[1::2]], pipe)
+                _Pickler(pipe).dump([work(items[n]) for n in theirs_at])
             status = 0
         finally:
             os._exit(status)  # no cleanup of the parent's: no atexit, no buffers flushed
     os.close(write)
     try:
-        own = [work(item) for item in items[0::2]]
+        own = [work(items[n]) for n in own_at]
     finally:  # read before waiting: a child with more than a pipe's worth waits for it
         with os.fdopen(read, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(child, 0)
     theirs = pickle.loads(data) if status == 0 and data else [
-        work(item) for item in items[1::2]]
+        work(items[n]) for n in theirs_at]
     results: list = [None] * len(items)
-    results[0::2], results[1::2] = own, theirs
+    for n, result in zip([*own_at, *theirs_at], [*own, *theirs], strict=True):
+        results[n] = result
     return results
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles as usual, and the rows of `DataFrame.itertuples` too: their namedtuple
+    class cannot be found by name, so a row travels as its class's name, fields and
+    values, and is made again as a row of a namedtuple of the same name and fields."""
+
+    def reducer_override(self, obj: object) -> object:
+        kind = type(obj)
+        if isinstance(obj, tuple) and hasattr(kind, "_fields") and getattr(
+                sys.modules.get(kind.__module__), kind.__qualname__, None) is not kind:
+            return _row, (kind.__name__, kind._fields, tuple(obj))
+        return NotImplemented
+
+
+def _row(name: str, fields: tuple[str, ...], values: tuple) -> tuple:
+    return _row_class(name, fields)(*values)
+
+
+@functools.cache
+def _row_class(name: str, fields: tuple[str, ...]) -> type:
+    return collections.namedtuple(name, fields, rename=True)

@@ -176,15 +176,20 @@ class SiteOutput:
         comparisons"), so no name from data can land on another table's file; two tables
         given one name (even differing only in case) stop the build rather than one
         silently overwriting the other."""
-        folded = name.casefold()
-        if folded in self._names:
-            raise FfsiteError(f"two tables would both be published as data/{name}.csv "
-                              f"(\"{self._names[folded]}\" and \"{title}\"); this is a bug: "
-                              "please report it")
-        self._names[folded] = title
         download = Download(name, title, page)
-        self.tables.append((download, frame))
+        self.adopt(download, frame)
         return download
+
+    def adopt(self, download: Download, frame: pd.DataFrame) -> None:
+        """A table published under `download` (`data`'s, or one a builder made in
+        another process): two given one name stop the build."""
+        folded = download.name.casefold()
+        if folded in self._names:
+            raise FfsiteError(f"two tables would both be published as data/{download.name}"
+                              f".csv (\"{self._names[folded]}\" and \"{download.title}\"); "
+                              "this is a bug: please report it")
+        self._names[folded] = download.title
+        self.tables.append((download, frame))
 
     def file(self, path: str, text: str) -> None:
         """Any other file (e.g. JSON a page's script fetches), at `path` from the top."""
