@@ -195,6 +195,23 @@ class SiteOutput:
         """Any other file (e.g. JSON a page's script fetches), at `path` from the top."""
         self.files.append((path, text))
 
+    def mark(self) -> tuple:
+        """Where the output is now, for `rewind`."""
+        return len(self.pages), len(self.tables), len(self.files), dict(self._names)
+
+    def rewind(self, mark: tuple) -> None:
+        """Forget every page, table and file added since `mark`."""
+        pages, tables, files, names = mark
+        del self.pages[pages:], self.tables[tables:], self.files[files:]
+        self._names.clear()
+        self._names.update(names)
+
+    def since(self, mark: tuple) -> tuple[list[Page], list[tuple[Download, pd.DataFrame]],
+                                          list[tuple[str, str]]]:
+        """(pages, tables, files) added since `mark`."""
+        pages, tables, files, _ = mark
+        return self.pages[pages:], self.tables[tables:], self.files[files:]
+
     @property
     def downloads(self) -> list[Download]:
         return [download for download, _ in self.tables]

@@ -54,30 +54,23 @@ def build_side_by_side(ctx: SiteContext, builders: Sequence[Callable[[SiteContex
     core), and add what each made to `ctx.output` in their order."""
     ctx.wait_ahead()
     output, progress = ctx.output, ctx.progress
-    pages, tables, files, notes = (len(output.pages), len(output.tables), len(output.files),
-                                   len(ctx.notes))
-    names = dict(output._names)
+    start, notes = output.mark(), len(ctx.notes)
 
     def run(builder: Callable[[SiteContext], None]) -> Built:
-        # Each builder is recorded from where the run began: the builders this process
-        # ran before it in the run have been rewound (a child never sees them).
-        del output.pages[pages:], output.tables[tables:], output.files[files:]
+        # Each builder is recorded from where the run began: what this process's
+        # builders before it in the run made is forgotten (a child never sees it).
+        output.rewind(start)
         del ctx.notes[notes:]
-        output._names.clear()
-        output._names.update(names)
         ctx.progress = recorded = _Recorded()
         try:
             builder(ctx)
         finally:
             ctx.progress = progress
-        return Built(output.pages[pages:], output.tables[tables:], output.files[files:],
-                     ctx.notes[notes:], recorded.lines)
+        return Built(*output.since(start), ctx.notes[notes:], recorded.lines)
 
     found = in_halves(builders, run, at_least=2, beside=beside)
-    del output.pages[pages:], output.tables[tables:], output.files[files:]
+    output.rewind(start)
     del ctx.notes[notes:]
-    output._names.clear()
-    output._names.update(names)
     for built in found:
         for line in built.steps:
             progress.step(line)
