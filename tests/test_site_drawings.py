@@ -174,3 +174,31 @@ def test_the_same_chart_gives_the_same_bytes():
     spec = bars(["a", "b"])
     assert drawings.draw(spec, drawings.WIDE) == drawings.draw(bars(["a", "b"]),
                                                                drawings.WIDE)
+
+
+def test_many_charts_are_drawn_alike_by_one_process_or_two(monkeypatch):
+    import os
+
+    from ffsite.site import forked
+    from ffsite.site.views import Chart
+
+    def made() -> list[Chart]:
+        frame = pd.DataFrame({"key": ["x", "x", "y"], "name": ["a", "b", "a"],
+                              "value": [3.0, 5.0, 1.0], "low": [2.0, 4.0, 0.5],
+                              "high": [4.0, 6.0, 1.5]})
+        menu = charts.selectable(frame, ["y", "x"], ["Y", "X"], "Measure", "score",
+                                 "Scores.", interval=True)
+        return [Chart(f"c{n}", menu if n % 3 else bars([f"m{n}", HOSTILE]), "A chart.")
+                for n in range(forked.FORK_FROM + 7)]
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    alone = made()
+    count = drawings.draw_charts(alone)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    shared = made()
+    assert drawings.draw_charts(iter(shared)) == count
+    assert count == sum(2 * (2 if n % 3 else 1) for n in range(len(alone)))
+    for one, other in zip(alone, shared, strict=True):
+        assert other.choices == one.choices and other.drawing == one.drawing
+        assert other.drawing == one.choices[0][1] and set(one.drawing) == {"wide", "narrow"}
+    assert [values for values, _ in shared[1].choices] == [("y",), ("x",)]

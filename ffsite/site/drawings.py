@@ -11,9 +11,9 @@ choice is inlined in the page, the others become files the page's script fetches
 the reader picks them, so no choice needs the chart library.
 
 Drawing is ffsite's own (`plot`, `plot_matrix`): about a millisecond a drawing, so
-nothing is cached or drawn in other processes.  Each drawing is checked before it is
-inlined: well-formed XML made only of drawing elements, no scripts, links or event
-attributes, whatever text the data holds.
+nothing is cached; with many charts a forked child draws half of them.  Each drawing is
+checked before it is inlined: well-formed XML made only of drawing elements, no scripts,
+links or event attributes, whatever text the data holds.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ffsite.errors import FfsiteError
+from ffsite.site.forked import in_halves
 from ffsite.site.plot import NARROW, WIDE, rows_chart
 from ffsite.site.plot_matrix import matrix
 
@@ -121,19 +122,24 @@ def inline(svg: str, prefix: str) -> Markup:
 
 def draw_charts(charts: Iterable[Any]) -> int:
     """Give each chart (views.Chart) with rows its wide and narrow drawings, of every
-    choice of its menus (`Chart.choices`: the first is also `drawing`).  Returns how
+    choice of its menus (`Chart.choices`: the first is also `drawing`); with many
+    charts a forked child draws every second one (ffsite.site.forked).  Returns how
     many drawings were made."""
+    drawn = [chart for chart in charts if "values" in chart.raw.get("data", {})]
     made = 0
-    for chart in charts:
-        if "values" not in chart.raw.get("data", {}):
-            continue
-        chart.choices.clear()
-        for number, (values, spec) in enumerate(choices(chart.raw)):
-            tag = f"{chart.id}-" if not number else f"{chart.id}-{number}-"
-            drawn = {"wide": inline(draw(spec, WIDE), f"{tag}w-"),
-                     "narrow": inline(draw(spec, NARROW), f"{tag}n-")}
-            made += 2
-            chart.choices.append((values, drawn))
-            if not number:
-                chart.drawing.update(drawn)
+    for chart, found in zip(drawn, in_halves(drawn, drawings_of), strict=True):
+        chart.choices[:] = found
+        chart.drawing.update(found[0][1])
+        made += 2 * len(found)
     return made
+
+
+def drawings_of(chart: Any) -> list[tuple[tuple[str, ...], dict[str, Markup]]]:
+    """Every choice of the chart's menus, the first first, with its wide and narrow
+    drawings, checked and ready to inline."""
+    found = []
+    for number, (values, spec) in enumerate(choices(chart.raw)):
+        tag = f"{chart.id}-" if not number else f"{chart.id}-{number}-"
+        found.append((values, {"wide": inline(draw(spec, WIDE), f"{tag}w-"),
+                               "narrow": inline(draw(spec, NARROW), f"{tag}n-")}))
+    return found
