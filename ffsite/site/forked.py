@@ -1,10 +1,12 @@
 """Work that holds the GIL, shared with a forked child.
 
-Rendering pages and writing the published tables are Python holding the GIL; with two
-cores or more and many items, a forked child does every second item while this process
-does the others.  Both run the same code on the same values, so the results (and the
-files written) are the ones one process would give.  A child that fails or is killed
-leaves its items to this process, which then meets any error itself.
+Rendering pages, writing the published tables, drawing charts and the page builders after
+the model pages (ffsite.site.side_by_side) are Python holding the GIL; with two cores or
+more and enough items, a forked child does some of them (every second one, unless the
+caller marks which) while this process does the others. Both run the same code on the
+same values, so the results (and the files written) are the ones one process would give.
+A child that fails or is killed leaves its items to this process, which then meets any
+error itself.
 """
 
 from __future__ import annotations

@@ -249,7 +249,6 @@ class SiteWriter:
             self.write(page.path, html)
         return common
 
-
     def write_table(self, table: tuple[Download, pd.DataFrame]) -> None:
         """A published table as its CSV and its JSON."""
         download, frame = table

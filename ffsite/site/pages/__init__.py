@@ -77,7 +77,7 @@ SIDE_BY_SIDE: dict[PageBuilder, bool] = {
     explore.build: True, judges.build: False,
 }
 
-# The slowest tables, computed on a thread of their own while the first pages are built
+# The slowest tables, computed in a forked child while the first pages are built
 # (SiteContext.compute_ahead), in the order pages first ask for them: the home page asks
 # for the datasets' own (EQ-Bench 3's overall EQ), the model pages for the rest.
 AHEAD: list[str | Callable[[SiteContext], object]] = [
