@@ -70,6 +70,32 @@ def test_trust_matrix_and_eigentrust_by_hand_on_three_models():
     np.testing.assert_allclose(eb.elo_from_trust(t), 1500 + 400 * np.log10(3 * principal))
 
 
+@pytest.mark.parametrize("scale", [1.0, 30.0])  # 30: logits far past exp's range
+def test_log_likelihood_is_the_three_outcome_softmax_term_by_term(scale):
+    """The likelihood is computed from h = (a - b) / 2 alone (btd._terms); here from the
+    paper's three logits a = u_i.v_j, b = u_i.v_k, c = log lambda_i + (a + b) / 2, one
+    judgment cell at a time, with Python's math."""
+    import math
+
+    rng = np.random.default_rng(3)
+    n, d = 4, 2
+    u, v = scale * rng.normal(size=(n, d)), scale * rng.normal(size=(n, d))
+    log_l = rng.uniform(-8, 8, size=n)
+    counts = np.zeros((n, n, n, 3))
+    expected = 0.0
+    for i in range(n):
+        for j in range(n):
+            for k in range(j + 1, n):
+                cell = rng.integers(0, 4, size=3)
+                counts[i, j, k] = cell
+                a, b = float(u[i] @ v[j]), float(u[i] @ v[k])
+                logits = [a, b, float(log_l[i]) + (a + b) / 2]
+                top = max(logits)
+                norm = top + math.log(sum(math.exp(z - top) for z in logits))
+                expected += sum(c * (z - norm) for c, z in zip(cell, logits, strict=True))
+    assert eb.log_likelihood(counts, u, v, log_l)[0] == pytest.approx(expected, rel=1e-12)
+
+
 def test_gradient_matches_finite_differences():
     rng = np.random.default_rng(0)
     truth = fixture.truth(5, 2, seed=9)
