@@ -18,6 +18,8 @@ A section appears only when the model has data for it.
 
 from __future__ import annotations
 
+from functools import partial
+
 from ffsite.datasets import DATASETS, dataset_name
 from ffsite.site.context import SiteContext
 from ffsite.site.model_meta import meta_facts
@@ -28,6 +30,7 @@ from ffsite.site.pages.model_personality import personality_sections
 from ffsite.site.pages.model_reference import reference_sections
 from ffsite.site.pages.model_versions import version_sections
 from ffsite.site.sections import Section, SectionProvider, model_page
+from ffsite.site.side_by_side import build_side_by_side
 from ffsite.site.urls import TRAITS, page_path
 
 # What a model page shows, in order: each provider gives the model's sections of one kind
@@ -45,19 +48,38 @@ MODEL_SECTIONS: list[SectionProvider] = [
 
 
 def build(ctx: SiteContext) -> None:
-    for model in ctx.progress.items("model pages", sorted(ctx.slugs.models, key=str.lower)):
-        # Each provider's sections, kept apart: the page leaves a blank line after each
-        # provider's (an empty one too), as the page did when each kind had its own slot.
-        by_provider = [provider(ctx, model) for provider in MODEL_SECTIONS]
-        sections = [s for found in by_provider for s in found]
-        name = ctx.registry.display_name(model)
-        ctx.output.page(model_page(ctx, model)[1], "model.html", section=page_path("index"),
-                        model=model, name=name,
-                        description=model_description(ctx, model, name, sections),
-                        facts=model_facts(ctx, model, [d for s in sections for d in s.datasets]),
-                        sections=sections, by_provider=by_provider,
-                        charts=[c for s in sections for c in s.charts],
-                        trait_pages=ctx.slugs.pages(TRAITS))
+    """Every model's page.  The first is built here: it asks for every table the pages
+    share (waiting for those computed ahead, ffsite.site.ahead) and makes what the
+    section providers prepare once; the others are then built two at a time, a forked
+    child doing the second half (ffsite.site.side_by_side), in the same order."""
+    models = sorted(ctx.slugs.models, key=str.lower)
+    ctx.progress.step(f"model pages ({len(models)})")
+    if not models:
+        return
+    _model_page(ctx, models[0])
+    half = (len(models) + 2) // 2
+    build_side_by_side(ctx, [partial(_model_pages, models=models[1:half]),
+                             partial(_model_pages, models=models[half:])], [False, True])
+
+
+def _model_pages(ctx: SiteContext, models: list[str]) -> None:
+    for model in models:
+        _model_page(ctx, model)
+
+
+def _model_page(ctx: SiteContext, model: str) -> None:
+    # Each provider's sections, kept apart: the page leaves a blank line after each
+    # provider's (an empty one too), as the page did when each kind had its own slot.
+    by_provider = [provider(ctx, model) for provider in MODEL_SECTIONS]
+    sections = [s for found in by_provider for s in found]
+    name = ctx.registry.display_name(model)
+    ctx.output.page(model_page(ctx, model)[1], "model.html", section=page_path("index"),
+                    model=model, name=name,
+                    description=model_description(ctx, model, name, sections),
+                    facts=model_facts(ctx, model, [d for s in sections for d in s.datasets]),
+                    sections=sections, by_provider=by_provider,
+                    charts=[c for s in sections for c in s.charts],
+                    trait_pages=ctx.slugs.pages(TRAITS))
 
 
 def model_description(ctx: SiteContext, model: str, name: str,
