@@ -94,3 +94,31 @@ def test_a_changed_base_data_file_builds_again(inputs):
     prompts, responses = read_texts(base, "d")
     write_texts(base, "d", {**prompts, "p-new": "Another prompt?"}, responses)
     assert not build(inputs, base_data=base).current
+
+
+def test_the_base_data_hash_reads_every_file_by_its_path_and_no_linked_folder(tmp_path):
+    base, elsewhere, empty = tmp_path / "base", tmp_path / "elsewhere", tmp_path / "empty"
+    for folder in (base / "b", elsewhere, empty):
+        folder.mkdir(parents=True)
+    (base / "a.txt").write_text("one")
+    (base / "b" / "c.txt").write_text("two")
+    (elsewhere / "d.txt").write_text("three")
+    (base / "linked").symlink_to(elsewhere, target_is_directory=True)
+
+    def base_part() -> str:
+        return fp.fingerprint_parts([], empty, empty, base, None)["base"]
+
+    first = base_part()
+    assert base_part() == first  # (the second from the kept hashes)
+    (elsewhere / "d.txt").write_text("changed")  # behind a linked folder: not read
+    assert base_part() == first
+    (base / "b" / "c.txt").rename(base / "b" / "e.txt")  # the same bytes, another path
+    renamed = base_part()
+    assert renamed != first
+    moved = base / "b" / "e.txt"
+    before = moved.stat().st_mtime_ns
+    moved.write_text("TWO")  # the same size, other bytes, a later time
+    os.utime(moved, ns=(before + 10**9, before + 10**9))
+    assert base_part() not in (first, renamed)
+    assert fp.fingerprint_parts([], empty, empty, tmp_path / "missing", None)["base"] == (
+        fp.fingerprint_parts([], empty, empty, empty, None)["base"])

@@ -46,8 +46,8 @@ def fingerprint_parts(files: Iterable[Path], content: Path, templates: Path,
     base = _Digest()
     if base_dir is not None:
         known = _Hashes()
-        for path in _files_under(base_dir):
-            base.add(path.relative_to(base_dir).as_posix(), known.of(path).encode())
+        for relative, path, stat in _files_under(base_dir):
+            base.add(relative, known.of(path, stat).encode())
         known.save()
     return {"annotations": annotations.hex(), "content": _folder(content),
             "templates": templates_part(templates), "ffsite": _folder(PACKAGE),
@@ -79,8 +79,8 @@ class _Digest:
 
 def _folder(folder: Path) -> str:
     digest = _Digest()
-    for path in _files_under(folder, skip=("__pycache__",)):
-        digest.add(path.relative_to(folder).as_posix(), path.read_bytes())
+    for relative, path, _ in _files_under(folder, skip=("__pycache__",)):
+        digest.add(relative, Path(path).read_bytes())
     return digest.hex()
 
 
@@ -110,13 +110,14 @@ class _Hashes:
             self.known = {}
         self.changed = False
 
-    def of(self, path: Path) -> str:
-        found = path.stat()
-        key, stamp = str(path.resolve()), [found.st_size, found.st_mtime_ns]
-        kept = self.known.get(key)
+    def of(self, path: str, found: os.stat_result) -> str:
+        """The hash of the file at `path` (absolute), whose stat is `found`."""
+        stamp = [found.st_size, found.st_mtime_ns]
+        kept = self.known.get(path)
         if not (isinstance(kept, list) and kept[:2] == stamp):
-            kept = [*stamp, hashlib.sha256(path.read_bytes()).hexdigest()]
-            self.known[key] = kept
+            with open(path, "rb") as handle:
+                kept = [*stamp, hashlib.file_digest(handle, "sha256").hexdigest()]
+            self.known[path] = kept
             self.changed = True
         return str(kept[2])
 
@@ -129,12 +130,30 @@ class _Hashes:
                 pass  # a cache that cannot be written is only slower next time
 
 
-def _files_under(folder: Path, skip: tuple[str, ...] = ()) -> list[Path]:
-    found = []
-    for root, folders, names in os.walk(folder):
-        folders[:] = sorted(f for f in folders if f not in skip)
-        found.extend(Path(root) / name for name in sorted(names))
-    return [path for path in found if path.is_file()]
+def _files_under(folder: Path, skip: tuple[str, ...] = ()
+                 ) -> list[tuple[str, str, os.stat_result]]:
+    """(path relative to `folder` with "/", absolute path, stat) of every regular file
+    under `folder` (none when it is missing): a folder's files by name, then its folders
+    by name (not those named in `skip`, nor those reached through a link).  One stat a
+    file: the base data's 16,000 files took 0.5 s through pathlib."""
+    found: list[tuple[str, str, os.stat_result]] = []
+
+    def visit(absolute: str, relative: str) -> None:
+        with os.scandir(absolute) as entries:
+            listed = sorted(entries, key=lambda entry: entry.name)
+        folders = []
+        for entry in listed:
+            if entry.is_dir():
+                if not entry.is_symlink() and entry.name not in skip:
+                    folders.append(entry)
+            elif entry.is_file():
+                found.append((relative + entry.name, entry.path, entry.stat()))
+        for entry in folders:
+            visit(entry.path, f"{relative}{entry.name}/")
+
+    if os.path.isdir(folder):
+        visit(os.path.realpath(folder), "")
+    return found
 
 
 def _version(name: str) -> str:
