@@ -3,7 +3,7 @@
     python benchmarks/bench_pages.py [--site DIR ...] [--base-data DIR] [--only GLOB]
 
 Serves each site on 127.0.0.1 (under /ffsite/, as GitHub Pages serves a project site),
-opens every page in headless Chromium (Debian's /usr/bin/chromium, or $FFSITE_CHROMIUM)
+opens every page in headless Chromium (as the browser tests do: tests/browser.py)
 at 390 px and 1440 px with the browser's cache off, and records the bytes of every
 response on first load (HTML, CSS, scripts, images: uncompressed, as the test server
 sends them), whether the chart library was fetched, the page's height and how far it
