@@ -22,7 +22,7 @@ from ffsite.metrics.ranking import (
     spearman,
     tied_at_top,
 )
-from ffsite.metrics.ratings import FIRST_WINS, SECOND_WINS, TIE, rate_trait, shared_ranks
+from ffsite.metrics.ratings import FIRST_WINS, SECOND_WINS, TIE, rate_trait
 
 NAN = float("nan")
 
@@ -37,8 +37,6 @@ def test_ranks_share_where_intervals_overlap():
     # Lowest first: below E nobody; below D: E; below C: E (D overlaps: 0.2 > 0.1);
     # below A: D, E (C overlaps: 0.55 > 0.5); below B: C (0.55 < 0.6), D, E.
     assert interval_ranks(low, high, highest_first=False).tolist() == [3, 4, 2, 2, 1]
-    # The same rule as the ratings' ranks.
-    assert interval_ranks(low, high).tolist() == shared_ranks(low, high).tolist()
 
 
 def test_touching_intervals_overlap_and_unknown_bounds_get_no_rank():
@@ -173,7 +171,7 @@ def test_rating_ranks_do_not_depend_on_the_anchor():
         assert rated.rank_low.tolist() == by_anchor[0].rank_low.tolist()
         assert rated.rank_high.tolist() == by_anchor[0].rank_high.tolist()
     # The older rule changes with the anchor: models near it look sure.
-    old = [shared_ranks(r.ci_low, r.ci_high).tolist() for r in by_anchor]
+    old = [interval_ranks(r.ci_low, r.ci_high).tolist() for r in by_anchor]
     assert len({tuple(o) for o in old}) > 1
 
 

@@ -20,7 +20,6 @@ from ffsite.metrics.ratings import (
     fit_bradley_terry,
     rate_trait,
     ratings_table,
-    shared_ranks,
 )
 
 ELO = 400 / math.log(10)  # Elo points per logit
@@ -143,14 +142,6 @@ def test_anchor_is_exactly_1000_and_does_not_change_gaps():
         # det of the reduced information is the same whichever model is removed
         # (matrix-tree theorem), so Firth's fit only shifts with the anchor.
         np.testing.assert_allclose(elo - elo[0], by_anchor[0] - by_anchor[0][0], atol=1e-6)
-
-
-def test_rank_rule_by_hand():
-    low = np.array([1100.0, 1050.0, 900.0, 1000.0, 700.0])
-    high = np.array([1200.0, 1150.0, 1060.0, 1000.0, 800.0])
-    # model 0: nobody's lower bound above 1200 -> 1; model 1: none above 1150 -> 1;
-    # model 2: 1100 > 1060 -> 2; model 3: 1100, 1050 > 1000 -> 3; model 4: four -> 5.
-    assert shared_ranks(low, high).tolist() == [1, 1, 2, 3, 5]
 
 
 def test_models_unlinked_to_the_anchor_are_not_rated():
