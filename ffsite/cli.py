@@ -81,7 +81,9 @@ class LazyGroup(click.Group):
         """The command list as click writes it, from SUMMARIES: no command is imported."""
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [(name, click.utils.make_default_short_help(SUMMARIES[name], limit))
+        # (click.Command's own shortening: click.utils.make_default_short_help is
+        # deprecated since Click 8.5.)
+        rows = [(name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit))
                 for name in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)

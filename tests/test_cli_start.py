@@ -62,7 +62,7 @@ def test_every_command_has_its_own_summary():
     assert list(SUMMARIES) == list(COMMANDS)
     for name, command in loaded_commands().items():
         assert command.short_help is None, name  # else click would show that instead
-        assert SUMMARIES[name] == click.utils.make_default_short_help(command.help, 10_000), name
+        assert SUMMARIES[name] == command.get_short_help_str(10_000), name
 
 
 @pytest.mark.parametrize("width", [40, 80, 120, 200])
