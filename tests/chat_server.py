@@ -114,6 +114,7 @@ class ChatServer:
         self.answered: list[Request] = []  # requests whose full reply was sent
         self.in_flight = 0
         self.max_in_flight = 0
+        self.connections = 0  # open now
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
@@ -147,8 +148,22 @@ class ChatServer:
     async def serve_forever(self) -> None:
         await self._main()
 
+    def settle(self, timeout: float = 30.0) -> None:
+        """Return once no connection is open.  A client killed with SIGKILL may have sent
+        requests the server reads only afterwards: they are counted in `requests` by the
+        time this returns, so a count taken after the kill holds every request the
+        killed run made (on a busy machine, two came in after such a count)."""
+        deadline = time.monotonic() + timeout
+        while self.connections:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.connections} connections still open after "
+                                     f"{timeout} s")
+            time.sleep(0.01)
+
     async def _connection(self, reader: asyncio.StreamReader,
                           writer: asyncio.StreamWriter) -> None:
+        with self._lock:
+            self.connections += 1
         try:
             while True:
                 request_line = await reader.readline()
@@ -165,6 +180,8 @@ class ChatServer:
             pass
         finally:
             writer.close()
+            with self._lock:
+                self.connections -= 1
 
     async def _respond(self, headers: dict, raw: bytes, writer: asyncio.StreamWriter) -> bool:
         with self._lock:

@@ -31,6 +31,7 @@ def test_kill_and_resume(tmp_path):
             time.sleep(0.01)
         os.kill(killed.pid, signal.SIGKILL)
         killed.wait()
+        server.settle()  # (requests the killed run sent are all counted)
         answered_before_kill = len(server.answered)
         cached = len(list((tmp_path / "cache").rglob("*.json")))
         asked_before = len(server.requests)

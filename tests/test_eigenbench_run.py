@@ -278,6 +278,7 @@ def test_kill_and_resume_pays_no_answered_call_twice(inputs):
             time.sleep(0.01)
         killed.send_signal(signal.SIGKILL)
         killed.wait()
+        server.settle()  # (requests the killed run sent are all counted)
         cached = len(list((tmp / "cache").rglob("*.json")))
         asked_before = len(server.requests)
         assert cached >= 30 and not (tmp / "votes.parquet").exists()

@@ -390,6 +390,7 @@ def test_kill_and_resume_pays_no_call_twice_and_gives_the_same_bytes(tmp_path):
             time.sleep(0.01)
         os.kill(killed.pid, signal.SIGKILL)
         killed.wait()
+        server.settle()  # (requests the killed run sent are all counted)
         asked_before = len(server.requests)
         cached = {path.stem for path in (tmp_path / "cache").rglob("*.json")}
         # (A few answers the server sent may not have reached the cache before the kill.)
