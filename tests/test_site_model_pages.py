@@ -22,6 +22,7 @@ models.toml makes m1 (d), M-One (bp) and "M1 (pairs)" (pw) one model, id m1.
 from __future__ import annotations
 
 import json
+import os
 import re
 from html import unescape
 from pathlib import Path
@@ -81,9 +82,7 @@ def write_pairs(path: Path) -> None:
     write_test_votes(path, comparisons, votes)
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("model-pages")
+def build_model_pages_site(root: Path) -> Path:
     annotations = root / "annotations"
     write_tiny(annotations)
     write_scores_file(annotations / "scores.parquet")
@@ -92,6 +91,37 @@ def site(tmp_path_factory) -> Path:
     (content / "models.toml").write_text(REGISTRY, "utf-8")
     build_site(annotations, root / "site", content=content, templates=REPO / "templates")
     return root / "site"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return build_model_pages_site(tmp_path_factory.mktemp("model-pages"))
+
+
+def test_model_pages_built_two_at_a_time_are_those_built_in_one_process(site, tmp_path,
+                                                                      monkeypatch):
+    """With many models (a site's 338) the pages after the first are built in two halves,
+    a forked child building the second; here forced with this site's few."""
+    from ffsite.site.pages import models
+
+    record = tmp_path / "builders.txt"
+    page = models._model_page
+
+    def recorded(ctx, model: str) -> None:  # each process says it built a page
+        with record.open("a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        page(ctx, model)
+
+    monkeypatch.setattr(models, "_model_page", recorded)
+    monkeypatch.setattr(models, "FORK_FROM", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    halves = build_model_pages_site(tmp_path / "halves")
+    assert len(set(record.read_text().split())) == 2  # this process and its child
+
+    def files(folder: Path) -> dict:
+        return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*")
+                if p.is_file()}
+    assert files(halves) == files(site)
 
 
 def html_of(site: Path, page: str) -> str:

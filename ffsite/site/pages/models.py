@@ -22,6 +22,7 @@ from functools import partial
 
 from ffsite.datasets import DATASETS, dataset_name
 from ffsite.site.context import SiteContext
+from ffsite.site.forked import FORK_FROM
 from ffsite.site.model_meta import meta_facts
 from ffsite.site.pages.big_five import big_five_sections
 from ffsite.site.pages.eigenbench import eigenbench_sections
@@ -57,6 +58,9 @@ def build(ctx: SiteContext) -> None:
     if not models:
         return
     _model_page(ctx, models[0])
+    if len(models) <= FORK_FROM:  # a fork would cost more than it saves
+        _model_pages(ctx, models[1:])
+        return
     half = (len(models) + 2) // 2
     build_side_by_side(ctx, [partial(_model_pages, models=models[1:half]),
                              partial(_model_pages, models=models[half:])], [False, True])
