@@ -11,7 +11,8 @@ once the run is over), the same notes.
 
 Only builders that read nothing another builder of the run makes belong in a run
 (`SIDE_BY_SIDE` in ffsite.site.pages). Tables computed ahead are all in before the fork
-(the child never reads the reports of the process computing them).
+(the child never reads the reports of the process computing them). The model pages use
+the same run for their two halves (ffsite.site.pages.models).
 """
 
 from __future__ import annotations
