@@ -11,6 +11,12 @@ from ffsite.format.write import write_votes
 from ffsite.traits import PREFIX, trait_id
 
 
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (its path with "/") and its bytes: two builds compared."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def trait(text: str) -> dict:
     """The trait columns for a wording given without the 'Select the response that' lead."""
     wording = PREFIX + text

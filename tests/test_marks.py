@@ -12,9 +12,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_the_marks_are_registered_and_strict():
-    options = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["pytest"][
+def ini_options() -> dict:
+    """pytest's settings in pyproject.toml."""
+    return tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["pytest"][
         "ini_options"]
+
+
+def test_the_marks_are_registered_and_strict():
+    options = ini_options()
     assert {line.split(":")[0] for line in options["markers"]} == {"slow", "browser"}
     assert "--strict-markers" in options["addopts"].split()
 
@@ -49,8 +54,6 @@ def test_a_group_of_tests_is_kept_in_one_worker(request):
     share (the default site's phone visit).  With pytest 9.2 the suffix is silently lost
     (xdist issue 1386): the visit was made in both workers.  pyproject.toml holds pytest
     below 9.2 until xdist follows."""
-    options = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["pytest"][
-        "ini_options"]
-    assert "--dist loadgroup" in options["addopts"]
+    assert "--dist loadgroup" in ini_options()["addopts"]
     if os.environ.get("PYTEST_XDIST_WORKER"):  # (`-n 0` runs everything in one process)
         assert request.node.nodeid.endswith(f"@{GROUP}"), request.node.nodeid

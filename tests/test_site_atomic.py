@@ -11,6 +11,7 @@ import shutil
 
 import pytest
 from helpers import run_here
+from helpers import tree as snapshot
 from site_fixture import REPO, write_content, write_tiny
 
 
@@ -20,10 +21,6 @@ def run_build(root, *extra, templates=None):
         "--templates", str(templates or REPO / "templates"), "--out", str(root / "site"),
         "--quiet", *extra, cwd=root)
 
-
-def snapshot(folder) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")

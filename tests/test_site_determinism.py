@@ -8,14 +8,10 @@ import subprocess
 import sys
 
 import pytest
+from helpers import tree
 from site_fixture import REPO, build_tiny, write_content, write_tiny
 
 from ffsite.site.build import build_site
-
-
-def tree(folder) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.mark.slow  # three builds, one in a fresh process

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import trait, write_test_votes
+from helpers import trait, tree, write_test_votes
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite.format import write_scores
@@ -117,11 +117,7 @@ def test_model_pages_built_two_at_a_time_are_those_built_in_one_process(site, tm
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     halves = build_model_pages_site(tmp_path / "halves")
     assert len(set(record.read_text().split())) == 2  # this process and its child
-
-    def files(folder: Path) -> dict:
-        return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*")
-                if p.is_file()}
-    assert files(halves) == files(site)
+    assert tree(halves) == tree(site)
 
 
 def html_of(site: Path, page: str) -> str:

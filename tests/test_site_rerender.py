@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import tree as files
 from site_fixture import REPO, write_content, write_tiny, write_tiny_texts
 
 from ffsite.errors import FfsiteError
@@ -15,11 +16,6 @@ from ffsite.site.build import build_site
 from ffsite.site.context import ResultsCache
 from ffsite.site.render import environment
 from ffsite.site.rerender import rerender, users_of
-
-
-def files(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*"))
-            if p.is_file()}
 
 
 @pytest.fixture
