@@ -23,9 +23,13 @@ QUIET = 0.1  # s without a request starting or ending: a first load is over (_Fi
 PREFIX = "/ffsite/"  # the site is served under a subpath, as a project site is
 SCHEMES = ("light", "dark")
 # Headless, no sandbox (containers), and none of Chromium's own traffic to Google.
+# RenderDocument off: a navigation within the site then reuses the tab's frame instead of
+# setting up a new one (and Playwright's hooks on it) for every page, which took a third
+# of the CPU of opening a page of the default site (docs/performance.md); what a page
+# lays out and draws does not depend on it.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-gpu"]
+                 "--disable-gpu", "--disable-features=RenderDocument"]
 
 
 # Debian's headless shell first: the same Blink, V8 and Skia as the full browser, without
@@ -216,12 +220,30 @@ def open_page(page, url: str) -> None:
 
 def wait_until_drawn(page, url: str) -> None:
     """Wait until the charts of the page opened at `url` are drawn."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    if in_page_wait(page, CHARTS_DRAWN) is None:
+        raise AssertionError(f"{url}: a chart was not drawn within 10 s")
 
-    try:
-        page.wait_for_function(CHARTS_DRAWN, timeout=10_000)
-    except PlaywrightTimeout:
-        raise AssertionError(f"{url}: a chart was not drawn within 10 s") from None
+
+# Polls `ready` in the page itself and answers with its first truthy value (null after
+# the timeout).  One evaluate: Playwright's wait_for_function sets up its own polling
+# machinery in every new document, a fifth of the CPU of opening a small page.
+IN_PAGE_WAIT = """(timeout) => new Promise(resolve => {
+  const check = %s;
+  const started = performance.now();
+  const poll = () => {
+    const value = check();
+    if (value) { resolve(value); }
+    else if (performance.now() - started > timeout) { resolve(null); }
+    else { setTimeout(poll, 20); }
+  };
+  poll();
+})"""
+
+
+def in_page_wait(page, ready: str, timeout_ms: int = 10_000):
+    """The first truthy value of the script `ready` (a function's source), polled in
+    the page every 20 ms; None if it has none within `timeout_ms`."""
+    return page.evaluate(IN_PAGE_WAIT % ready, timeout_ms)
 
 
 # What the tests need to know about a page, read in one pass after it is drawn.  Colours
@@ -519,7 +541,7 @@ MEASURE_ON_LOAD = """window.addEventListener('load', () => {
   };
   measure();
 });"""
-MEASURED = "() => window.__ffsiteLoad !== undefined"
+MEASURED = "() => window.__ffsiteLoad"
 
 
 class _Tab:
@@ -556,15 +578,11 @@ class _Tab:
 
     def measure(self) -> Load:
         """Wait until the page has measured itself and the network is quiet: its Load."""
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
         self.page.wait_for_load_state("load")
-        try:
-            self.page.wait_for_function(MEASURED, timeout=10_000)
-        except PlaywrightTimeout:
-            raise AssertionError(f"{self.url}: a chart was not drawn within 10 s") from None
+        measured = in_page_wait(self.page, MEASURED)
+        if measured is None:
+            raise AssertionError(f"{self.url}: a chart was not drawn within 10 s")
         self._wait_until_quiet()
-        measured = self.page.evaluate("() => window.__ffsiteLoad")
         facts = measured["facts"]
         return Load(self.url, sum(request.sizes()["responseBodySize"]
                                   for request in self.finished),
