@@ -212,18 +212,6 @@ CHARTS_DRAWN = """() => [...document.querySelectorAll('.chart')].every(
     && document.querySelector('[aria-busy="true"]') === null"""
 
 
-def open_page(page, url: str) -> None:
-    """Go to `url` and wait until its charts are drawn (a page without charts: at once)."""
-    page.goto(url, wait_until="load")
-    wait_until_drawn(page, url)
-
-
-def wait_until_drawn(page, url: str) -> None:
-    """Wait until the charts of the page opened at `url` are drawn."""
-    if in_page_wait(page, CHARTS_DRAWN) is None:
-        raise AssertionError(f"{url}: a chart was not drawn within 10 s")
-
-
 # Polls `ready` in the page itself and answers with its first truthy value (null after
 # the timeout).  One evaluate: Playwright's wait_for_function sets up its own polling
 # machinery in every new document, a fifth of the CPU of opening a small page.
@@ -244,6 +232,18 @@ def in_page_wait(page, ready: str, timeout_ms: int = 10_000):
     """The first truthy value of the script `ready` (a function's source), polled in
     the page every 20 ms; None if it has none within `timeout_ms`."""
     return page.evaluate(IN_PAGE_WAIT % ready, timeout_ms)
+
+
+def open_page(page, url: str) -> None:
+    """Go to `url` and wait until its charts are drawn (a page without charts: at once)."""
+    page.goto(url, wait_until="load")
+    wait_until_drawn(page, url)
+
+
+def wait_until_drawn(page, url: str) -> None:
+    """Wait until the charts of the page opened at `url` are drawn."""
+    if in_page_wait(page, CHARTS_DRAWN) is None:
+        raise AssertionError(f"{url}: a chart was not drawn within 10 s")
 
 
 # What the tests need to know about a page, read in one pass after it is drawn.  Colours

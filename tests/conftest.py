@@ -29,7 +29,7 @@ os.environ["FFSITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="ffsite-test-cache-")
 def pytest_xdist_auto_num_workers(config) -> int:
     """`-n auto` (pyproject.toml): two workers a core.  A worker often waits (on Chromium,
     on a command it started, on a local server) while the core could run another test;
-    on a 2-core machine the suite took 400 s with two workers, 353 s with four (and 18
+    on a 2-core machine the suite took 400-419 s with two workers, 327-380 s with four (and 18
     core-seconds idle against 59: docs/performance.md).
     $PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set."""
     return 2 * len(os.sched_getaffinity(0))
