@@ -46,6 +46,27 @@ def test_at_a_glance_lists_the_extremes_with_intervals(default_site):
     assert html.index("Judged personality") < html.index("Text statistics (rule-based judge)")
 
 
+
+def test_each_card_names_its_own_scale_ends(default_site):
+    """The ends under a card's title are the scale's own: 1-10 for Behavioral
+    Profiling, 1-5 for poem-eval (its README: six bipolar 1-5 scales), not one
+    template's 1 and 10 for every dataset."""
+    html = (default_site / "index.html").read_text()
+
+    def ends(card_title: str, after: str = "") -> str:
+        card = html[html.index(card_title, html.index(after) if after else 0):]
+        return re.search(r'<p class="ends">([^<]*)</p>', card[:card.index("</article>")]
+                         ).group(1)
+
+    assert ends(">Warmth</a></h4>") == "1 cold, clinical · 10 warm, nurturing"
+    assert ends(">Self-doubt</a></h4>", 'id="poem-eval-heading"') == (
+        "1 sure of what it is · 5 unsure, puzzled, unknowable to itself")
+    # The intro names every judged dataset the page then shows.
+    intro = html[:html.index('id="judged-heading"')]
+    for name in ("Behavioral Profiling", "EQ-Bench 3", "llm-dreams", "poem-eval"):
+        assert name in intro, name
+    assert "four public datasets" in intro
+
 def test_every_mean_in_the_table_shows_its_interval(default_site):
     html = (default_site / "index.html").read_text()
     table = html[html.index('id="personality"'):]

@@ -115,10 +115,12 @@ def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
 
 
 def _ends(wording: str) -> tuple[str, str]:
-    """The scale's anchors from a "Label: 1 low words; 10 high words" wording."""
+    """The scale's two ends, each with its number ("1 cold, clinical", "10 warm,
+    nurturing"), from a "Label: 1 low words; 10 high words" wording: the numbers are the
+    wording's own, since scales differ (poem-eval's run 1-5)."""
     _, _, scale = wording.partition(": ")
     low, _, high = scale.partition("; ")
-    return low.lstrip("0123456789 "), high.lstrip("0123456789 ")
+    return low.strip(), high.strip()
 
 
 def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
@@ -144,14 +146,11 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
             else:
                 row.append(Cell("–"))
         rows.append(row + meta_cells(ctx.registry, model))
-    return Table("personality", "Mean score per trait (0-10), with its 95% interval",
+    return Table("personality", "Mean score per trait (rubric 1–10), with its 95% interval",
                  columns, rows, download,
                  note="Higher means more of the trait; the traits on which models differ "
                       "most come first. Sort by any column." + (
                           " " + FLOOR_NOTE if means["below_rubric_floor"].any() else ""))
-
-
-
 
 
 @dataclass(frozen=True)
