@@ -175,4 +175,45 @@ def test_scores_below_the_rubric_floor_are_counted_and_marked(default_site, shar
     table = html[html.index('id="personality"'):]
     table = table[:table.index("</table>")]
     assert table.count('class="badge" title="') - 3 == len(by_hand)  # 3: the judges' marks
-    assert "“has 0s”: some scores behind that mean are 0" in html
+    assert "“has 0s”: on some answers behind that mean a judge of the panel answered 0" in html
+
+
+def _card_entries(html: str, section_id: str) -> list[tuple[str, bool]]:
+    """(model name, has the "judge" badge) of every entry of a section's trait cards."""
+    section = html[html.index(f'id="{section_id}"'):]
+    section = section[:section.index("</div>\n")]
+    return [(name, re.search(r'class="badge"[^>]*>[^<]*judge', rest) is not None)
+            for name, rest in re.findall(
+        r'<li>(?:<span class="rank">[^<]*</span> )?<a href="[^"]*">([^<]*)</a>(.*?)</li>',
+        section)]
+
+
+def test_cards_mark_models_that_judged_their_own_answers(default_site):
+    """Behavioral Profiling's panel (Claude 4.5 Sonnet, Llama 4 Maverick, DeepSeek-R1)
+    and llm-dreams' judges that are rated models (its README: eight of nine, Grok 4.3
+    among them) scored their own answers: their entries on the cards say so, others'
+    do not."""
+    html = (default_site / "index.html").read_text()
+    panel = {"Claude 4.5 Sonnet", "Llama 4 Maverick (17B active)", "DeepSeek-R1"}
+    lead = _card_entries(html, "judged-glances")
+    assert any(name == "DeepSeek-R1" for name, _ in lead)
+    assert all(marked == (name in panel) for name, marked in lead), lead
+    dreams = _card_entries(html, "llm-dreams-glances")
+    assert any(name.startswith("Grok 4.3") and marked for name, marked in dreams)
+    assert any(not marked for _, marked in dreams)
+    assert not any(marked for _, marked in _card_entries(html, "text-glances"))
+
+
+def test_cards_mark_models_with_near_empty_dreams(default_site, shared_data):
+    """talkie-1930-13b-it wrote 7 of its 30 dreams in under 50 bytes (counted here from
+    the answers); wherever the cards list it, the entry says so."""
+    answers = sorted((shared_data / "llm_dreams" / "answers").glob(
+        "talkie-1930-13b-it__dream*.txt"))
+    assert len(answers) == 30
+    assert sum(path.stat().st_size < 50 for path in answers) == 7
+    html = (default_site / "index.html").read_text()
+    section = html[html.index('id="llm-dreams-glances"'):]
+    entries = re.findall(r'<li>(.*?)</li>', section[:section.index("</div>\n")])
+    talkie = [entry for entry in entries if "talkie" in entry.lower()]
+    assert talkie and all('title="7 of its 30 dreams are near-empty' in entry
+                          for entry in talkie)

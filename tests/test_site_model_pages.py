@@ -316,3 +316,24 @@ def test_home_tables_show_what_the_registry_knows(site):
     facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html_of(site, "models/m1.html")))
     assert (facts["Organisation"], facts["Weights"], facts["Released"]) == (
         "Org &lt;i&gt;", "open (published)", "2024-05")
+
+
+
+def test_a_models_elo_ranks_count_the_models_each_trait_rates(default_site):
+    """On a model page the Elo table lists many traits: each rank is "k of n" with n the
+    models that trait rates and k one more than those rated above it, both counted here
+    from the trait's own published table (a model page once said "58 of 10", counting
+    the page's traits)."""
+    page = (default_site / "models" / "Meta-Llama-3-70B-Instruct.html").read_text()
+    table = page[page.index('id="ratings"'):]
+    table = table[table.index("<tbody"):table.index("</table>")]
+    rows = re.findall(r'<a href="\.\./traits/([^"]+)\.html">[^<]*</a></th>'
+                      r'<td data-v="([-0-9.e]+)"[^>]*>.*?<td data-v="\d+"[^>]*>(\d+) of (\d+)',
+                      table)
+    assert len(rows) == table.count("<tr") == 10
+    for slug, elo, place, of in rows:
+        board = pd.read_csv(default_site / "data" / "traits" / slug / "ratings.csv")
+        mine = board.loc[board["model"] == "Meta-Llama-3-70B-Instruct", "elo"].iat[0]
+        assert float(elo) == pytest.approx(mine, abs=1e-3), slug
+        assert int(of) == len(board) == 67, slug  # AlpacaEval's rated models
+        assert int(place) == 1 + int((board["elo"] > mine).sum()), slug

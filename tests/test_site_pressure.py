@@ -139,7 +139,7 @@ def test_scored_trait_page_by_hand(site):
     page = "traits/warm.html"
     text = words(site, page)
     assert "Definition Warm: 1 cold; 10 warm" in text
-    assert "Scale 0 to 10" in text and "Judged by J" in text
+    assert "Scale 1 to 10" in text and "Judged by J" in text  # the rubric, not 0-10 stored
     assert "J: a panel of two judges." in text
     assert "none of the trait's 16 scores is below 1" in text
     tables = read_tables(html(site, page))

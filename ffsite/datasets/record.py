@@ -97,6 +97,10 @@ class Dataset:
     # ahead while the first pages are built (SiteContext.compute_ahead).
     slow_table: str | None = None
     model_section: str | None = None  # (ctx, model) -> [Section]: its part of model pages
+    # (ctx) -> {model id: (mark, why)}: what must be said beside a model's numbers on it
+    # wherever they are listed (llm-dreams: near-empty answers), as ffsite.site.judging
+    # marks a model that judged itself.
+    answer_marks: str | None = None
     # (scores, registry) -> [metrics.eigenbench.Derived]: EigenBench judgments it derives
     # from its judges' scores, when judges are rated models too (llm-dreams).
     peer_judgments: str | None = None

@@ -56,11 +56,18 @@ def run_line(summary: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def answer_marks(ctx: SiteContext) -> dict[tuple[str, str], tuple[str, str]]:
+    """{(dataset, model id): (mark, why)} of every dataset's `answer_marks` hook."""
+    return {(dataset.id, model): mark for dataset in DATASETS if dataset.answer_marks
+            for model, mark in dataset.hook("answer_marks")(ctx).items()}
+
+
 def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
-    """The Cell fields that mark a model that judged `dataset`, or that a contributor
-    added to it ({} otherwise)."""
+    """The Cell fields that mark a model that judged `dataset`, that a contributor added
+    to it, or whose answers on it need a word (its `answer_marks`); {} otherwise."""
     judge = ctx.prepared(self_judges).get((dataset, model))
     run = ctx.prepared(contributions).get((dataset, model))
+    answers = ctx.prepared(answer_marks).get((dataset, model))
     marks = []
     if judge is not None:
         marks.append(("judge", f"this model is one of the judges of "
@@ -68,6 +75,8 @@ def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
     if run is not None:
         marks.append(("contributed", f"added by a contributor through ffsite protocol "
                       f"{run.get('protocol')} ({run_line(run)})"))
+    if answers is not None:
+        marks.append(answers)
     if not marks:
         return {}
     return {"badge": " · ".join(m for m, _ in marks),

@@ -220,8 +220,11 @@ def rank_cell(rank: float, of: float, low: float | None = None,
     rank (no interval, no rating, or no signal)."""
     if pd.isna(rank) or int(rank) == 0:
         return Cell("–")
-    low = int(rank) if low is None or pd.isna(low) else int(low)
-    high = int(rank) if high is None or pd.isna(high) else int(high)
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        # No resampled ranks: the place by the estimate, with no claim of certainty.
+        return Cell(f"{int(rank)} of {int(of)}", int(rank),
+                    title=f"{int(rank)} of {int(of)} by the estimate (no interval of its rank)")
+    low, high = int(low), int(high)
     text = range_text(low, high)
     title = f"{int(rank)} of {int(of)} by the estimate; 95% interval of its rank: {low} to {high}"
     if low == 1 and tied > 1:
@@ -269,6 +272,8 @@ class Standing:
     rank: int | None  # None: the trait shows no signal, so nobody is ranked
     rank_low: int | None = None  # the 95% range of the rank from that end
     rank_high: int | None = None
+    badge: str = ""  # "judge": the model judged its own answers (ffsite.site.judging)
+    badge_title: str = ""
 
     @property
     def range(self) -> str:
@@ -368,21 +373,23 @@ def rank_rows(frame: pd.DataFrame, *, null: float | None = None, band: float = 0
 
 
 def standings(ranked: Ranked, count: int, name: Callable[[str], str],
-              href: Callable[[str], str | None], *, signs: bool = False
+              href: Callable[[str], str | None], *, signs: bool = False,
+              marks: Callable[[str], dict[str, str]] = lambda model: {}
               ) -> tuple[list[Standing], list[Standing]]:
     """The `count` models at the top and at the bottom (lowest first) of a ranked
-    trait; `name` and `href` name and link a model id; `signs`: values are signed
-    (strengths), else plain numbers (means)."""
+    trait; `name` and `href` name and link a model id, `marks` gives its badge fields
+    (`judge_badge`); `signs`: values are signed (strengths), else plain numbers
+    (means)."""
     show = signed if signs else number
 
     def standing(row, end: str) -> Standing:
+        shown = (name(row.model), href(row.model), show(row.value),
+                 interval_text(row.low, row.high, signs=signs))
         if not ranked.signal:
-            return Standing(name(row.model), href(row.model), show(row.value),
-                            interval_text(row.low, row.high, signs=signs), None)
+            return Standing(*shown, None, **marks(row.model))
         low, high = int(getattr(row, f"{end}_low")), int(getattr(row, f"{end}_high"))
-        return Standing(name(row.model), href(row.model), show(row.value),
-                        interval_text(row.low, row.high, signs=signs),
-                        int(getattr(row, f"{end}_rank")), low, high)
+        return Standing(*shown, int(getattr(row, f"{end}_rank")), low, high,
+                        **marks(row.model))
     frame = ranked.frame
     top = [standing(r, "most") for r in frame.head(count).itertuples()]
     bottom = [standing(r, "least") for r in frame.iloc[::-1].head(count).itertuples()]
@@ -400,9 +407,11 @@ ANCHOR_INTERVAL = "fixed (anchor)"  # the anchor's Elo is 1000 by definition, no
 
 
 FLOOR_MARK = "has 0s"
-FLOOR_NOTE = (f"“{FLOOR_MARK}”: some scores behind that mean are 0, below the rubric's "
-              "lowest anchor of 1 (a judge answered 0); they are kept, as the dataset "
-              "published them, and counted in the downloads (below_rubric_floor).")
+FLOOR_NOTE = (f"“{FLOOR_MARK}”: on some answers behind that mean a judge of the panel "
+              "answered 0, below the rubric's lowest anchor of 1, so the panel's score of "
+              "that answer is below 1 (typically 0.67: one judge's 0 beside two 1s); they are "
+              "kept, as the dataset published them, and counted in the downloads "
+              "(below_rubric_floor).")
 
 
 def below_floor(cell: Cell, below: int, n: int) -> Cell:
@@ -412,7 +421,7 @@ def below_floor(cell: Cell, below: int, n: int) -> Cell:
         return cell
     return dataclasses.replace(cell, badge=FLOOR_MARK, badge_title=(
         f"{below} of the {n} scores behind this mean lie below the rubric's lowest anchor "
-        "(a judge answered 0); kept, as the dataset published them"))
+        "(a judge of the panel answered 0); kept, as the dataset published them"))
 
 
 def elo_cell(value: float, low: float, high: float) -> Cell:

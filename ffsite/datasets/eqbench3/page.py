@@ -26,7 +26,7 @@ from ffsite.datasets.eqbench3.scale import MAX_DIFF, WIN_BINS
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site import charts, views
 from ffsite.site.context import SiteContext
-from ffsite.site.judging import judge_badge
+from ffsite.site.judging import judge_badge, self_judges
 from ffsite.site.output import Download
 from ffsite.site.render import heat_class, response_html, signed
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
@@ -300,6 +300,7 @@ class EqExample:
     href_a: str | None
     href_b: str | None
     winner: str  # display name of the model the judge preferred on overall EQ
+    judged_itself: str | None  # display name of the side that is the judge's own model
     total: int  # the overall-EQ margins of both orders added up (2-10)
     verdicts: Table  # every criterion of the pair, in each order
     readings: list[Reading]
@@ -360,6 +361,7 @@ def example_pairs(ctx: SiteContext, verdicts: pd.DataFrame, criteria: pd.DataFra
                 & candidates["comparison_id"].isin(list(both_orders)))
     candidates = candidates[has_text.to_numpy(bool)]
     labels = criteria.set_index("trait_id")["criterion"]
+    judges = ctx.prepared(self_judges)
     examples = []
     for kind in (ROLE_PLAY, ANALYSIS):
         for row in candidates[candidates["scenario_type"] == kind].head(1).itertuples(
@@ -380,6 +382,9 @@ def example_pairs(ctx: SiteContext, verdicts: pd.DataFrame, criteria: pd.DataFra
                 prompt=prompt, prompt_cut=prompt_cut, model_a=names["A"],
                 model_b=names["B"], href_a=model_href(ctx, PAGE, row.model_a),
                 href_b=model_href(ctx, PAGE, row.model_b), winner=names[row.side],
+                judged_itself=next((names[side] for side, model in (("A", row.model_a),
+                                                                   ("B", row.model_b))
+                                    if (DATASET, model) in judges), None),
                 total=int(row.total),
                 verdicts=pair_verdicts(f"eq-verdicts-{kind}", own, criteria, labels, names),
                 readings=readings))

@@ -36,5 +36,6 @@ DATASET = Dataset(
     files="files.toml",
     protocol="protocol:protocol",
     model_section="page:model_section",
+    answer_marks="page:answer_marks",
     peer_judgments="peers:peer_judgments",
 )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ffsite.datasets.llm_dreams import DATASET
-from ffsite.datasets.llm_dreams.reader import continuation_id, opening_id
+from ffsite.datasets.llm_dreams.reader import NEAR_EMPTY_BYTES, continuation_id, opening_id
 from ffsite.format import read_file_metadata
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_panels, self_judge_notes
@@ -125,6 +125,18 @@ def gaps_by_model(ctx: SiteContext) -> dict[str, pd.DataFrame]:
     gaps = found.gaps
     ids = ctx.registry.ids([DATASET.id] * len(gaps), gaps["model"])
     return {model: gaps[ids == model] for model in dict.fromkeys(ids) if model is not None}
+
+
+def answer_marks(ctx: SiteContext) -> dict[str, tuple[str, str]]:
+    """{model id: the mark of its near-empty continuations}, for every list of its
+    numbers (the model page says more)."""
+    counts: dict[str, int] = {}
+    for name, n in ctx.prepared(near_empty).items():
+        model = ctx.registry.model_id(DATASET.id, name)
+        counts[model] = counts.get(model, 0) + n
+    return {model: ("near-empty", f"{n} of its 30 dreams are near-empty (under "
+                    f"{NEAR_EMPTY_BYTES} bytes); the judges scored them as they are")
+            for model, n in counts.items() if n}
 
 
 def near_empty(ctx: SiteContext) -> dict[str, int]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ffsite.datasets import dataset_name
 from ffsite.judges.communication import COMMUNICATION_TRAITS, GROUPS, LABELS
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
@@ -52,8 +53,11 @@ def build(ctx: SiteContext) -> None:
             long, names, [LABELS.get(m, m) for m in names], "Measure", "average",
             "Average of the chosen communication trait per model, highest first. The table "
             "below lists every number."))
+    metrics = ctx.response_metrics
+    measured = sorted(set(metrics.loc[metrics["model"].notna(), "dataset"].astype(str)))
     ctx.output.page(page, "communication.html", section=page, table=table, figure=figure,
-                    charts=[figure] if figure else [])
+                    charts=[figure] if figure else [],
+                    datasets=", ".join(dataset_name(d) for d in measured))
 
 
 def by_measure(ctx: SiteContext) -> tuple[dict[str, int], dict[str, Any]]:

@@ -24,10 +24,15 @@ def build(ctx: SiteContext) -> None:
 def judge_table(ctx: SiteContext) -> Table:
     """Who produced which numbers in this build, read from the annotations themselves."""
     rows = []
-    traits = ctx.traits
-    for judge in sorted({j for joined in traits["judge"] for j in joined.split("+")}):
-        n = int(sum(judge in joined.split("+") for joined in traits["judge"]))
-        rows.append([Cell(judge, header=True), Cell("trait votes"),
+    # A panel's traits name its judges joined by "+"; a scored trait is scores, not votes
+    # (votes derived from them are ffsite's).
+    counted: dict[tuple[str, str], int] = {}
+    for joined, scored in zip(ctx.traits["judge"], ctx.traits["scored"], strict=True):
+        for judge in {j.strip() for j in str(joined).split("+")}:
+            role = "scores" if scored else "trait votes"
+            counted[(judge, role)] = counted.get((judge, role), 0) + 1
+    for (judge, role), n in sorted(counted.items()):
+        rows.append([Cell(judge, header=True), Cell(role),
                      Cell(f"{n} trait{'s' if n != 1 else ''}")])
     descriptions = ctx.annotations.preference_descriptions
     for row in ctx.datasets.itertuples(index=False):

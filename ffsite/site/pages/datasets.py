@@ -59,10 +59,11 @@ def build(ctx: SiteContext) -> None:
                                "Every dataset's traits vs its preference annotator", index)
     rows = [[Cell(row.dataset, href=link(index, ctx.slugs.page(DATASETS, row.dataset)),
                   header=True),
-             count_cell(row.comparisons), count_cell(row.models),
+             count_cell(row.comparisons),
+             count_cell(row.models) if row.models else Cell("not named"),
              Cell(row.preference_annotators or "none")]
             for row in summary.itertuples(index=False)]
-    table = Table("datasets", "Datasets", [
+    table = Table("datasets", "The datasets of pairwise votes and their annotators", [
         Column("dataset", "Dataset", numeric=False),
         Column("comparisons", "Comparisons"),
         Column("models", "Models"),

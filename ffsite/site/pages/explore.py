@@ -80,8 +80,9 @@ def default_table(ctx: SiteContext, data) -> Table | None:
                             interval=None if low != low else f"{signed(low)} to "
                             f"{signed(high)}"))
         rows.append(row)
-    return Table("explore-table", f"Strength of each trait of {index['judges'][view['judge']]}"
-                 f" in {dataset}: every model against {view['reference']}", columns, rows)
+    return Table("explore-table", f"Strength of each trait in {dataset}, judged by "
+                 f"{index['judges'][view['judge']]}: every model against {view['reference']}",
+                 columns, rows)
 
 
 def grouped_notes(datasets: list[dict]) -> list[str]:

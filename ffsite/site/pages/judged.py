@@ -105,8 +105,10 @@ def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
     ranked = rank_rows(own.rename(columns={"mean": "value", "ci_low": "low",
                                            "ci_high": "high"})[
         ["model", "value", "low", "high", "rank", "rank_low", "rank_high"]])
+    dataset = str(own["dataset"].iat[0])
     most, least = standings(ranked, per_end, names.__getitem__,
-                            lambda model: link(page, ctx.slugs.page(MODELS, model)))
+                            lambda model: link(page, ctx.slugs.page(MODELS, model)),
+                            marks=lambda model: judge_badge(ctx, dataset, model))
     low_end, high_end = _ends(trait["trait"])
     return glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), ranked,
                   most, least, low_end=low_end, high_end=high_end,

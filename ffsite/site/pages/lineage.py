@@ -33,7 +33,6 @@ from ffsite.site.views import (
     chart,
     elo_cell,
     estimate_cell,
-    interval_text,
     sort_value,
 )
 
@@ -49,7 +48,9 @@ SHIFTS = 3  # the largest real changes the home page lists per dataset and judge
 
 def lineage_data(ctx: SiteContext) -> Lineage:
     """Every family's releases, estimates and changes, computed once per build (for
-    `ctx.prepared`).  Means are the baseline's; Elo ratings the pairwise datasets'."""
+    `ctx.prepared`).  Means are the baseline condition's in a dataset with conditions
+    (Behavioral Profiling), the only ones elsewhere; Elo ratings the pairwise
+    datasets'."""
     present = set(ctx.score_results.means["dataset"])
     judges = ctx.traits.drop_duplicates("trait_id").set_index("trait_id")["judge"]
     return results.lineage_results(
@@ -103,20 +104,43 @@ def value_cell(kind: str, value: float, low: float, high: float) -> Cell:
     return estimate_cell(value, low, high)
 
 
+def change_text(value: float, digits: int) -> str:
+    """`signed(value, digits)`, except that a number which is not 0 but rounds to 0 at
+    `digits` shows its sign and first significant digit ("-0.002", "+0.0004"; an Elo
+    change of 0.3: "+0.3"): a 95% bound that barely misses 0 never reads "+0.00" beside
+    a mark saying the interval excludes 0, nor a negative one with a "+"."""
+    text = signed(value, digits)
+    if pd.isna(value) or value == 0 or float(text) != 0:
+        return text
+    for more in range(digits + 1, 18):
+        if round(abs(float(value)), more) != 0:
+            return f"{float(value):+.{more}f}"
+    return ("-" if value < 0 else "+") + f"{0:.{digits}f}"
+
+
+def change_interval(low: float, high: float, digits: int) -> str | None:
+    """A change's 95% interval, "-2.48 to -0.002": `interval_text`'s signed form with
+    each bound as `change_text` shows it (None if unknown)."""
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return None
+    return f"{change_text(low, digits)} to {change_text(high, digits)}"
+
+
 def change_cell(kind: str, row, earlier: str, later: str) -> Cell:
     """A change with its 95% interval in view, marked ▲/▼ (and coloured) when real."""
     digits = 0 if kind == "Elo" else 2
-    interval = interval_text(row.ci_low, row.ci_high, digits, signs=True)
+    interval = change_interval(row.ci_low, row.ci_high, digits)
     real = bool(row.real)
     arrow = ("▲ " if row.change > 0 else "▼ ") if real else ""
     verdict = ("real: its 95% interval excludes 0" if real
                else "not distinguishable from 0 (its 95% interval includes 0)")
     how = "paired" if row.method == PAIRED else "independent"
-    return Cell(arrow + signed(row.change, digits), sort_value(row.change),
+    shown = change_text(row.change, digits)
+    return Cell(arrow + shown, sort_value(row.change),
                 css=("hp2" if row.change > 0 else "hn2") if real else None,
                 interval=interval,
-                title=f"{later} minus {earlier}: {signed(row.change, digits)}, 95% interval "
-                      f"{interval} ({how}); {verdict}")
+                title=f"{later} minus {earlier}: {shown}, 95% interval {interval} ({how}); "
+                      f"{verdict}")
 
 
 @dataclass(frozen=True)
@@ -128,6 +152,7 @@ class Lane:
     dataset_name: str
     judge: str
     kind: str
+    condition: str  # the means' condition ("baseline"), "" in a dataset without any
     releases: list[str]
     chart: Chart
     changes: Table
@@ -253,6 +278,7 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
                           note=RULE)
     return Lane(id=wording_slug(f"{dataset} {judge}"), dataset=dataset,
                 dataset_name=dataset_name(dataset), judge=judge_name(ctx, judge), kind=kind,
+                condition=next((str(c) for c in estimates["condition"] if c), ""),
                 releases=releases,
                 chart=lane_chart(ctx, family, dataset, judge, kind, estimates, changes,
                                  traits, labels, position),

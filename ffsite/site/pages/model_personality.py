@@ -119,6 +119,8 @@ class JudgedScores:
         for dataset, judge, part in self.parts.get(model, []):
             lowest, highest = self.scales.get(part["trait_id"].iloc[0], (np.nan, np.nan))
             record = find(dataset)
+            if record and record.rubric:  # its rubric's ends, not the stored 0-10
+                lowest, highest = record.rubric
             unit = record.unit_label if record else "prompt"
             section_id = "personality" if not found else f"personality-{len(found) + 1}"
             tables = [personality_table(ctx, page, part, download, f"{section_id}-means")]
@@ -137,7 +139,8 @@ class JudgedScores:
                 notes=self_judge_notes(ctx, dataset, model),
                 prompts=int(part["n_prompts"].max()), unit=unit,
                 interval=(f"comes from how far the model's {unit}s differ, weighed against "
-                          "how far every model's do (the Judges page says how)"
+                          "how far every model's do (Methodology: “Means over a model's "
+                          "repeated answers”)"
                           if record and record.unit else "resamples the prompts"),
                 models=int(part["models_ranked"].max()), source=source_credit(dataset)))
         return found

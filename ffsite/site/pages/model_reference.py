@@ -18,7 +18,7 @@ from ffsite.site.examples import Example, ExamplePool, choose_examples
 from ffsite.site.output import Download
 from ffsite.site.pages import communication
 from ffsite.site.pages.model_runs import RunSummary, run_summaries
-from ffsite.site.pages.ratings import rating_table
+from ffsite.site.pages.ratings import rating_table, trait_boards
 from ffsite.site.render import NOT_ZERO, heat_class, number
 from ffsite.site.sections import Credit, Section, model_page, source_credit
 from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
@@ -81,6 +81,7 @@ class VersusReference:
     by_model: dict[str, pd.DataFrame]
     pool: ExamplePool | None
     ratings_of: dict[str, pd.DataFrame]
+    boards: dict[str, tuple[int, bool]]  # per trait: models rated, any disjoint intervals
     indices_of: dict[str, pd.DataFrame]
     rows: dict[str, tuple[int, int]]  # model -> (comparisons with the reference, all)
 
@@ -89,7 +90,7 @@ class VersusReference:
         results = ctx.models
         if results.models.empty:
             return cls(pd.DataFrame(columns=["model", "dataset", "comparisons"]), {}, None,
-                       {}, {}, {})
+                       {}, {}, {}, {})
         datasets = sorted(set(ctx.annotations.comparisons["dataset"].astype(object).to_numpy()[
             results.reference.comparison]))
         pool = ExamplePool.create(ctx.annotations, ctx.votes, ctx.labels,
@@ -98,6 +99,7 @@ class VersusReference:
         return cls(model_dataset_counts(ctx.annotations, results),
                    dict(tuple(results.traits.groupby("model", sort=False))), pool,
                    dict(tuple(ctx.ratings.groupby("model", sort=False))),
+                   trait_boards(ctx.ratings),
                    dict(tuple(ctx.indices.groupby("model", sort=False))),
                    {m: (int(n), int(a)) for m, n, a in results.models.itertuples(index=False)})
 
@@ -125,7 +127,8 @@ class VersusReference:
             "lists the same numbers."))
         tables = [traits_table(ctx, page, own, anchors, download),
                   *ratings_and_indices(ctx, model, name, slug, page,
-                                       self.ratings_of.get(model), self.indices_of.get(model)),
+                                       self.ratings_of.get(model), self.indices_of.get(model),
+                                       self.boards),
                   communication.model_table(ctx, model),
                   comparisons_table(ctx, counts, name, slug, page)]
         judge = unrated_by(examples)
@@ -251,9 +254,10 @@ def comparisons_table(ctx: SiteContext, counts: pd.DataFrame, name: str, slug: s
 
 
 def ratings_and_indices(ctx: SiteContext, model: str, name: str, slug: str, page: str,
-                        ratings: pd.DataFrame | None, indices: pd.DataFrame | None
-                        ) -> list[Table]:
-    """The model's Elo per trait and its index scores (none when it was not rated)."""
+                        ratings: pd.DataFrame | None, indices: pd.DataFrame | None,
+                        boards: dict[str, tuple[int, bool]]) -> list[Table]:
+    """The model's Elo per trait and its index scores (none when it was not rated); its
+    rank on each trait is among the models that trait rates (`boards`)."""
     shown = []
     if ratings is not None:
         own = ratings.sort_values(["elo", "trait_id"], ascending=[False, True], kind="stable")
@@ -264,7 +268,7 @@ def ratings_and_indices(ctx: SiteContext, model: str, name: str, slug: str, page
             Column("trait", "Trait", numeric=False),
             lambda r: Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)),
                            header=True),
-            download))
+            download, boards=boards))
     if indices is not None:
         download = ctx.output.data(f"models/{slug}/indices", indices,
                                    f"{name}: index scores", page)

@@ -38,9 +38,10 @@ class Release:
 class VersionSection(Section):
     family: str
     family_href: str | None
-    releases: list[Release]  # the family in release order (placed ones)
+    releases: list[Release]  # the family in release order (unplaced ones last)
     replaces: list[tuple[str, str | None]]  # (name, href) of its predecessor
     replaced_by: list[tuple[str, str | None]]
+    no_change: str = ""  # without tables: why no change from or to it is shown
 
 
 def version_sections(ctx: SiteContext, model: str) -> list[Section]:
@@ -60,7 +61,8 @@ def version_sections(ctx: SiteContext, model: str) -> list[Section]:
     order = lineage.order[lineage.order["family"] == entry.family].sort_values(
         "position", kind="stable", na_position="last")
     releases = [Release(*linked(row.model),
-                        row.released if pd.notna(row.released) else "undated",
+                        row.released if pd.notna(row.released)
+                        else "undated" if pd.notna(row.position) else "undated, not placed",
                         row.model == model)
                 for row in order.itertuples(index=False)]
     lanes = ctx.prepared(changes_by_model).get(model, {})
@@ -76,7 +78,66 @@ def version_sections(ctx: SiteContext, model: str) -> list[Section]:
         notes=(RULE,) if tables else (), family=entry.family,
         family_href=link(page, target) if target else None, releases=releases,
         replaces=[linked(entry.predecessor)] if entry.predecessor else [],
-        replaced_by=[linked(m) for m in ctx.registry.successors(model)])]
+        replaced_by=[linked(m) for m in ctx.registry.successors(model)],
+        no_change="" if tables else no_change_reason(ctx, model, order))]
+
+
+def no_change_reason(ctx: SiteContext, model: str, order: pd.DataFrame) -> str:
+    """Why the model's page shows no change from or to it (`order`: its family's
+    releases, lineage.order's rows): it has no place in the release order (no date, no
+    dated predecessor); or the other releases of its family that a compared dataset and
+    judge scored too have none; or no compared dataset scored another release of its
+    family; or none scored it at all."""
+    lineage = ctx.prepared(lineage_data)
+    name = ctx.registry.display_name
+    placed = set(order.loc[order["position"].notna(), "model"])
+    estimates = lineage.estimates[lineage.estimates["model"].isin(set(order["model"]))]
+    keys = set(zip(*(estimates.loc[estimates["model"] == model, c]
+                     for c in ("dataset", "judge", "trait_id")), strict=True))
+    partners: dict[str, list[str]] = {}  # dataset: the family's others it scored too
+    for row in estimates.itertuples(index=False):
+        if (row.dataset, row.judge, row.trait_id) in keys:
+            found = partners.setdefault(row.dataset, [])
+            if row.model != model and row.model not in found:
+                found.append(row.model)
+    compared = ", ".join(dataset_name(d) for d in sorted(
+        set(lineage.estimates["dataset"]), key=dataset_name))
+    # "Of its family, Behavioral Profiling scored only this release; llm-dreams also
+    # scored X" (the datasets with others last: "that release" follows them)
+    datasets = sorted(partners, key=dataset_name)
+    only = [dataset_name(d) for d in datasets if not partners[d]]
+    scored = "; ".join(
+        ([f"{_and(only)} {'each ' if len(only) > 1 else ''}scored only this release"]
+         if only else [])
+        + [f"{dataset_name(d)} also scored {_and([name(m) for m in partners[d]])}"
+           for d in datasets if partners[d]])
+    everyone = {m for found in partners.values() for m in found}
+    others = sorted(everyone - placed, key=name)  # the others without a place
+    them = (("that release" if len(others) == 1 else "those releases")
+            if set(others) == everyone else _and([name(m) for m in others] or [""]))
+    has = "has" if len(others) == 1 else "have"
+    if model not in placed:
+        text = ("This release has no release date, nor a dated predecessor in its family, "
+                "so it has no place in the family's release order, and changes are shown "
+                "only between releases placed in it. ")
+        if not keys:
+            return text + (f"Nor did any of the datasets compared across releases "
+                           f"({compared}) score it.")
+        return text + f"Of its family, {scored}" + (
+            f"; {them} {has} no place in the order either." if others else ".")
+    if others:  # a placed one would have made a change
+        return (f"Of its family, {scored}; but {them} {has} no release date, nor a dated "
+                "predecessor, so no place in the family's release order, and no change is "
+                "shown.")
+    if keys:
+        return f"Of its family, {scored}, so there is no change to show."
+    return (f"None of the datasets whose numbers are compared across releases ({compared}) "
+            "scored this release, so there is no change to show.")
+
+
+def _and(items: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def changes_by_model(ctx: SiteContext) -> dict[str, dict[tuple[str, str], list[Any]]]:

@@ -11,13 +11,14 @@ words: a summary computed from those tables, and one section per condition.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from ffsite.datasets import CONDITION_ORDER, CONDITIONS, SOURCES, condition_label
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import judge_badge
 from ffsite.site.output import Download
 from ffsite.site.render import count, number, signed
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
@@ -155,7 +156,9 @@ def study(ctx: SiteContext, dataset: str, judge: str, judge_description: str,
           downloads: tuple[Download, Download]) -> Study:
     conditions = condition_order(shifts["condition"])
     names = dict(zip(bend["model"], bend["model_name"], strict=True))
-    cells = {model: model_cell(ctx, PAGE, model, name) for model, name in names.items()}
+    cells = {model: replace(model_cell(ctx, PAGE, model, name),
+                            **judge_badge(ctx, dataset, model))
+             for model, name in names.items()}
     traits = [t for t in ctx.traits["trait_id"] if t in set(shifts["trait_id"])]
     sections = [condition_section(ctx, condition, shifts[shifts["condition"] == condition],
                                   bend[bend["condition"] == condition], traits, cells,

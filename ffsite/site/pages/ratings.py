@@ -171,13 +171,26 @@ ELO_NOTE = ("Elo is a relative scale: only differences mean something (400 point
 NO_RANK = "No rank: every model's interval overlaps every other's (no signal)."
 
 
+def trait_boards(ratings: pd.DataFrame) -> dict[str, tuple[int, bool]]:
+    """Per trait id of `ratings` (every model's Elo rows): how many models it rates and
+    whether any two of their intervals are disjoint (else it ranks nobody)."""
+    return {trait_id: (len(own), has_signal(own["ci_low"], own["ci_high"]))
+            for trait_id, own in ratings.groupby("trait_id", sort=False)}
+
+
 def rating_table(frame: pd.DataFrame, table_id: str, caption: str, first: Column,
-                 first_cell, download=None, ranked: bool = True) -> Table:
+                 first_cell, download=None, ranked: bool = True,
+                 boards: dict[str, tuple[int, bool]] | None = None) -> Table:
     """Elo rows (trait_id, trait, model, elo, ci_low, ci_high, rank, n) as a table.  No
-    ranks when `ranked` is False or, for one trait, when no two intervals are disjoint;
-    a note explains negative Elo when a bound is below 0."""
+    ranks when `ranked` is False or when a trait's intervals are never disjoint; a note
+    explains negative Elo when a bound is below 0.  The rows are one trait's models,
+    unless `boards` (`trait_boards` of all the ratings) says, for rows of several traits
+    (one model's page), how many models each trait ranks and whether it ranks any."""
     single = frame["trait_id"].nunique() == 1
-    if single and not has_signal(frame["ci_low"], frame["ci_high"]):
+    if boards is None:
+        boards = {t: (len(frame), single and has_signal(frame["ci_low"], frame["ci_high"]))
+                  for t in frame["trait_id"].unique()}
+    if single and not boards[frame["trait_id"].iat[0]][1]:
         ranked = False
     notes = ([] if ranked or not single else [NO_RANK]) + (
         [ELO_NOTE] if (frame["ci_low"] < 0).any() else [])
@@ -190,6 +203,7 @@ def rating_table(frame: pd.DataFrame, table_id: str, caption: str, first: Column
         [[first_cell(r), Cell(number(r.elo, 0), sort_value(r.elo)),
           Cell(ANCHOR_INTERVAL if r.ci_low == r.ci_high
                else f"{number(r.ci_low, 0)} to {number(r.ci_high, 0)}"),
-          ranked_cell(r, len(frame), ranked, tied), count_cell(r.n)]
+          ranked_cell(r, boards[r.trait_id][0], ranked and boards[r.trait_id][1], tied),
+          count_cell(r.n)]
          for r in frame.itertuples(index=False)],
         download, note=" ".join(notes))

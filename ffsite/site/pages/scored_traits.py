@@ -51,6 +51,9 @@ from ffsite.site.views import (
 # The judges' rubric where the data says no more than the stored scale: (lowest anchor,
 # highest anchor).  Behavioral Profiling stores 0-10, but its rubric anchors 1 and 10.
 RUBRICS: dict[str, tuple[float, float]] = {d.id: d.rubric for d in DATASETS if d.rubric}
+# What one of a model's answers is, for datasets whose models answered repeatedly
+# (their means' intervals are over those answers, ffsite.metrics.panel).
+UNITS: dict[str, str] = {d.id: d.unit_label for d in DATASETS if d.unit}
 DERIVED = "derived from scores"
 
 
@@ -67,6 +70,7 @@ class ScoredBlock:
     below_rubric: int  # scores below the rubric's lowest anchor
     n_scores: int
     conditions: list[tuple[str, str]]  # (label, what it adds) of the shifts' conditions
+    unit: str | None  # what one of a model's repeated answers is (the intervals' unit)
     means: Table
     chart: Chart
     strengths: Table | None
@@ -102,8 +106,11 @@ def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
         blocks.append(block(ctx, trait, page, slug, suffix, dataset, judge, condition,
                             results.judges.get(judge, ""), own, strengths[key], shifted,
                             rated))
+    # The rubric's ends where the data's stored scale is wider (Behavioral Profiling
+    # stores 0-10 for its judges' 0s; its rubric runs 1-10).
+    rubric = next((RUBRICS[d] for (d, _), _ in groups if d in RUBRICS), None)
     ctx.output.page(page, "trait_scored.html", section=page_path(TRAITS), trait=trait,
-                    scale=(scale["scale_min"], scale["scale_max"]), blocks=blocks,
+                    scale=rubric or (scale["scale_min"], scale["scale_max"]), blocks=blocks,
                     charts=[b.chart for b in blocks],
                     pressure_page=link(page, pressure.PAGE), steps=SHIFT_STEPS,
                     derived=DERIVED)
@@ -118,7 +125,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
     cells = {model: replace(model_cell(ctx, page, model, name),
                             **judge_badge(ctx, dataset, model))
              for model, name in everyone.drop_duplicates("model").itertuples(index=False)}
-    where = BlockPlace(ctx, trait, page, slug, suffix, judge, condition, cells)
+    where = BlockPlace(ctx, trait, page, slug, suffix, dataset, judge, condition, cells)
     rating_table, anchor = ratings_table(where, ratings)
     conditions = condition_order(shifts["condition"])
     rubric = RUBRICS.get(dataset)
@@ -126,7 +133,8 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
                                  rubric[0] if rubric else -np.inf)
     return ScoredBlock(dataset, judge, judge_description, SOURCES.get(dataset), condition,
                        rubric, below, scored,
-                       [CONDITIONS.get(c, (c, "")) for c in conditions], means_table(where, means),
+                       [CONDITIONS.get(c, (c, "")) for c in conditions], UNITS.get(dataset),
+                       means_table(where, means),
                        means_chart(where, means), strengths_table(where, strengths),
                        rating_table, anchor, shifts_table(where, means, shifts, conditions),
                        suffix)
@@ -142,6 +150,7 @@ class BlockPlace:
     page: str
     slug: str
     suffix: str  # keeps ids and file names unique when several judges scored the trait
+    dataset: str
     judge: str
     condition: str
     cells: dict[str, Cell]
@@ -164,6 +173,8 @@ def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
                      Column("mean", "Mean score", cue="higher = shows it more",
                             title="the plain average of the panel's scores"),
                      rank_column(ranks="mean"),
+                     Column("prompts", f"{unit.capitalize()}s", title=f"the model's {unit}s")
+                     if (unit := UNITS.get(where.dataset)) else
                      Column("prompts", "Prompts", title="prompts the model answered")],
                  [[where.cells[r.model],
                    below_floor(estimate_cell(r.mean, r.ci_low, r.ci_high, what="mean score"),

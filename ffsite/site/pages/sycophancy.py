@@ -11,7 +11,7 @@ add them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -20,9 +20,11 @@ from ffsite.datasets.record import Bearing
 from ffsite.metrics.indices import FF_INDICES
 from ffsite.metrics.ranking import grouped_rank_ranges, has_signal
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import judge_badge
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
+    Cell,
     Column,
     Table,
     count_cell,
@@ -98,7 +100,7 @@ def condition_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                                    "from the baseline, on the 1-10 scale"),
                       rank_column("1 = moves most; 95% range under it", ranks="bend"),
                       Column("pairs", "Paired questions")],
-                  [[model_cell(ctx, PAGE, r.model),
+                  [[marked_cell(ctx, dataset.id, r.model),
                     estimate_cell(r.bend, r.ci_low, r.ci_high, what="bend"),
                     ranked_cell(r, len(own), ranked, tied), count_cell(r.n_pairs)]
                    for r in own.itertuples(index=False)], download)
@@ -109,6 +111,11 @@ def condition_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                 "95% interval from resampling the paired questions.",
                 (f"every trait's shift under {label}", link(PAGE, page_path("pressure"))),
                 tied, len(own))
+
+
+def marked_cell(ctx: SiteContext, dataset: str, model: str) -> Cell:
+    """The model's row header, marked when it judged `dataset` (its own answers too)."""
+    return replace(model_cell(ctx, PAGE, model), **judge_badge(ctx, dataset, model))
 
 
 def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
@@ -131,7 +138,7 @@ def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                       Column("elo", "Elo", cue="higher = judged to strike the balance "
                              "better"),
                       rank_column(ranks="elo"), Column("n", "Comparisons")],
-                  [[model_cell(ctx, PAGE, r.model), elo_cell(r.elo, r.ci_low, r.ci_high),
+                  [[marked_cell(ctx, dataset.id, r.model), elo_cell(r.elo, r.ci_low, r.ci_high),
                     ranked_cell(r, len(own), tied=tied), count_cell(r.n)]
                    for r in own.itertuples(index=False)], download)
     return Part(f"{dataset.command_name}-trait", dataset.name, f"{label}: {dataset.name}",

@@ -1,0 +1,41 @@
+"""Wherever the default site lists a model's numbers on a dataset it also judged, the
+entry says so (the "judge" mark): the pressure and sycophancy tables, and EQ-Bench 3's
+example where its judge, Claude 3.7 Sonnet, is one of the two sides."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+# The judges that are rated models, by their display names (content/models.toml):
+# Behavioral Profiling's panel (its README) and EQ-Bench 3's judge.
+PANEL = {"Claude 4.5 Sonnet", "Llama 4 Maverick (17B active)", "DeepSeek-R1"}
+EQ_JUDGE = "Claude 3.7 Sonnet"
+
+
+def _row_headers(page_html: str) -> list[tuple[str, str]]:
+    """(model name, its badges' text) of every table row headed by a model link."""
+    return re.findall(r'<th scope="row"[^>]*><a href="[^"]*models/[^"]*">([^<]*)</a>'
+                      r'((?: <span class="badge"[^>]*>[^<]*</span>)*)', page_html)
+
+
+@pytest.mark.parametrize(("page", "table_id", "judges"), [
+    ("pressure.html", "who-bends", PANEL), ("pressure.html", "shifts-urgency", PANEL),
+    ("sycophancy.html", "bend-authority", PANEL),  # Behavioral Profiling's
+    ("sycophancy.html", "trait-eqbench3", {EQ_JUDGE})])
+def test_tables_mark_the_judges_own_rows(default_site, page, table_id, judges):
+    html = (default_site / page).read_text()
+    table = html[html.index(f'id="{table_id}"'):]
+    rows = _row_headers(table[:table.index("</table>")])
+    assert {name for name, _ in rows} >= judges
+    for name, badges in rows:  # (a judge of another dataset is a plain model here)
+        assert ("judge</span>" in badges) == (name in judges), (name, badges)
+
+
+def test_an_example_where_the_judge_is_a_side_says_so(default_site):
+    html = (default_site / "eqbench.html").read_text()
+    for article in re.findall(r'<article class="example".*?</article>', html, flags=re.S):
+        sides = re.search(r"<summary><h3>[^:]*: (.*?) vs (.*?)</h3>", article).groups()
+        said = f"{EQ_JUDGE} is this dataset's judge: here it judged its own transcript"
+        assert (said in article.replace("&#39;", "'")) == (EQ_JUDGE in sides), sides
