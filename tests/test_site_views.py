@@ -43,3 +43,13 @@ def test_a_rank_cell_gives_its_range_and_says_when_it_may_be_first():
     assert rank_cell(1, 9, 1, 1, tied=1).interval == "sure"
     assert rank_cell(2, 9, 2, 5, tied=3).interval == "2–5"
     assert rank_cell(0, 9).text == rank_cell(float("nan"), 9).text == "–"
+
+
+def test_a_rank_without_a_range_claims_no_certainty():
+    """Without resampled ranks the cell gives the place alone: never "sure" (EigenBench's
+    ranks once all read "1 of 8 sure")."""
+    for low, high in ((None, None), (float("nan"), float("nan")), (1, None)):
+        cell = rank_cell(3, 8, low, high)
+        assert (cell.text, cell.value, cell.interval, cell.rank_range) == (
+            "3 of 8", 3, None, None)
+        assert cell.title == "3 of 8 by the estimate (no interval of its rank)"
