@@ -19,7 +19,9 @@ import re
 import pandas as pd
 import pytest
 
-from ffsite.site.pages.judges import eqbench3_longer_sides, known_order, with_average_lengths
+from ffsite.datasets.eqbench3.reader import COMPARISONS_FILE, longer_sides_in
+from ffsite.format import schema
+from ffsite.metrics.bias import side_bias
 
 Z = 1.959963984540054  # the standard normal's 97.5% quantile
 
@@ -166,44 +168,21 @@ def test_a_single_judge_has_no_agreement_table(default_site):
 # ------------------------------------------------------------------ by hand
 
 def test_votes_of_unknown_order_leave_the_position_counts():
-    table = pd.DataFrame({
-        "judge": ["crowd", "mixed", "rule"], "role": ["preference", "traits", "traits"],
-        "decided": [10, 10, 8], "first": [6, 7, 4], "first_share": [0.6, 0.7, 0.5],
-        "first_low": 0.0, "first_high": 1.0, "with_length": 0, "longer": 0,
-        "longer_share": float("nan"), "longer_low": float("nan"),
-        "longer_high": float("nan")})
-    unknown = pd.DataFrame({"judge": ["crowd", "mixed"], "role": ["preference", "traits"],
-                            "decided": [10, 4], "first": [6, 3]})
-    found = known_order(table, unknown).set_index("judge")
-    assert found.loc["crowd", "with_order"] == 0 and math.isnan(found.loc["crowd",
-                                                                          "first_share"])
-    assert math.isnan(found.loc["crowd", "first_low"])
-    assert found.loc["crowd", "order_note"] == "order not in the data"
-    # mixed: 6 votes of known order, 7 - 3 = 4 of them for the first side.
-    assert (found.loc["mixed", "with_order"], found.loc["mixed", "first"]) == (6, 4)
-    assert found.loc["mixed", "first_share"] == pytest.approx(4 / 6)
-    assert (found.loc["mixed", "first_low"], found.loc["mixed", "first_high"]
-            ) == pytest.approx(wilson(4, 6))
-    assert found.loc["mixed", "order_note"] == "over 6 votes; for 4, order not in the data"
-    assert (found.loc["rule", "with_order"], found.loc["rule", "first"]) == (8, 4)
-    assert found.loc["rule", "order_note"] == ""
-
-
-def test_average_lengths_join_the_length_counts():
-    table = pd.DataFrame({"judge": ["eq", "other"], "role": ["traits", "preference"],
-                          "with_length": [0, 5], "longer": [0, 4],
-                          "longer_share": [float("nan"), 0.8], "longer_low": 0.0,
-                          "longer_high": 1.0})
-    votes = pd.DataFrame({"judge": ["eq"], "role": ["traits"], "with_length": [8],
-                          "longer": [6]})
-    found = with_average_lengths(table, votes).set_index("judge")
-    assert (found.loc["eq", "with_length"], found.loc["eq", "longer"]) == (8, 6)
-    assert found.loc["eq", "longer_share"] == pytest.approx(0.75)
-    assert (found.loc["eq", "longer_low"], found.loc["eq", "longer_high"]
-            ) == pytest.approx(wilson(6, 8))
-    assert found.loc["eq", "length_note"] == "per-model average lengths of the scenario"
-    assert (found.loc["other", "with_length"], found.loc["other", "longer"]) == (5, 4)
-    assert found.loc["other", "length_note"] == ""
+    # Judge 0: four decided votes (A, A, B, B), the first two of unknown order (first
+    # side 0), the third with B shown first, the fourth with A: 2 with an order, 1 of them
+    # (the third) for the side shown first.  Judge 1: two votes, both of unknown order.
+    judge = [0, 0, 0, 0, 1, 1]
+    vote = [schema.A, schema.A, schema.B, schema.B, schema.A, schema.TIE]
+    first = [0, 0, 2, 1, 0, 0]
+    table = side_bias(judge, vote, first, [0] * 6, ["j0", "j1"]).set_index("judge")
+    assert (table.loc["j0", "decided"], table.loc["j0", "with_order"],
+            table.loc["j0", "first"]) == (4, 2, 1)
+    assert table.loc["j0", "first_share"] == pytest.approx(0.5)
+    assert (table.loc["j0", "first_low"], table.loc["j0", "first_high"]
+            ) == pytest.approx(wilson(1, 2))
+    assert (table.loc["j1", "decided"], table.loc["j1", "with_order"]) == (1, 0)
+    assert math.isnan(table.loc["j1", "first_share"]) and math.isnan(table.loc["j1",
+                                                                              "first_low"])
 
 
 def test_eqbench3_longer_side_per_comparison(tmp_path):
@@ -221,10 +200,10 @@ def test_eqbench3_longer_side_per_comparison(tmp_path):
                {"scenario_id": "7", "order": "forward", "error": "judge failed",
                 "pair": {"test_model": "m4", "neighbor_model": "m1",
                          "iteration_index": "1"}}]
-    path = tmp_path / "pairwise_comparisons.json.gz"
-    path.write_bytes(gzip.compress(json.dumps(
+    assert longer_sides_in(tmp_path) == {}  # no verdicts file: nothing known
+    (tmp_path / COMPARISONS_FILE).write_bytes(gzip.compress(json.dumps(
         {"__metadata__": {"global_pairwise_comparisons": entries}}).encode()))
     # Side A is the test model: 1 where its average is the longer, 2 where the
     # neighbour's is, 0 where equal or unknown; an entry with an error has no verdict.
-    assert eqbench3_longer_sides(path).to_dict() == {
+    assert longer_sides_in(tmp_path) == {
         "7:m1:m2:1": 1, "7:m3:m1:1": 2, "7:m2:m3:1": 0, "7:m3:m2:1": 0}

@@ -106,6 +106,10 @@ class Dataset:
     peer_judgments: str | None = None
     # Its judges' reasoning, base data: (folder) -> {(comparison id, seed): reasoning}.
     reasoning: str | None = None
+    # Where its answers are not public but the lengths of a model's answers are (EQ-Bench
+    # 3's per-scenario averages), base data: (folder) -> {comparison id: the side, 1 A or
+    # 2 B, whose model writes longer there; 0 neither}.
+    longer_sides: str | None = None
     # How a new model is added the way its own numbers were made: () -> a protocol of
     # ffsite.collect.protocol (what the model answers, who judges, how often), which
     # `ffsite protocol run` runs through the collecting skeleton.
@@ -114,6 +118,9 @@ class Dataset:
     # Whether a vote's seed says which side the judge saw first (seed 0: A, seed 1: B), as
     # when a judge saw every pair in both orders.
     seed_is_order: bool = False
+    # Whether the data do not say which answer its own judges saw first: sides A and B are
+    # ffsite's coin flip at import (ffsite.sides), so their votes have no position figure.
+    order_unknown: bool = False
 
     @property
     def command_name(self) -> str:

@@ -18,8 +18,9 @@ from ffsite.format import schema
 
 Z_95 = 1.959963984540054  # the standard normal's 97.5% quantile
 
-BIAS_COLUMNS = ("judge", "decided", "first", "first_share", "first_low", "first_high",
-                "with_length", "longer", "longer_share", "longer_low", "longer_high")
+BIAS_COLUMNS = ("judge", "decided", "with_order", "first", "first_share", "first_low",
+                "first_high", "with_length", "longer", "longer_share", "longer_low",
+                "longer_high")
 
 
 def wilson_interval(successes: np.ndarray, trials: np.ndarray, z: float = Z_95
@@ -43,17 +44,19 @@ def wilson_interval(successes: np.ndarray, trials: np.ndarray, z: float = Z_95
 def side_bias(judge: np.ndarray, vote: np.ndarray, first_side: np.ndarray,
               longer_side: np.ndarray, judges: Sequence[str]) -> pd.DataFrame:
     """One row per judge (in `judges` order, BIAS_COLUMNS): of its A/B votes, how many
-    picked the first-shown side and, among those whose two responses differ in length,
-    how many picked the longer one.
+    say which side was shown first (`with_order`) and how many of those picked it, and,
+    among those whose two responses differ in length, how many picked the longer one.
 
     Arrays are per vote: `judge` indexes `judges`; `vote` is a vote code; `first_side`
-    and `longer_side` are 1 (A) or 2 (B), `longer_side` 0 when the lengths are equal or
-    unknown.  Judges without a decided vote keep their row, with NaN shares.
+    and `longer_side` are 1 (A) or 2 (B), 0 when the order is unknown or the lengths are
+    equal or unknown.  Judges without a decided vote keep their row, with NaN shares.
     """
     judge = np.asarray(judge, dtype=np.int64)
     vote = np.asarray(vote)
     decided = (vote == schema.A) | (vote == schema.B)
-    picked_first = decided & (vote == np.asarray(first_side))
+    first_side = np.asarray(first_side)
+    with_order = decided & (first_side > 0)
+    picked_first = with_order & (vote == first_side)
     longer_side = np.asarray(longer_side)
     with_length = decided & (longer_side > 0)
     picked_longer = with_length & (vote == longer_side)
@@ -62,15 +65,15 @@ def side_bias(judge: np.ndarray, vote: np.ndarray, first_side: np.ndarray,
     def count(mask: np.ndarray) -> np.ndarray:
         return np.bincount(judge[mask], minlength=size)[:size]
 
-    n_decided, n_first = count(decided), count(picked_first)
+    n_decided, n_order, n_first = count(decided), count(with_order), count(picked_first)
     n_length, n_longer = count(with_length), count(picked_longer)
-    first_low, first_high = wilson_interval(n_first, n_decided)
+    first_low, first_high = wilson_interval(n_first, n_order)
     longer_low, longer_high = wilson_interval(n_longer, n_length)
     with np.errstate(divide="ignore", invalid="ignore"):
-        first_share = np.where(n_decided > 0, n_first / n_decided, np.nan)
+        first_share = np.where(n_order > 0, n_first / n_order, np.nan)
         longer_share = np.where(n_length > 0, n_longer / n_length, np.nan)
     return pd.DataFrame({
-        "judge": list(judges), "decided": n_decided, "first": n_first,
+        "judge": list(judges), "decided": n_decided, "with_order": n_order, "first": n_first,
         "first_share": first_share, "first_low": first_low, "first_high": first_high,
         "with_length": n_length, "longer": n_longer, "longer_share": longer_share,
         "longer_low": longer_low, "longer_high": longer_high,

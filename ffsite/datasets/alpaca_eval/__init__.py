@@ -20,6 +20,7 @@ DATASET = Dataset(
     prompt_set="reader:prompt_set",
     answers="reader:read_output_files",
     command="command:import_command",
+    order_unknown=True,
     defaults="defaults:write_defaults",
     files="files.toml",
     protocol="protocol:protocol",

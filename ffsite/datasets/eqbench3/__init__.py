@@ -34,6 +34,7 @@ DATASET = Dataset(
     home="overall:home_table",
     slow_table="overall:overall",
     reasoning="reader:reasoning_in",
+    longer_sides="reader:longer_sides_in",
     viewer_note=("EQ-Bench 3 transcripts are not public: the viewer shows the scenario "
                  "prompt and the judge's reasoning in each order."),
     seed_is_order=True,

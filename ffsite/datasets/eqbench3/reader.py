@@ -97,6 +97,31 @@ def reasoning_in(root: Path) -> dict[tuple[str, int], Reasoning]:
     return read_reasoning(path) if path.is_file() else {}
 
 
+def longer_sides_in(root: Path) -> dict[str, int]:
+    """{comparison id: the side whose model writes longer answers in that scenario}, from
+    the verdicts file in the eqbench3 folder `root` ({} without it).
+
+    The transcripts are not public, but every verdict carries both models' average
+    response length in characters for its scenario: 1 where the test model's (side A)
+    is the longer, 2 where the neighbour's is, 0 where they are equal or missing.
+    Entries with an `error` carry no verdict and are skipped."""
+    path = root / COMPARISONS_FILE
+    if not path.is_file():
+        return {}
+    sides = {}
+    for number, entry in enumerate(read_comparisons(path)):
+        if not isinstance(entry, dict) or "error" in entry:
+            continue
+        scenario, test, neighbour, iteration, _, _ = pair(entry, path, number)
+        a = entry.get("test_model_avg_response_length")
+        b = entry.get("neighbor_model_avg_response_length")
+        known = all(isinstance(x, int | float) and not isinstance(x, bool) and x == x
+                    for x in (a, b))
+        sides[comparison_id(scenario, test, neighbour, iteration)] = (
+            0 if not known or a == b else 1 if a > b else 2)
+    return sides
+
+
 def read_reasoning(path: str | os.PathLike) -> dict[tuple[str, int], Reasoning]:
     """{(comparison id, seed): the judge's reasoning} for every judged entry of a
     pairwise_comparisons file, with the importer's rules: the comparison id of

@@ -15,6 +15,7 @@ DATASET = Dataset(
     judges=("hh_rlhf_crowdworkers",),
     texts="reader:load_texts",
     command="command:import_command",
+    order_unknown=True,
     defaults="defaults:write_defaults",
     files="files.toml",
 )

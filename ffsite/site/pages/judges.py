@@ -9,21 +9,17 @@ trust each one (issue 23).
   judge's leniency against the panel and, for a judge that is a rated model, how much more
   it gives its own answers than the other judges do (the self-rating gap).
 - For pairwise judges: how often they pick the side shown first and the longer answer
-  (`judge_bias`), where the data say which side that was.
+  (`ffsite.site.explore_data.bias_table`), where the data say which side that was.
 - A dataset with a single judge has no agreement between judges: only its test-retest
   (and repeat) reliability is shown and published, never a judge set against itself.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from ffsite.datasets import DATASETS, dataset_name, find
-from ffsite.format import schema
-from ffsite.metrics.bias import wilson_interval
 from ffsite.metrics.panel import STATISTICS
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.explore_data import bias_table
@@ -49,23 +45,17 @@ STATISTIC_NAMES = {
 
 # Statistics that set one judge against another: none with a single judge.
 BETWEEN_JUDGES = ("krippendorff_alpha", "cronbach_alpha")
-# Why a row of the bias table has no position figure (its `order_note`).
-ORDER_NOT_IN_DATA = "order not in the data"
-# Why a row's length figure is not the lengths of the answers the judge read.
-LENGTH_AVERAGES = "per-model average lengths of the scenario"
 
 
 def build(ctx: SiteContext) -> None:
-    bias = judge_bias(ctx)
+    bias = bias_table(ctx)
     bias_download = ctx.output.data("judge-bias", bias, "Each pairwise judge's picks of the "
                                     "first-shown side (where the data say which it was) and "
                                     "of the longer side", PAGE)
     panels = [panel_tables(ctx, found) for found in ctx.prepared(judge_panels).values()]
-    lengths = {dataset for dataset, sides in ctx.prepared(average_length_sides).items()
-               if len(sides)}
     ctx.output.page(PAGE, "judges.html", section=PAGE, overview=overview_table(ctx),
                     panels=panels, bias=bias_rows(bias), bias_download=bias_download,
-                    eqbench_lengths="eqbench3" in lengths)
+                    eqbench_lengths=bool((bias["length_note"] != "").any()))
 
 
 def overview_table(ctx: SiteContext) -> Table:
@@ -232,167 +222,6 @@ def judge_trait_table(ctx: SiteContext, table_id: str, caption: str, frame: pd.D
         Column(t.trait_id, t.trait, vertical=True, cue="+ = more")
         for t in traits.itertuples(index=False)], rows, download,
         note=f"Coloured where the 95% interval excludes 0; {meaning}.")
-
-
-# ------------------------------------------------------------ position and length
-
-def judge_bias(ctx: SiteContext) -> pd.DataFrame:
-    """`bias_table`, its position figures counted only over the votes whose first-shown
-    side is known, and EQ-Bench 3's length figures from its per-model average lengths.
-
-    bias_table takes side A as the side shown first outside the datasets whose seed gives
-    the order.  For the votes a dataset's own judges cast in its imported files (HH-RLHF's
-    crowdworkers, AlpacaEval's judge) A is ffsite's coin flip at import (`ffsite.sides`),
-    and neither dataset records which answer its judge saw first.  Those votes leave the
-    position counts: `with_order` counts the A/B votes whose order is taken as known,
-    `first` and its share are over them, `order_note` says why a row has none.
-
-    EQ-Bench 3's transcripts are not public, but every verdict carries the two models'
-    average response length in characters for the scenario: the votes of a verdict whose
-    two averages differ count for the side with the longer average (`length_note`)."""
-    table = bias_table(ctx)
-    table = known_order(table, unknown_order_votes(ctx))
-    return with_average_lengths(table, average_length_votes(ctx))
-
-
-def vote_names(annotators: pd.DataFrame) -> np.ndarray:
-    """Each annotator's row in the bias table: (judge, "preference" or "traits")."""
-    roles = np.where(annotators["role"] == schema.ROLE_PREFERENCE, "preference", "traits")
-    names = np.empty(len(annotators), dtype=object)
-    names[:] = list(zip(annotators["judge"].astype(str), roles, strict=True))
-    return names
-
-
-def order_not_recorded() -> dict[str, tuple[str, ...]]:
-    """{dataset: its own judges} of the pairwise datasets imported from their own files
-    (the record has an import command) whose votes do not say which side the judge saw
-    first (no `seed_is_order`): the importer's sides are a coin flip."""
-    return {d.id: d.judges for d in DATASETS
-            if d.kind == "votes" and d.command and not d.seed_is_order}
-
-
-def unknown_order_votes(ctx: SiteContext) -> pd.DataFrame:
-    """Per (judge, role): the decided votes bias_table counts with side A shown first
-    although the data do not say which side the judge saw first (`order_not_recorded`),
-    and how many of them picked A."""
-    annotations = ctx.annotations
-    annotators, votes = annotations.annotators, annotations.votes
-    dataset = annotations.comparisons["dataset"].astype(str).to_numpy(object)[
-        votes["comparison"].to_numpy()]
-    annotator = votes["annotator"].to_numpy()
-    vote = votes["vote"].to_numpy()
-    judges = annotators["judge"].astype(str).to_numpy(object)[annotator]
-    unknown = order_not_recorded()
-    own = np.zeros(len(vote), bool)
-    for name, its_judges in unknown.items():
-        own |= (dataset == name) & np.isin(judges, list(its_judges))
-    keep = own & ((vote == schema.A) | (vote == schema.B))
-    frame = pd.DataFrame({"annotator": annotator[keep], "first": vote[keep] == schema.A})
-    counted = frame.groupby("annotator", sort=True)["first"].agg(["size", "sum"])
-    names = vote_names(annotators)[counted.index.to_numpy(np.int64)]
-    return pd.DataFrame({"judge": [j for j, _ in names], "role": [r for _, r in names],
-                         "decided": counted["size"].to_numpy(np.int64),
-                         "first": counted["sum"].to_numpy(np.int64)}).groupby(
-        ["judge", "role"], sort=True, as_index=False).sum()
-
-
-def known_order(table: pd.DataFrame, unknown: pd.DataFrame) -> pd.DataFrame:
-    """The bias table with the `unknown` votes (`unknown_order_votes`) out of its
-    position counts: `with_order`, `first` and its share and interval over the rest,
-    and `order_note` where some or all of a row's votes have no known order."""
-    table = table.copy()
-    found = unknown.set_index(["judge", "role"]).reindex(
-        pd.MultiIndex.from_frame(table[["judge", "role"]]))
-    less = found["decided"].fillna(0).to_numpy(np.int64)
-    with_order = table["decided"].to_numpy(np.int64) - less
-    first = table["first"].to_numpy(np.int64) - found["first"].fillna(0).to_numpy(np.int64)
-    table.insert(table.columns.get_loc("first"), "with_order", with_order)
-    table["first"] = first
-    with np.errstate(divide="ignore", invalid="ignore"):
-        table["first_share"] = np.where(with_order > 0, first / np.maximum(with_order, 1),
-                                        np.nan)
-    table["first_low"], table["first_high"] = wilson_interval(first, with_order)
-    table["order_note"] = [
-        "" if n == 0 else ORDER_NOT_IN_DATA if n == total else
-        f"over {total - n:,} votes; for {n:,}, {ORDER_NOT_IN_DATA}"
-        for n, total in zip(less, table["decided"], strict=True)]
-    return table
-
-
-def average_length_sides(ctx: SiteContext) -> dict[str, pd.Series]:
-    """{dataset: per comparison id, the side (1: A, 2: B, 0: neither) whose model's
-    average response length in the scenario is longer}, for the datasets that publish
-    such averages but not the answers (EQ-Bench 3), from the base data; {} without it."""
-    found = {}
-    root = Path(ctx.base_dir) / "eqbench3" if ctx.base_dir is not None else None
-    if root is not None and (root / "pairwise_comparisons.json.gz").is_file():
-        found["eqbench3"] = eqbench3_longer_sides(root / "pairwise_comparisons.json.gz")
-    return found
-
-
-def eqbench3_longer_sides(path: Path) -> pd.Series:
-    """Per comparison id of EQ-Bench 3's importer (side A = the test model): 1 where the
-    test model's average response length in the scenario is the longer, 2 where the
-    neighbour's is, 0 where they are equal or missing.  Entries with an error carry no
-    verdict, and none is needed for them."""
-    from ffsite.datasets.eqbench3.reader import read_comparisons
-    from ffsite.datasets.eqbench3.rules import comparison_id, pair
-
-    sides = {}
-    for at, entry in enumerate(read_comparisons(path)):
-        if not isinstance(entry, dict) or "error" in entry:
-            continue
-        scenario, test, neighbour, iteration, _, _ = pair(entry, path, at)
-        a = entry.get("test_model_avg_response_length")
-        b = entry.get("neighbor_model_avg_response_length")
-        known = all(isinstance(x, int | float) and not isinstance(x, bool) and x == x
-                    for x in (a, b))
-        sides[comparison_id(scenario, test, neighbour, iteration)] = (
-            0 if not known or a == b else 1 if a > b else 2)
-    return pd.Series(sides, dtype=np.int8)
-
-
-def average_length_votes(ctx: SiteContext) -> pd.DataFrame:
-    """Per (judge, role): the decided votes of the datasets of `average_length_sides`
-    whose two averages differ (`with_length`), and how many picked the longer one."""
-    annotators = ctx.annotations.annotators
-    traits = dict(zip(annotators["trait_id"].astype(str), vote_names(annotators),
-                      strict=True))
-    frames = []
-    for dataset, sides in ctx.prepared(average_length_sides).items():
-        verdicts = ctx.seeded_votes(dataset)
-        if not len(verdicts) or not len(sides):
-            continue
-        vote = verdicts["vote"].map(schema.VOTE_CODES).fillna(0).to_numpy(np.int64)
-        longer = verdicts["comparison_id"].map(sides).fillna(0).to_numpy(np.int64)
-        name = verdicts["trait_id"].astype(str).map(traits)
-        keep = (((vote == schema.A) | (vote == schema.B)) & (longer > 0)
-                & name.notna().to_numpy())
-        frames.append(pd.DataFrame({
-            "judge": [n[0] for n in name[keep]], "role": [n[1] for n in name[keep]],
-            "longer": vote[keep] == longer[keep]}))
-    if not frames:
-        return pd.DataFrame(columns=["judge", "role", "with_length", "longer"])
-    return pd.concat(frames).groupby(["judge", "role"], sort=True).agg(
-        with_length=("longer", "size"), longer=("longer", "sum")).reset_index()
-
-
-def with_average_lengths(table: pd.DataFrame, votes: pd.DataFrame) -> pd.DataFrame:
-    """The bias table with the votes of `average_length_votes` in its length counts
-    (bias_table counts them for no side), and `length_note` on the rows they join."""
-    table = table.copy()
-    found = votes.set_index(["judge", "role"]).reindex(
-        pd.MultiIndex.from_frame(table[["judge", "role"]]))
-    more = found["with_length"].fillna(0).to_numpy(np.int64)
-    table["with_length"] = table["with_length"].to_numpy(np.int64) + more
-    table["longer"] = (table["longer"].to_numpy(np.int64)
-                       + found["longer"].fillna(0).to_numpy(np.int64))
-    n = table["with_length"].to_numpy(np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        table["longer_share"] = np.where(n > 0, table["longer"] / np.maximum(n, 1), np.nan)
-    table["longer_low"], table["longer_high"] = wilson_interval(table["longer"], n)
-    table["length_note"] = np.where(more > 0, LENGTH_AVERAGES, "")
-    return table
 
 
 def bias_rows(bias) -> list[dict]:
