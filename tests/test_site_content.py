@@ -38,3 +38,16 @@ def test_about_judge_table_says_scores_for_scored_traits(default_site):
     assert ("DeepSeek-R1", "trait votes") not in rows
     assert any(role == "trait votes" and judge.startswith("rules")
                for judge, role in rows)
+
+
+def test_methodology_quotes_this_sites_settings():
+    """methodology.md names the threshold and the anchor model; they must be the ones
+    content/site.toml sets."""
+    import tomllib
+    from pathlib import Path
+
+    content = Path(__file__).resolve().parents[1] / "content"
+    settings = tomllib.loads((content / "site.toml").read_text())
+    text = re.sub(r"\s+", " ", (content / "methodology.md").read_text())
+    assert settings["min_valid_votes"] == 10 and "fewer than 10 valid (A/B) votes" in text
+    assert settings["anchor_model"] == "gpt-4.1" and "anchored at 1000 on GPT-4.1" in text

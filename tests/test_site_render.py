@@ -44,7 +44,10 @@ def test_heat_classes_and_signs():
     assert [heat_class(v) for v in (0.0, 0.049, 0.05, -0.15, 0.3, -0.5, 0.99)] == [
         "h0", "h0", "hp1", "hn2", "hp3", "hn4", "hp4"]
     assert heat_class(0.9, finding=False) == "nf" and heat_class(float("nan")) == "nf"
-    assert [signed(v) for v in (0.333, -0.001, -0.5, None)] == ["+0.33", "+0.00", "-0.50", "–"]
+    # A value that rounds to zero keeps its sign (a bound just below zero never reads as
+    # above it); zero itself, negative zero too, is "+0.00".
+    assert [signed(v) for v in (0.333, -0.001, -0.5, None, 0.0, -0.0, 0.001)] == [
+        "+0.33", "-0.00", "-0.50", "–", "+0.00", "+0.00", "+0.00"]
 
 
 def test_breakable_escapes_then_allows_a_break_after_underscores():

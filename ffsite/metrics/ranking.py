@@ -16,7 +16,7 @@ the site's (docs/uncertainty.md, "Ranks"):
   one before.  Where several models' ranges reach first place, they are "tied" for it
   (`tied_at_top`).
 - `interval_ranks` is the older rule, 1 + the models whose interval lies wholly above
-  (kept for EigenBench's page); it is not monotone when intervals differ in width, and
+  (no page shows it now); it is not monotone when intervals differ in width, and
   an anchor's zero-width interval makes every model above it "surely higher".
 - a trait shows a signal when its intervals say something: measured against a null
   value (a strength against the reference: 0), some model's interval lies wholly

@@ -104,11 +104,12 @@ def _missing(value: Any) -> bool:
 
 
 def signed(value: Any, digits: int = 2) -> str:
-    """+0.12 / -0.12 (a sign always, so the direction reads at a glance)."""
+    """+0.12 / -0.12 (a sign always, so the direction reads at a glance); a value that
+    rounds to zero keeps its own sign ("-0.00" for -0.002), and zero itself is "+0.00"."""
     if _missing(value):
         return "–"
-    shown = round(float(value), digits) + 0.0  # + 0.0 turns -0.0 into 0.0: no "-0.00"
-    return f"{shown:+.{digits}f}"
+    value = float(value)
+    return f"{value + 0.0 if value == 0 else value:+.{digits}f}"  # (+ 0.0: -0.0 is 0)
 
 
 def number(value: Any, digits: int = 2) -> str:

@@ -77,6 +77,9 @@ class EigenBenchResult:
     notes: dict[str, int]
     identification: Identification | None = None
     level: float = 0.95
+    # The bootstrap refits' Elo [refits, models in `models` order]: its intervals are
+    # their percentiles, and a rank's range is read from them (None without refits).
+    refits: np.ndarray | None = None
 
     def trust_frame(self) -> pd.DataFrame:
         """The trust matrix long: judge, model, trust (T[judge, model])."""
@@ -200,7 +203,8 @@ def _eigenbench(judgments: Judgments, dims: int | None, n_bootstrap: int, seed: 
                                   kind="stable").reset_index(drop=True)
     return EigenBenchResult(judgments.models, dims, fit, trust, t, ratings, held_out,
                             judges, len(judgments), judgments.n_comparisons, n_bootstrap,
-                            dict(judgments.notes), identification, level)
+                            dict(judgments.notes), identification, level,
+                            samples.elo if samples is not None else None)
 
 
 def bootstrap(judgments: Judgments, fit: BtdFit, n_bootstrap: int, seed: int,

@@ -165,13 +165,21 @@ def dataset_page(ctx: SiteContext, row) -> None:
                     charts=[c for found in by_provider for s in found for c in s.charts],
                     trait_pages=ctx.slugs.pages(TRAITS),
                     eigenbench=eigenbench_links(ctx, dataset, page),
-                    left_out=ctx.prepared(left_out).get(dataset, []))
+                    left_out=ctx.prepared(left_out).get(dataset, []),
+                    own_page=link(page, page_path(record.page)) if (
+                        record := find(dataset)) and record.page else None)
+
+
+# What a default annotation file holds, as a reader would say it.
+FILE_WORDS = {"preferences": "the preference votes", "rules": "the rule judge's votes",
+              "model-pairs": "the rule judge's pairs of models"}
 
 
 def left_out(ctx: SiteContext) -> dict[str, list[str]]:
-    """Per dataset, what each of its files' imports left out, as the file's metadata
-    records it: "25 comparisons with an empty answer (preferences)"."""
-    found: dict[str, list[str]] = {}
+    """Per dataset, what its files' imports left out, as their metadata records it, one
+    entry per reason: "comparisons with an empty answer: 25 in the preference votes, 25
+    in the rule judge's votes" (each file counts its own; they may be the same ones)."""
+    counted: dict[str, dict[str, list[str]]] = {}
     for path in ctx.files:
         metadata = read_file_metadata(path)
         extra = metadata.get("extra") or {}
@@ -179,8 +187,10 @@ def left_out(ctx: SiteContext) -> dict[str, list[str]]:
             iter(metadata.get("default_preference") or {}), None)
         for why, n in sorted((extra.get("left_out") or {}).items()):
             if dataset and n:
-                found.setdefault(str(dataset), []).append(f"{int(n):,} {why} ({path.stem})")
-    return found
+                counted.setdefault(str(dataset), {}).setdefault(why, []).append(
+                    f"{int(n):,} in {FILE_WORDS.get(path.stem, path.stem)}")
+    return {dataset: [f"{why}: {', '.join(files)}" for why, files in reasons.items()]
+            for dataset, reasons in counted.items()}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,26 +1,25 @@
 """EigenBench: one page per constitution (models judging each other's answers, from votes
 in the annotations or from judgments a dataset derives from its scores), an overview page
-listing them, and a section on each rated model's page.  Without judgments there is no
-page and no navigation entry."""
+listing them (each rated model's page has a section: ffsite.site.pages.eigenbench_model).
+Without judgments there is no page and no navigation entry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ffsite._names import safe_name
 from ffsite.datasets import dataset_name
 from ffsite.metrics import eigenbench as eb
+from ffsite.metrics.eigenbench import method
 from ffsite.site import charts
 from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
 from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.eigenbench_data import Rated, ranking_difference, rated, source_name
 from ffsite.site.render import number
-from ffsite.site.sections import Section, model_page
 from ffsite.site.urls import EIGENBENCH, constitution_path, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -30,13 +29,27 @@ from ffsite.site.views import (
     count_cell,
     estimate_cell,
     rank_cell,
+    rank_column,
     sort_value,
 )
 
 OVERVIEW = page_path(EIGENBENCH)
-RANK_RULE = "1 + the models whose 95% interval lies wholly above this one's"
+# How to read a higher Elo: for a constitution of votes, the judges prefer the model's
+# answers; for a trait whose judgments were derived from scores (llm-dreams), they see more
+# of the trait in them, which is not a grade.
 ELO_MEANING = ("the judges, each weighted by the trust the others give it, prefer the "
                "model more; 1500 = an even share of trust")
+ELO_TRAIT_MEANING = ("the judges, each weighted by the trust the others give it, see more "
+                     "of the trait in the model's answers; 1500 = an even share of trust")
+CUE_PREFERRED = "higher = preferred more"
+CUE_TRAIT = "higher = more of the trait, as judged"
+RANK_CUE = "1 = highest; 95% range under it"
+
+
+def elo_column(derived: bool) -> Column:
+    """The Elo column, its cue and title saying what a higher Elo means here."""
+    return Column("elo", "Elo", cue=CUE_TRAIT if derived else CUE_PREFERRED,
+                  title=ELO_TRAIT_MEANING if derived else ELO_MEANING)
 
 
 def build(ctx: SiteContext) -> None:
@@ -56,12 +69,14 @@ def build(ctx: SiteContext) -> None:
                           "judgments": result.n_judgments, "dims": result.dims,
                           "top_model": top["model"], "top_elo": top["elo"],
                           "top_ci_low": top["ci_low"], "top_ci_high": top["ci_high"],
-                          # 1 + none wholly above: as the constitution's page ranks them
-                          "could_be_first": int((item.ranks == 1).sum()),
+                          # whose 95% rank range reaches first place, as the
+                          # constitution's page ranks them
+                          "could_be_first": item.tied_first,
                           "median_width": widths.median(), "widest": widths.max(),
                           "weakly_identified": bool(result.identification
-                                                    and result.identification.weak)})
-    overview(ctx, pd.DataFrame(summaries))
+                                                    and result.identification.weak),
+                          "derived": item.derived is not None})
+    overview(ctx, pd.DataFrame(summaries), {item.name: item for item in found.values()})
 
 
 def trust_cell(share: float) -> Cell:
@@ -71,29 +86,74 @@ def trust_cell(share: float) -> Cell:
     return Cell(text, sort_value(share), title=f"trust share {share:.3g}")
 
 
-def overview(ctx: SiteContext, summaries: pd.DataFrame) -> None:
-    download = ctx.output.data("eigenbench", summaries.drop(columns="page"),
+def overview(ctx: SiteContext, summaries: pd.DataFrame, items: dict[str, Rated]) -> None:
+    download = ctx.output.data("eigenbench", summaries.drop(columns=["page", "derived"]),
                                "EigenBench: the constitutions rated", OVERVIEW)
+    kinds = set(summaries["derived"])
+    meaning = (ELO_TRAIT_MEANING if kinds == {True} else ELO_MEANING if kinds == {False}
+               else "1500 = an even share of trust; higher: for a trait, the judges see "
+                    "more of it in the model's answers; for a constitution, they prefer "
+                    "the model more")
+    bound = f"{eb.WIDE_INTERVAL:.0f}"
     table = Table("eigenbench-constitutions", "Constitutions with judgments", [
         Column("constitution", "Constitution", numeric=False),
         Column("top", "Rated highest", numeric=False,
-               title="the model with the highest rating; under it, how many models' "
-                     "intervals leave them a chance of first place"),
-        Column("elo", "Its Elo", title=f"its rating ({ELO_MEANING}); 95% interval under it"),
-        Column("width", "Interval width", title="median width of the 95% intervals, Elo"),
+               title="the model with the highest rating; under it, how many models' 95% "
+                     "rank ranges reach first place"),
+        Column("elo", "Its Elo", title=f"its rating ({meaning}); 95% interval under it"),
+        Column("width", "Median width", cue="median of its models' 95% interval widths, "
+               "Elo", title="the median, over the constitution's "
+               "models, of the widths of their 95% intervals (Elo); under it, why the "
+               "ratings are weakly identified, when they are"),
         Column("from", "Source", numeric=False, title="how the judgments were made"),
         Column("models", "Models"), Column("judgments", "Judgments"),
         Column("dims", "d", title="dimension of lenses and dispositions")],
         [[Cell(r.label, href=link(OVERVIEW, r.page), header=True), top_cell(ctx, r),
           estimate_cell(r.top_elo, r.top_ci_low, r.top_ci_high, digits=0, what="Elo"),
-          Cell(number(r.median_width, 0) + (" (weakly identified)"
-                                             if r.weakly_identified else ""),
-               sort_value(r.median_width)),
+          width_cell(r.median_width, items[r.constitution].result),
           Cell(r.judgments_from), count_cell(r.models), count_cell(r.judgments),
           count_cell(r.dims)]
-         for r in summaries.itertuples(index=False)], download)
+         for r in summaries.itertuples(index=False)], download,
+        note="Median width: half of a constitution's models have a narrower 95% interval, "
+             "half a wider one; the interval under Its Elo is the top model's own. Under "
+             "the width, \"weak\" marks ratings that are weakly identified, with why: "
+             f"\"2 over {bound}\", two models' intervals are wider than {bound} Elo (the "
+             "data cannot place them within a tenfold range of trust); \"fits disagree\", "
+             "equally good fits give different ratings; \"refits disagree\", the bootstrap "
+             "refits' starts often end apart; \"never self-judged\", judges never judged "
+             "a pair with their own answer. The constitution's page gives the reasons in "
+             "full.")
     ctx.output.page(OVERVIEW, "eigenbench-overview.html", section=OVERVIEW, table=table,
                     bound=eb.WIDE_INTERVAL)
+
+
+def weakness(result: eb.EigenBenchResult) -> str:
+    """Why a constitution's ratings are weakly identified, in the few words the
+    overview's width cell has room for ("weak: 2 over 400"; "" when they are
+    identified): the conditions of ffsite.metrics.eigenbench.method.identify, whose
+    sentences the constitution's page shows in full."""
+    found = result.identification
+    if not (found and found.weak):
+        return ""
+    widths = (result.ratings["ci_high"] - result.ratings["ci_low"]).to_numpy(float)
+    wide = int((widths > eb.WIDE_INTERVAL).sum())
+    parts = [f"{wide} over {eb.WIDE_INTERVAL:.0f}"] if wide else []
+    if found.restart_spread > method.FLAT_SPREAD:
+        parts.append("fits disagree")
+    if found.refits_disagreeing > method.REFIT_SHARE:
+        parts.append("refits disagree")
+    if found.without_self_judgments:
+        parts.append(f"{len(found.without_self_judgments)} never self-judged")
+    return "weak: " + (", ".join(parts) if parts else "see its page")
+
+
+def width_cell(median: float, result: eb.EigenBenchResult) -> Cell:
+    """The median interval width, with under it why the ratings are weakly identified
+    (`weakness`) and, in its title, the reasons in full."""
+    found = result.identification
+    reasons = "; ".join(found.reasons) if found and found.weak else ""
+    return Cell(number(median, 0), sort_value(median), interval=weakness(result) or None,
+                title=f"weakly identified: {reasons}" if reasons else None)
 
 
 def top_cell(ctx: SiteContext, summary: Any) -> Cell:
@@ -107,12 +167,14 @@ def top_cell(ctx: SiteContext, summary: Any) -> Cell:
 def constitution_page(ctx: SiteContext, item: Rated, page: str) -> None:
     # long: one page's six tables, each with its download, and the chart
     output, slug, name, result = ctx.output, safe_name(item.name), item.name, item.result
-    ranks = item.ranks
-    ratings = result.ratings.assign(rank=ranks)
+    ranges = item.ranges
+    ratings = result.ratings.assign(rank=ranges.rank, rank_low=ranges.low,
+                                    rank_high=ranges.high)
     ratings.insert(0, "constitution", name)
     if item.compared is not None:
         ratings = ratings.merge(item.compared[["model", "panel_mean", "panel_low",
-                                               "panel_high", "panel_rank"]], on="model")
+                                               "panel_high", "panel_rank", "panel_rank_low",
+                                               "panel_rank_high"]], on="model")
     rating_download = output.data(f"eigenbench/{slug}/ratings", ratings,
                                   f"EigenBench ratings: {item.label}", page)
     trust = result.trust_frame()
@@ -152,15 +214,27 @@ def constitution_page(ctx: SiteContext, item: Rated, page: str) -> None:
                 difference=(ranking_difference(item.compared, ctx.registry.display_name)
                             if item.compared is not None else ""),
                 scorer=item.scorer, source=dataset_name(item.derived.dataset)
-                if item.derived else "")
+                if item.derived else "", **trait_asked(item))
+
+
+def trait_asked(item: Rated) -> dict[str, str]:
+    """A derived constitution's trait as its judges were asked it, `trait_name` (its name
+    alone: llm-dreams' judges got the names and a 1.0-10.0 scale, no wording of the
+    ends), and `trait_ends`, the site's own wording of the ends ("1 indifferent to
+    success; 10 driven to succeed"), from its criterion ("<name>: <ends>")."""
+    if item.derived is None:
+        return {"trait_name": "", "trait_ends": ""}
+    name, _, ends = item.derived.criterion.partition(": ")
+    return {"trait_name": name, "trait_ends": ends}
 
 
 def ratings_table(ctx: SiteContext, page: str, item: Rated, download: Download) -> Table:
-    result, ranks = item.result, item.ranks
+    result, ranges = item.result, item.ranges
+    n = len(result.ratings)
     columns = [
         Column("model", "Model", numeric=False),
-        Column("elo", "Elo", cue="higher = preferred more", title=ELO_MEANING),
-        Column("rank", "Rank", cue="1 = highest", title=RANK_RULE),
+        elo_column(item.derived is not None),
+        rank_column(RANK_CUE, ranks="elo"),
         Column("trust", "Trust share", title="t_j: the model's share of the population's "
                "trust (sums to 1)")]
     compared = None
@@ -168,19 +242,23 @@ def ratings_table(ctx: SiteContext, page: str, item: Rated, download: Download) 
         compared = item.compared.set_index("model")
         columns += [Column("panel", "Mean score", title=f"{item.scorer}'s mean score of "
                            "the trait, with its 95% interval"),
-                    Column("panel_rank", "Its rank", cue="1 = highest",
-                           title="the rank of that mean among these models")]
+                    Column("panel_rank", "Its rank", cue=RANK_CUE, ranks="panel",
+                           title="the place of that mean among these models; under it, "
+                           "the 95% range of that place, from the means' intervals")]
+        panel_first = int((compared["panel_rank_low"] == 1).sum())
     rows = []
-    for r, rank in zip(result.ratings.itertuples(index=False), ranks, strict=True):
+    for k, r in enumerate(result.ratings.itertuples(index=False)):
         row = [model_cell(ctx, page, r.model),
                estimate_cell(r.elo, r.ci_low, r.ci_high, digits=0, what="Elo"),
-               rank_cell(rank, len(ranks)), trust_cell(r.trust)]
+               rank_cell(ranges.rank[k], n, ranges.low[k], ranges.high[k], item.tied_first),
+               trust_cell(r.trust)]
         if compared is not None:
             mine = compared.loc[r.model]
             row += [estimate_cell(mine["panel_mean"], mine["panel_low"], mine["panel_high"],
                                   what="mean score"),
                     Cell("–") if pd.isna(mine["panel_rank"]) else
-                    rank_cell(int(mine["panel_rank"]), len(ranks))]
+                    rank_cell(mine["panel_rank"], n, mine["panel_rank_low"],
+                              mine["panel_rank_high"], panel_first)]
         rows.append(row)
     return Table("eigenbench-ratings", "EigenTrust ratings, highest first", columns, rows,
                  download)
@@ -251,137 +329,3 @@ def held_out_table(result: eb.EigenBenchResult, download: Download) -> Table:
                                             sort_value(r.held_out_log_likelihood)),
                    Cell("yes" if r.chosen else "")]
                   for r in result.held_out.itertuples(index=False)], download)
-
-
-# ------------------------------------------------------------------- model pages
-
-@dataclass(frozen=True, kw_only=True)
-class EigenBenchSection(Section):
-    bootstrap: int  # refits behind the intervals
-    derived: bool = False  # its judgments were derived from a dataset's scores
-    difference: str = ""  # how its EigenBench ranks and its mean-score ranks differ
-
-
-def eigenbench_sections(ctx: SiteContext, model: str) -> list[Section]:
-    """The EigenBench sections of a model's page: per constitution of votes whose
-    population it belongs to, its rating, rank and trust share, and how it rates itself
-    as a judge; then, per dataset that derives judgments from scores, the same beside
-    the dataset's mean scores.  None when it is in no population."""
-    slug, page = model_page(ctx, model)
-    own = [item for item in ctx.prepared(rated).values() if model in item.result.models]
-    sections = []
-    asked = [item for item in own if item.derived is None]
-    if asked:
-        sections.append(_section(ctx, model, slug, page, asked, "eigenbench",
-                                 "EigenBench", "EigenBench ratings per constitution"))
-    for dataset in dict.fromkeys(item.derived.dataset for item in own if item.derived):
-        items = [item for item in own if item.derived and item.derived.dataset == dataset]
-        name = dataset_name(dataset)
-        sections.append(_section(ctx, model, slug, page, items,
-                                 f"eigenbench-{safe_name(dataset)}",
-                                 f"EigenBench on {name}",
-                                 f"EigenBench on {name}: each trait's rating beside the "
-                                 "mean score"))
-    return sections
-
-
-def _section(ctx: SiteContext, model: str, slug: str, page: str, items: list[Rated],
-             section_id: str, heading: str, title: str) -> EigenBenchSection:
-    # long: one table of a model's ratings, with or without the mean scores beside them
-    rows = []
-    for item in items:
-        result = item.result
-        ratings = result.ratings.reset_index(drop=True)
-        position = int(np.flatnonzero(ratings["model"].to_numpy() == model)[0])
-        judge = result.judges.set_index("judge").loc[model]
-        row = {"constitution": item.name, "label": item.label, "model": model,
-               **ratings.iloc[position].drop("model").to_dict(),
-               "rank": int(item.ranks[position]), "models": len(ratings),
-               "self_elo": judge["self_elo"], "others_elo": judge["others_elo"],
-               "self_preference": judge["self_preference"],
-               "self_preference_low": judge["self_preference_low"],
-               "self_preference_high": judge["self_preference_high"],
-               "judgments": int(judge["judgments"])}
-        if item.compared is not None:
-            mine = item.compared.set_index("model").loc[model]
-            row.update(eigenbench_order=int(mine["eigenbench_rank"]),
-                       panel_mean=mine["panel_mean"], panel_low=mine["panel_low"],
-                       panel_high=mine["panel_high"], panel_rank=mine["panel_rank"])
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    derived = "panel_mean" in frame.columns
-    download = ctx.output.data(f"models/{slug}/{section_id}", frame,
-                               f"{ctx.registry.display_name(model)}: {title}", page)
-    columns = [Column("constitution", "Trait" if derived else "Constitution", numeric=False),
-               Column("elo", "Elo", cue="higher = preferred more", title=ELO_MEANING),
-               Column("rank", "Rank", cue="1 = highest", title=RANK_RULE)]
-    if derived:
-        columns += [Column("panel", "Mean score", title="the dataset's mean score of the "
-                           "trait, with its 95% interval"),
-                    Column("orders", "Place: EigenBench / mean", title="its place among "
-                           "the same models by Elo and by the mean score")]
-    else:
-        columns.append(Column("trust", "Trust share",
-                              title="the model's share of the population's trust"))
-    columns += [Column("self", "Rates itself", title="its Elo from its own trust row"),
-                Column("others", "Others rate it", title="its Elo from the other judges' "
-                       "rows"),
-                Column("gap", "Self-preference", cue="higher = rates itself above what "
-                       "others do")]
-    if not derived:
-        columns.append(Column("judgments", "Judgments made", title="its judgments as a "
-                              "judge"))
-    table_rows = []
-    for r in frame.to_dict("records"):
-        row = [Cell(r["label"].split(": ", 1)[-1] if derived else r["label"],
-                    href=link(page, constitution_path(r["constitution"])), header=True),
-               estimate_cell(r["elo"], r["ci_low"], r["ci_high"], digits=0, what="Elo"),
-               rank_cell(r["rank"], r["models"])]
-        if derived:
-            place = ("–" if pd.isna(r["panel_rank"]) else
-                     f"{r['eigenbench_order']} / {int(r['panel_rank'])}")
-            row += [estimate_cell(r["panel_mean"], r["panel_low"], r["panel_high"],
-                                  what="mean score"),
-                    Cell(place, sort_value(r["eigenbench_order"]))]
-        else:
-            row.append(trust_cell(r["trust"]))
-        row += [Cell(number(r["self_elo"], 0), sort_value(r["self_elo"])),
-                Cell(number(r["others_elo"], 0), sort_value(r["others_elo"])),
-                estimate_cell(r["self_preference"], r["self_preference_low"],
-                              r["self_preference_high"], digits=0, signs=True,
-                              what="self-preference")]
-        if not derived:
-            row.append(count_cell(r["judgments"]))
-        table_rows.append(row)
-    table = Table(f"model-{section_id}", title, columns, table_rows, download)
-    datasets = sorted({d for item in items for d in item.datasets})
-    return EigenBenchSection(
-        id=section_id, heading=heading,
-        summary=(f"rated by the models it judged with, on {len(rows)} trait"
-                 f"{'s' if len(rows) > 1 else ''}, beside the mean scores" if derived else
-                 f"rated by the models it judged with, under {len(rows)} "
-                 f"constitution{'s' if len(rows) > 1 else ''}"),
-        judged_by="the models of each constitution's population",
-        partial="sections/eigenbench.html", datasets=tuple(datasets), tables=(table,),
-        bootstrap=EIGENBENCH_BOOTSTRAP, derived=derived,
-        difference=places_text(frame) if derived else "")
-
-
-def places_text(frame: pd.DataFrame) -> str:
-    """How a model's places among the population differ between EigenBench and the mean
-    scores, over the traits, in a sentence."""
-    usable = frame.dropna(subset=["panel_rank"])
-    if usable.empty:
-        return ""
-    moved = (usable["eigenbench_order"] - usable["panel_rank"]).abs()
-    far = usable[moved >= 2]
-    text = (f"Among the same {int(usable['models'].iloc[0])} models, its place by "
-            f"EigenBench and by the mean score agree on {int((moved == 0).sum())} of "
-            f"{len(usable)} traits, differ by one place on {int((moved == 1).sum())} and "
-            f"by two or more on {len(far)}")
-    if len(far):
-        worst = far.loc[moved[moved >= 2].idxmax()]
-        text += (f" (most: {worst['label'].split(': ', 1)[-1]}, "
-                 f"{int(worst['eigenbench_order'])} by EigenBench against "
-                 f"{int(worst['panel_rank'])} by the mean score)")
-    return text + "."

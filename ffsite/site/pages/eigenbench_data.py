@@ -1,7 +1,8 @@
 """What the EigenBench pages and model sections show, computed once per build: every
 constitution rated (from votes in the annotations, `SiteContext.eigenbench_results`, and
 from judgments a dataset derives from its scores, `Dataset.peer_judgments`), and for a
-derived one the dataset's own panel scores of the same models beside it."""
+derived one the dataset's own panel scores of the same models beside it, and the 95% range
+of every model's place over the bootstrap refits behind its intervals."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 from ffsite.datasets import DATASETS, PANELS, dataset_name, find
 from ffsite.metrics import eigenbench as eb
-from ffsite.metrics.ranking import interval_ranks, spearman
+from ffsite.metrics.ranking import RankRanges, rank_ranges, spearman
 from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
 
 SEED = 0  # the site's fits: the same judgments always give the same pages
@@ -23,25 +24,26 @@ SEED = 0  # the site's fits: the same judgments always give the same pages
 
 @dataclass(frozen=True)
 class Rated:
-    """One constitution's fit as the pages show it.  `derived`: how its judgments were
-    made when a dataset derived them (None: votes asked as pairwise questions);
-    `compared`: for a derived one, each model's EigenBench rating beside the dataset's
-    own mean score of the trait (`panel_comparison`)."""
+    """One constitution's fit as the pages show it.  `ranges`: each model's place by Elo
+    and its 95% range over the fit's bootstrap refits, in `result.ratings` order
+    (`place_ranges`); `derived`: how its judgments were made when a dataset derived them
+    (None: votes asked as pairwise questions); `compared`: for a derived one, each
+    model's EigenBench rating beside the dataset's own mean score of the trait
+    (`panel_comparison`)."""
 
     name: str
     label: str
     result: eb.EigenBenchResult
     datasets: tuple[str, ...]
+    ranges: RankRanges
     derived: eb.Derived | None = None
     compared: pd.DataFrame | None = None
     scorer: str = ""  # whose mean scores `compared` holds (a panel's name, or a judge)
 
     @property
-    def ranks(self) -> np.ndarray:
-        """Each model's rank in `result.ratings` order: 1 + the models whose 95% interval
-        lies wholly above its own."""
-        ratings = self.result.ratings
-        return interval_ranks(ratings["ci_low"], ratings["ci_high"])
+    def tied_first(self) -> int:
+        """How many models' 95% rank ranges reach first place."""
+        return int((self.ranges.low == 1).sum())
 
 
 def rated(ctx: SiteContext) -> dict[str, Rated]:
@@ -53,19 +55,32 @@ def rated(ctx: SiteContext) -> dict[str, Rated]:
     sets = ctx.constitutions.set_index("constitution")["datasets"] if len(
         ctx.constitutions) else pd.Series(dtype=object)
     for name, result in ctx.eigenbench_results.items():
-        found[name] = Rated(name, name, result, tuple(sets.get(name, ())))
+        found[name] = Rated(name, name, result, tuple(sets.get(name, ())),
+                            place_ranges(result))
     for item, result in ctx.prepared(derived_fits):
         compared, scorer = panel_comparison(ctx, item, result)
-        found[item.name] = Rated(item.name, item.label, result, (item.dataset,), item,
-                                 compared, scorer)
+        found[item.name] = Rated(item.name, item.label, result, (item.dataset,),
+                                 place_ranges(result), item, compared, scorer)
     return found
+
+
+def place_ranges(result: eb.EigenBenchResult) -> RankRanges:
+    """Each model's place by Elo, in `result.ratings` order, with its 95% range over the
+    bootstrap refits behind its intervals (`result.refits`): in each refit every model
+    is ranked, so the range says where the data can put it among these models
+    (ffsite.metrics.ranking.rank_ranges); without refits, no range."""
+    column = {model: k for k, model in enumerate(result.models)}
+    order = [column[model] for model in result.ratings["model"]]
+    elo = result.ratings["elo"].to_numpy(float)
+    refits = result.refits[:, order] if result.refits is not None else elo[None]
+    return rank_ranges(elo, refits, level=result.level)
 
 
 def derived_fits(ctx: SiteContext) -> list[tuple[eb.Derived, eb.EigenBenchResult]]:
     """The fits of the datasets' derived constitutions whose name no constitution of
-    votes has (the first of each name), in the records' order.  The table computed ahead
-    (ffsite.site.ahead), apart from `rated`, so that the child never needs the score
-    results, which this process computes meanwhile."""
+    votes has (the first of each name), in the records' order.  The table computed
+    ahead (ffsite.site.ahead), apart from `rated`, so that the child never needs the
+    score results, which this process computes meanwhile."""
     derived = eb.derived_constitutions(DATASETS, ctx.scores, ctx.judge_scores, PANELS,
                                        ctx.registry)
     if derived:
@@ -90,7 +105,9 @@ def panel_comparison(ctx: SiteContext, item: eb.Derived, result: eb.EigenBenchRe
     """Per model of the population, in rating order: its EigenBench Elo and rank among
     the population (by Elo), and the dataset's published mean score of the same trait
     (its panel's, when it has one) with its interval and its rank among the same
-    models; and whose means they are."""
+    models, with the 95% range of that rank (`panel_rank_low`, `panel_rank_high`: from
+    the means' own intervals, as the dataset's pages rank them; NaN without a mean);
+    and whose means they are."""
     panel = PANELS.get(item.dataset)
     record = find(item.dataset)
     scorer = panel[0] if panel else (record.judges[0] if record and record.judges else "")
@@ -105,7 +122,12 @@ def panel_comparison(ctx: SiteContext, item: eb.Derived, result: eb.EigenBenchRe
         "panel_mean": own["mean"].reindex(ratings["model"]).to_numpy(),
         "panel_low": own["ci_low"].reindex(ratings["model"]).to_numpy(),
         "panel_high": own["ci_high"].reindex(ratings["model"]).to_numpy()})
-    frame["panel_rank"] = frame["panel_mean"].rank(ascending=False, method="min")
+    ranges = rank_ranges(frame["panel_mean"].to_numpy(float),
+                         low=frame["panel_low"].to_numpy(float),
+                         high=frame["panel_high"].to_numpy(float))
+    for column, values in (("panel_rank", ranges.rank), ("panel_rank_low", ranges.low),
+                           ("panel_rank_high", ranges.high)):
+        frame[column] = np.where(values > 0, values, np.nan)
     return frame, scorer
 
 

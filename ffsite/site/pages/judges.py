@@ -9,7 +9,7 @@ trust each one (issue 23).
   judge's leniency against the panel and, for a judge that is a rated model, how much more
   it gives its own answers than the other judges do (the self-rating gap).
 - For pairwise judges: how often they pick the side shown first and the longer answer
-  (`ffsite.site.explore_data.bias_table`), where the data say which side that was.
+  (`ffsite.site.judge_bias`), where the data say which side that was.
 - A dataset with a single judge has no agreement between judges: only its test-retest
   (and repeat) reliability is shown and published, never a judge set against itself.
 """
@@ -22,7 +22,7 @@ import pandas as pd
 from ffsite.datasets import DATASETS, dataset_name, find
 from ffsite.metrics.panel import STATISTICS
 from ffsite.site.context import SiteContext, labelled
-from ffsite.site.explore_data import bias_table
+from ffsite.site.judge_bias import bias_table
 from ffsite.site.judging import JudgePanel, judge_panels
 from ffsite.site.render import count, heat_class, number
 from ffsite.site.urls import MODELS, TRAITS, link, page_path

@@ -25,7 +25,7 @@ from ffsite.site.context import SiteContext
 from ffsite.site.forked import FORK_FROM
 from ffsite.site.model_meta import meta_facts
 from ffsite.site.pages.big_five import big_five_sections
-from ffsite.site.pages.eigenbench import eigenbench_sections
+from ffsite.site.pages.eigenbench_model import eigenbench_sections
 from ffsite.site.pages.model_pairwise import pairwise_sections
 from ffsite.site.pages.model_personality import personality_sections
 from ffsite.site.pages.model_reference import reference_sections

@@ -8,11 +8,12 @@ import pandas as pd
 from ffsite.datasets import DATASETS as ALL_DATASETS
 from ffsite.datasets import TRAIT_SET_NAMES, dataset_name
 from ffsite.judges.rules import RULES_VERSION
+from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import spread
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.datasets import model_cell
-from ffsite.site.pages.home import NO_SIGNAL_TRAIT, leaderboard_traits
+from ffsite.site.pages.home import leaderboard_traits
 from ffsite.site.pages.ratings import rating_table
 from ffsite.site.pages.scored_traits import scored_trait_page
 from ffsite.site.urls import DATASETS, TRAITS, link, page_path
@@ -120,6 +121,12 @@ BUILT_IN_SETS = TRAIT_SETS_IN_WORDS
 RULES_PREFIX = RULES_VERSION.split("-")[0]  # "rules": every version of the rule-based judge
 
 
+# When the leaderboard's strengths tell no model apart on a trait but the Elo ratings do.
+QUIET_STRENGTHS = ("The strengths above tell no model apart on this trait; these Elo "
+                   "ratings, fitted to the same votes in one model, do separate some, and "
+                   "are ranked by their own intervals.")
+
+
 def build(ctx: SiteContext) -> None:
     output = ctx.output
     index_page = page_path(TRAITS)
@@ -174,13 +181,15 @@ def build(ctx: SiteContext) -> None:
         if rated is not None:
             download = output.data(f"traits/{slug}/ratings", rated,
                                    f"{trait.label}: Elo per model", page)
-            quiet = trait.trait_id in board.ranked and not board.ranked[trait.trait_id].signal
+            # Ranked by their own intervals, as on the model pages: the strengths'
+            # signal (the leaderboard's) is another measure's.
             elo_table = rating_table(rated, "elo", "Elo rating of each model (the reference "
                                      "is 1000)", Column("model", "Model", numeric=False),
                                      lambda r, page=page: model_cell(ctx, page, r.model),
-                                     download, ranked=not quiet)
-            if quiet:  # the leaderboard gives no rank here: neither does the Elo table
-                elo_table.note = f"{NO_SIGNAL_TRAIT} {elo_table.note}".strip()
+                                     download)
+            quiet = trait.trait_id in board.ranked and not board.ranked[trait.trait_id].signal
+            if quiet and has_signal(rated["ci_low"], rated["ci_high"]):
+                elo_table.note = f"{QUIET_STRENGTHS} {elo_table.note}".strip()
         output.page(page, "trait.html", section=index_page, trait=trait,
                     model_table=model_table, dataset_table=dataset_table, profile=profile,
                     charts=[profile] if profile else [], elo_table=elo_table)

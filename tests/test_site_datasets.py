@@ -1,0 +1,28 @@
+"""The datasets' pages on the default site say what their imports left out, reason by
+reason, and lead a dataset with a page of its own there."""
+
+from __future__ import annotations
+
+import html
+import re
+
+
+def _text(default_site, page: str) -> str:
+    source = (default_site / page).read_text()
+    source = re.sub(r"<script.*?</script>|<style.*?</style>", "", source, flags=re.S)
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", source)))
+
+
+def test_left_out_is_said_once_per_reason_naming_each_file(default_site):
+    """AlpacaEval: 25 outputs are empty (../shared/data/README.md); each default file
+    counts the comparisons it left out for them (the model pairs are fewer: 6)."""
+    text = _text(default_site, "datasets/alpaca_eval.html")
+    assert ("Left out by the import: comparisons with an empty answer: 6 in the rule "
+            "judge's pairs of models, 25 in the preference votes, 25 in the rule judge's "
+            "votes." in text)
+    assert "(preferences)" not in text and "(model-pairs)" not in text
+
+
+def test_a_dataset_with_its_own_page_links_it(default_site):
+    source = (default_site / "datasets" / "eqbench3.html").read_text()
+    assert '<a href="../eqbench.html">its own page</a>' in source
