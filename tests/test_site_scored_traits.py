@@ -55,3 +55,20 @@ def test_a_model_whose_poems_all_scored_alike_still_has_an_interval(default_site
     row = means[means["source_model"] == "anthropic/claude-3-haiku"].iloc[0]
     assert row["mean"] == 4.0 and row["n_prompts"] == 5
     assert row["ci_low"] < 4.0 - 0.1 and row["ci_high"] > 4.0 + 0.1
+
+
+def test_no_votes_are_derived_from_repeated_answers(default_site, shared_data):
+    """llm-dreams' models wrote two answer sets and poem-eval's five poems to one task
+    (their READMEs): one model's answer set 0 has nothing to do with another's, so no
+    pairwise votes, strengths or ratings are derived from them (a bootstrap over two
+    answer sets gave intervals of next to no width); Behavioral Profiling's models
+    answered the same 50 prompts and keep theirs."""
+    assert len({p.name.rsplit("__", 1)[1] for p in (shared_data / "llm_dreams" / "answers")
+                .glob("*.txt")}) == 2  # answer sets 0 and 1
+    traits = default_site / "data" / "traits"
+    for slug in ("creativity", "agency"):  # llm-dreams, poem-eval
+        assert not (traits / slug / "strengths.csv").exists(), slug
+        assert not (traits / slug / "ratings.csv").exists(), slug
+        assert "Against all other models" not in (default_site / "traits" / f"{slug}.html"
+                                                  ).read_text()
+    assert (traits / "warmth" / "strengths.csv").is_file()

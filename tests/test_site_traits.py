@@ -30,3 +30,15 @@ def test_elo_ranks_follow_the_elo_intervals(default_site, slug):
     for (place, _), elo in zip(ranks, ratings.sort_values("elo", ascending=False)["elo"],
                                strict=True):
         assert place == 1 + int((ratings["elo"] > elo).sum())
+
+
+def test_a_rule_judged_trait_states_its_rule(default_site):
+    """The rule-based judge never reads Feedback Forensics' instruction: the page says
+    what the program checks (the last character is "?", methods.md's communication
+    trait), and the instruction is shown as what an LLM judge would be asked."""
+    source = (default_site / "traits" / "ends-with-a-follow-up-question.html").read_text()
+    facts = source[source.index('<dl class="facts">'):source.index("</dl>")]
+    assert ("<dt>Rule</dt><dd>A program, not a model, checks each response for a question "
+            "mark as its last character" in facts)
+    assert "<dt>Judge instruction</dt>" not in facts
+    assert "(what an LLM judge would be asked)" in facts

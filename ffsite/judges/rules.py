@@ -127,6 +127,40 @@ RULES: tuple[Rule, ...] = (
 )
 RULE_TRAITS: tuple[Trait, ...] = tuple(rule.trait for rule in RULES)
 
+# What each rule's number is, for the trait pages (docs/judges.md has the details).
+FEATURE_WORDS = {
+    "words": "the words",
+    "numbered_list": "a numbered list (at least two numbered items)",
+    "structure_elements": "the headings, list items and table rows, together,",
+    "emphasis_spans": "the bold and italic runs",
+    "emojis": "the emojis",
+    "ends_with_question": "a question mark as its last character",
+    "math_symbols": "the mathematical symbols (operators, Greek letters, super- and "
+                    "subscripts, LaTeX commands)",
+    "pronoun_rate": "the first- and second-person pronouns per 100 words",
+    "references": "the web links, citations such as [1] or (Smith, 2020), and phrases "
+                  "such as \"according to\"",
+}
+_YES_OR_NO = {"numbered_list", "ends_with_question"}
+
+
+def rule_text(trait_id: str) -> str | None:
+    """How the rule-based judge decides the trait, in words (None: no rule decides it)."""
+    rule = next((r for r in RULES if r.trait.id == trait_id), None)
+    if rule is None:
+        return None
+    what = FEATURE_WORDS[rule.feature]
+    if rule.feature in _YES_OR_NO:
+        return (f"A program, not a model, checks each response for {what}: the side "
+                "where it holds wins; both: a tie; neither: the trait does not apply.")
+    side = "fewer" if rule.mirror else "more"
+    margin = f"at least {rule.absolute:g}" + (
+        f" and more than {rule.relative:.0%} of the larger count" if rule.relative else "")
+    floor = (f"; when both have fewer than {rule.floor:g}, the trait does not apply"
+             if rule.floor > 0 else "")
+    return (f"A program, not a model, counts {what} in each response: the side with "
+            f"{side} wins when its lead is {margin}; a smaller lead is a tie{floor}.")
+
 
 def judge_pairs(features_a: pd.DataFrame, features_b: pd.DataFrame) -> pd.DataFrame:
     """Votes for pairs of responses (row i of A against row i of B), one column per trait

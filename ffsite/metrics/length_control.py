@@ -28,10 +28,33 @@ Fits are Firth-penalised maximum likelihood (finite when a model wins or loses e
 comparison, like the Bradley-Terry ratings), solved by Fisher scoring, all models (or
 traits) at once; se from the inverse Fisher information at the solution.  Without the
 penalty (`firth=False`) the fit is plain logistic regression and matches statsmodels'
-(tests/test_length_control.py).
+(tests/test_length_control.py).  A fit the data cannot identify (a trait without a
+single A/B vote, a model whose length difference never varies: its Fisher information
+is singular) has no estimate: its numbers are NaN, never the zeros it started from.
+
+What the numbers rest on:
+
+- **Extrapolated win rates.**  The controlled win rate reads the fitted curve at equal
+  length.  effective_n = 1 / (p (1 - p) se(a)^2), p = sigmoid(a), is the number of
+  comparisons at equal length whose plain win rate would be as precise; it is small when
+  the model's comparisons lie far from equal length, or when the fitted curve jumps
+  there (a near-separated fit: the length term all but decides the verdict), so that few
+  comparisons inform the value at equal length.  A rate is `extrapolated` when its
+  effective_n is below EXTRAPOLATED_SHARE (5%) of the model's comparisons, or when equal
+  length lies outside them altogether (every answer of the model shorter than the
+  reference's, or every one longer: then a and b can run off together and effective_n
+  means nothing).
+- **Too few votes.**  A trait's `valid_votes` are its A/B votes in the fit; a page shows
+  no controlled strength for a trait with fewer than the site's minimum (10).
+- **Length traits.**  `picks_longer` is the share of a trait's A/B votes, on comparisons
+  whose answers differ in length, that pick the longer answer; a trait at or beyond
+  LENGTH_TRAIT_SHARE (95%) either way ("is more verbose", "is more concise") is length
+  itself, and its fit's length effect is not the annotator's (`overall_length_effect`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -39,6 +62,12 @@ from scipy.special import expit
 
 Z95 = 1.959963984540054
 LENGTH_MEASURES = ("characters", "words")
+# A controlled win rate resting on fewer effective comparisons than this share of the
+# model's comparisons is marked extrapolated (module docstring).
+EXTRAPOLATED_SHARE = 0.05
+# A trait whose A/B votes pick the longer answer (or the shorter one) at least this often
+# is length itself (module docstring).
+LENGTH_TRAIT_SHARE = 0.95
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, *, firth: bool = True,
@@ -117,17 +146,34 @@ def _inverse(matrices: np.ndarray) -> np.ndarray:
     return found
 
 
-def length_term(difference: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """tanh(difference / s), s the sample standard deviation (ddof 1) of the difference
-    within each group (pandas' std, as AlpacaEval takes it); the difference itself is
-    not centred.  0 where s is 0 or undefined."""
+def length_scale(difference: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, s: the sample standard deviation (ddof 1) of the difference, pandas' std
+    as AlpacaEval takes it (NaN for a group of fewer than two rows)."""
     count = np.bincount(group, minlength=n_groups).astype(float)
     total = np.bincount(group, difference, n_groups)
     squares = np.bincount(group, difference ** 2, n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = (squares - total ** 2 / count) / (count - 1)
-        scale = np.sqrt(np.maximum(variance, 0.0))[group]
+    return np.sqrt(np.maximum(variance, 0.0))
+
+
+def length_term(difference: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """tanh(difference / s), s the sample standard deviation (ddof 1) of the difference
+    within each group (`length_scale`); the difference itself is not centred.  0 where s
+    is 0 or undefined."""
+    scale = length_scale(difference, group, n_groups)[group]
+    with np.errstate(invalid="ignore"):
         return np.where(scale > 0, np.tanh(difference / np.where(scale > 0, scale, 1)), 0.0)
+
+
+def _identified(beta: np.ndarray, covariance: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(coefficients, standard errors), NaN for every batch whose Fisher information is
+    singular at the solution: its data do not identify the fit, and the coefficients are
+    only where the solver stopped."""
+    se = np.sqrt(np.diagonal(covariance, axis1=1, axis2=2))
+    known = np.isfinite(se).all(axis=1) & np.isfinite(beta).all(axis=1)
+    return (np.where(known[:, None], beta, np.nan), np.where(known[:, None], se, np.nan))
 
 
 def padded(group: np.ndarray, n_groups: int, *columns: np.ndarray) -> list[np.ndarray]:
@@ -148,31 +194,49 @@ def padded(group: np.ndarray, n_groups: int, *columns: np.ndarray) -> list[np.nd
     return out
 
 
+WIN_RATE_COLUMNS = ["model", "n", "lc_win_rate", "lc_low", "lc_high", "length_effect",
+                    "length_effect_low", "length_effect_high", "length_scale", "effective_n",
+                    "extrapolated"]
+
+
 def controlled_win_rates(model: np.ndarray, outcome: np.ndarray, difference: np.ndarray,
                          *, firth: bool = True) -> pd.DataFrame:
     """Per model: its comparisons with the reference (`outcome` 1 win, 0.5 tie, 0 loss;
     `difference` its answer's length minus the reference's; rows with a NaN left out).
     Columns model, n, lc_win_rate, lc_low, lc_high (percent), length_effect (b, the
-    log-odds per unit of tanh(z)), length_effect_low, length_effect_high."""
+    log-odds per unit of tanh(z)), length_effect_low, length_effect_high, length_scale (s,
+    in the difference's unit), effective_n (NaN when equal length lies outside the
+    model's comparisons) and extrapolated (module docstring).  A model whose fit is not
+    identified has NaN numbers and is not marked extrapolated."""
     keep = ~(np.isnan(outcome) | np.isnan(difference)) & pd.notna(model)
     codes, models = pd.factorize(pd.Series(model[keep], dtype=object), sort=True)
     if not len(models):
-        return pd.DataFrame(columns=["model", "n", "lc_win_rate", "lc_low", "lc_high",
-                                     "length_effect", "length_effect_low",
-                                     "length_effect_high"])
+        return pd.DataFrame(columns=WIN_RATE_COLUMNS)
     term = length_term(difference[keep], codes, len(models))
     weight, y, t = padded(codes, len(models), outcome[keep], term)
-    beta, covariance = fit_logistic(np.stack([weight, t], axis=-1), y, weight, firth=firth)
-    se = np.sqrt(np.diagonal(covariance, axis1=1, axis2=2))
+    beta, se = _identified(*fit_logistic(np.stack([weight, t], axis=-1), y, weight,
+                                         firth=firth))
+    n = np.bincount(codes, minlength=len(models))
+    p = expit(beta[:, 0])
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        effective = 1.0 / (p * expit(-beta[:, 0]) * se[:, 0] ** 2)
+    kept = difference[keep]
+    one_side = (np.bincount(codes, kept < 0, len(models)) == n) | (
+        np.bincount(codes, kept > 0, len(models)) == n)  # equal length outside the data
+    effective = np.where(one_side, np.nan, effective)
     return pd.DataFrame({
         "model": np.asarray(models, dtype=object),
-        "n": np.bincount(codes, minlength=len(models)),
-        "lc_win_rate": 100 * expit(beta[:, 0]),
+        "n": n,
+        "lc_win_rate": 100 * p,
         "lc_low": 100 * expit(beta[:, 0] - Z95 * se[:, 0]),
         "lc_high": 100 * expit(beta[:, 0] + Z95 * se[:, 0]),
         "length_effect": beta[:, 1],
         "length_effect_low": beta[:, 1] - Z95 * se[:, 1],
-        "length_effect_high": beta[:, 1] + Z95 * se[:, 1]})
+        "length_effect_high": beta[:, 1] + Z95 * se[:, 1],
+        "length_scale": length_scale(difference[keep], codes, len(models)),
+        "effective_n": effective,
+        "extrapolated": np.isfinite(beta[:, 0]) & (
+            one_side | (effective < EXTRAPOLATED_SHARE * n))})
 
 
 def controlled_strengths(sides: np.ndarray, trait_sides: np.ndarray,
@@ -181,8 +245,11 @@ def controlled_strengths(sides: np.ndarray, trait_sides: np.ndarray,
     preferences `sides` (1 = A preferred, 2 = B, one per decided comparison in the
     trait's scope); `trait_sides` [comparisons, traits]: 1 the trait vote picks A, 2 B,
     0 otherwise, -1 out of the trait's scope; `difference` A's length minus B's (a NaN
-    row is left out).  Columns trait (column number), n, relevance, lc_strength, lc_low,
-    lc_high, length_effect, length_effect_low, length_effect_high."""
+    row is left out).  Columns trait (column number), n, valid_votes (its A/B votes),
+    relevance, lc_strength, lc_low, lc_high, length_effect, length_effect_low,
+    length_effect_high, length_scale (s, in the difference's unit) and picks_longer
+    (module docstring).  A trait whose fit is not identified (no A/B vote) has NaN
+    numbers."""
     usable = ~np.isnan(difference) & ((sides == 1) | (sides == 2))
     in_scope = (trait_sides >= 0) & usable[:, None]
     fitted = np.flatnonzero(in_scope.any(axis=0))  # a trait with no row gets no fit
@@ -194,17 +261,72 @@ def controlled_strengths(sides: np.ndarray, trait_sides: np.ndarray,
     term = length_term(difference[comparison], trait_of, n_traits)
     weight, y, side_x, t = padded(trait_of, n_traits,
                                   (sides[comparison] == 1).astype(float), x, term)
-    beta, covariance = fit_logistic(np.stack([weight, side_x, t], axis=-1), y, weight,
-                                    firth=firth)
-    se = np.sqrt(np.diagonal(covariance, axis1=1, axis2=2))
+    beta, se = _identified(*fit_logistic(np.stack([weight, side_x, t], axis=-1), y, weight,
+                                         firth=firth))
     n = weight.sum(axis=1)
+    votes = (side_x != 0).sum(axis=1)
+    differs = (side_x != 0) & (t != 0)  # t has the sign of the length difference
     with np.errstate(invalid="ignore", divide="ignore"):
-        relevance = np.where(n > 0, (side_x != 0).sum(axis=1) / np.maximum(n, 1), np.nan)
+        relevance = np.where(n > 0, votes / np.maximum(n, 1), np.nan)
+        picks_longer = (side_x * t > 0).sum(axis=1) / differs.sum(axis=1)
     gamma, gamma_se = beta[:, 1], se[:, 1]
     return pd.DataFrame({
-        "trait": fitted, "n": n.astype(np.int64), "relevance": relevance,
+        "trait": fitted, "n": n.astype(np.int64), "valid_votes": votes.astype(np.int64),
+        "relevance": relevance,
         "lc_strength": relevance * (2 * expit(gamma) - 1),
         "lc_low": relevance * (2 * expit(gamma - Z95 * gamma_se) - 1),
         "lc_high": relevance * (2 * expit(gamma + Z95 * gamma_se) - 1),
         "length_effect": beta[:, 2], "length_effect_low": beta[:, 2] - Z95 * se[:, 2],
-        "length_effect_high": beta[:, 2] + Z95 * se[:, 2]})
+        "length_effect_high": beta[:, 2] + Z95 * se[:, 2],
+        "length_scale": length_scale(difference[comparison], trait_of, n_traits),
+        "picks_longer": picks_longer})
+
+
+def length_traits(strengths: pd.DataFrame) -> np.ndarray:
+    """Per row of `controlled_strengths`: True for a trait that is length itself, whose
+    A/B votes pick the longer answer, or the shorter, at least LENGTH_TRAIT_SHARE of the
+    time."""
+    share = strengths["picks_longer"].to_numpy(float)
+    with np.errstate(invalid="ignore"):
+        return (share >= LENGTH_TRAIT_SHARE) | (share <= 1 - LENGTH_TRAIT_SHARE)
+
+
+@dataclass(frozen=True)
+class OverallEffect:
+    """How strongly the annotator follows length, in one line: the middle of several fits'
+    length effects b (`overall_length_effect`)."""
+
+    source: str  # "models": the win-rate fits; "traits": the trait fits
+    median: float
+    low: float  # the smallest of the fits' b
+    high: float  # the largest
+    used: pd.DataFrame  # the rows summarised
+    left_out: pd.DataFrame  # rows with a fit but left out (extrapolated; length traits)
+    scale: float  # the median length scale s of the fits summarised
+
+
+def overall_length_effect(strengths: pd.DataFrame, wins: pd.DataFrame | None = None, *,
+                          min_valid_votes: int = 10) -> OverallEffect | None:
+    """The annotator's length effect as one number.  With win-rate fits (`wins`, rows of
+    `controlled_win_rates`): the median b of the models' fits, those whose controlled
+    rate is extrapolated left out, since those fits are what the controlled win rates
+    come from.  Without (no models, as in HH-RLHF): the median b of the trait fits
+    (`controlled_strengths` rows) with at least `min_valid_votes` A/B votes, the length
+    traits left out (their fits split length between the trait and the length term).
+    None when no fit qualifies."""
+    if wins is not None and len(wins):
+        fitted = wins[np.isfinite(wins["length_effect"].to_numpy(float))]
+        out = fitted["extrapolated"].to_numpy(bool)
+        source = "models"
+    else:
+        fitted = strengths[np.isfinite(strengths["length_effect"].to_numpy(float))
+                           & (strengths["valid_votes"].to_numpy() >= min_valid_votes)]
+        out = length_traits(fitted)
+        source = "traits"
+    used = fitted[~out]
+    if used.empty:
+        return None
+    effects = used["length_effect"].to_numpy(float)
+    return OverallEffect(source, float(np.median(effects)), float(effects.min()),
+                         float(effects.max()), used, fitted[out],
+                         float(np.median(used["length_scale"].to_numpy(float))))

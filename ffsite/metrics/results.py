@@ -634,8 +634,13 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
     ratings = []
     derived_all = derive_votes(scores, registry, condition=baseline)
     prompts = scores.responses.groupby("dataset")["prompt_id"].nunique()
+    # No votes are derived where a dataset's "prompts" are a model's repeated answers to
+    # one task (`units`: llm-dreams' answer sets, poem-eval's poems): one model's answer
+    # set 0 has nothing to do with another's, so pairing them makes no comparison (and a
+    # bootstrap over two of them gave intervals of next to no width).
+    repeated = set(units or ())
     for dataset in sorted(scores.responses["dataset"].unique()):
-        if prompts.get(dataset, 0) < MIN_RATING_PROMPTS:
+        if prompts.get(dataset, 0) < MIN_RATING_PROMPTS or dataset in repeated:
             continue
         derived = derived_all.where((derived_all.comparisons["dataset"] == dataset).to_numpy())
         anchor = anchor_model(derived, preferred_anchor)
@@ -651,9 +656,11 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
             continue
         means, judge_means = unit_intervals(means, judge_means, scores, members, dataset,
                                             unit, registry or Registry())
+    strengths = strength_from_scores(scores, registry, **options)
     return ScoreResults(
         means=means,
-        strengths=strength_from_scores(scores, registry, **options),
+        strengths=strengths[~strengths["dataset"].isin(repeated).to_numpy()].reset_index(
+            drop=True),
         shifts=pressure_shifts(scores, registry, baseline=baseline, **options),
         bend=bend_index(scores, registry, baseline=baseline, **options),
         ratings=pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame(

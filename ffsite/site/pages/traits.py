@@ -7,7 +7,7 @@ import pandas as pd
 
 from ffsite.datasets import DATASETS as ALL_DATASETS
 from ffsite.datasets import TRAIT_SET_NAMES, dataset_name
-from ffsite.judges.rules import RULES_VERSION
+from ffsite.judges.rules import RULES_VERSION, rule_text
 from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import spread
 from ffsite.site import charts
@@ -190,7 +190,8 @@ def build(ctx: SiteContext) -> None:
             quiet = trait.trait_id in board.ranked and not board.ranked[trait.trait_id].signal
             if quiet and has_signal(rated["ci_low"], rated["ci_high"]):
                 elo_table.note = f"{QUIET_STRENGTHS} {elo_table.note}".strip()
-        output.page(page, "trait.html", section=index_page, trait=trait,
+        rule = rule_text(trait.trait_id) if RULES_PREFIX in str(trait.judge) else None
+        output.page(page, "trait.html", section=index_page, trait=trait, rule=rule,
                     model_table=model_table, dataset_table=dataset_table, profile=profile,
                     charts=[profile] if profile else [], elo_table=elo_table)
 
