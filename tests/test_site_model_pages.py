@@ -337,3 +337,24 @@ def test_a_models_elo_ranks_count_the_models_each_trait_rates(default_site):
         assert float(elo) == pytest.approx(mine, abs=1e-3), slug
         assert int(of) == len(board) == 67, slug  # AlpacaEval's rated models
         assert int(place) == 1 + int((board["elo"] > mine).sum()), slug
+
+
+def test_a_model_compared_on_fewer_prompts_says_so(default_site, shared_data):
+    """gemma-2b-it's empty outputs are left out with their comparisons (the data README:
+    22 of AlpacaEval's 25 empty outputs are gemma-2b-it's): its page says how many of the
+    805 instructions it is compared on, counted here from the raw outputs."""
+    outputs = json.loads((shared_data / "alpaca_eval" / "model_outputs" / "gemma-2b-it.json"
+                          ).read_text())
+    reference = json.loads((shared_data / "alpaca_eval" / "model_outputs"
+                            / "gpt4_1106_preview.json").read_text())
+    empty = {o["instruction"] for o in outputs if not o["output"].strip()} | {
+        o["instruction"] for o in reference if not o["output"].strip()}
+    instructions = {o["instruction"] for o in outputs}
+    assert (len(instructions), len(empty)) == (805, 22)
+    text = unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (
+        default_site / "models" / "gemma-2b-it.html").read_text())))
+    assert ("AlpacaEval: 783 of the 805 prompts compared with the reference are compared "
+            "for this model; the others are missing" in text)
+    # A model with every instruction compared carries no such note.
+    assert "prompts compared with the reference are compared for this model" not in (
+        default_site / "models" / "Meta-Llama-3-70B-Instruct.html").read_text()

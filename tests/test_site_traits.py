@@ -35,10 +35,13 @@ def test_elo_ranks_follow_the_elo_intervals(default_site, slug):
 def test_a_rule_judged_trait_states_its_rule(default_site):
     """The rule-based judge never reads Feedback Forensics' instruction: the page says
     what the program checks (the last character is "?", methods.md's communication
-    trait), and the instruction is shown as what an LLM judge would be asked."""
+    trait), below the numbers (a phone's first screen keeps them), and shows the
+    instruction as what an LLM judge would be asked."""
     source = (default_site / "traits" / "ends-with-a-follow-up-question.html").read_text()
     facts = source[source.index('<dl class="facts">'):source.index("</dl>")]
-    assert ("<dt>Rule</dt><dd>A program, not a model, checks each response for a question "
-            "mark as its last character" in facts)
     assert "<dt>Judge instruction</dt>" not in facts
-    assert "(what an LLM judge would be asked)" in facts
+    assert 'a program, not a model (<a href="#rule">its rule</a>)' in facts
+    rule = source[source.index('<h2 id="rule">'):]
+    assert ("<p>A program, not a model, checks each response for a question mark as its "
+            "last character" in rule)
+    assert "Feedback Forensics words the trait for an LLM judge as" in rule

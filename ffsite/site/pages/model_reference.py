@@ -84,13 +84,15 @@ class VersusReference:
     boards: dict[str, tuple[int, bool]]  # per trait: models rated, any disjoint intervals
     indices_of: dict[str, pd.DataFrame]
     rows: dict[str, tuple[int, int]]  # model -> (comparisons with the reference, all)
+    # Per dataset, the prompts its comparisons with the reference cover (any model's).
+    prompts: dict[str, int]
 
     @classmethod
     def create(cls, ctx: SiteContext) -> VersusReference:
         results = ctx.models
         if results.models.empty:
             return cls(pd.DataFrame(columns=["model", "dataset", "comparisons"]), {}, None,
-                       {}, {}, {}, {})
+                       {}, {}, {}, {}, {})
         datasets = sorted(set(ctx.annotations.comparisons["dataset"].astype(object).to_numpy()[
             results.reference.comparison]))
         pool = ExamplePool.create(ctx.annotations, ctx.votes, ctx.labels,
@@ -101,7 +103,8 @@ class VersusReference:
                    dict(tuple(ctx.ratings.groupby("model", sort=False))),
                    trait_boards(ctx.ratings),
                    dict(tuple(ctx.indices.groupby("model", sort=False))),
-                   {m: (int(n), int(a)) for m, n, a in results.models.itertuples(index=False)})
+                   {m: (int(n), int(a)) for m, n, a in results.models.itertuples(index=False)},
+                   reference_prompts(ctx))
 
     def compared(self, ctx: SiteContext, model: str) -> VersusReferenceSection:
         slug, page = model_page(ctx, model)
@@ -132,6 +135,15 @@ class VersusReference:
                   communication.model_table(ctx, model),
                   comparisons_table(ctx, counts, name, slug, page)]
         judge = unrated_by(examples)
+        # A model compared on fewer of a dataset's prompts than the others says so: the
+        # rest are missing (AlpacaEval's import leaves out comparisons with an empty
+        # answer: 22 of gemma-2b-it's), not hidden.
+        missing = tuple(
+            f"{dataset_name(d)}: {n:,} of the {self.prompts[d]:,} prompts compared with the "
+            "reference are compared for this model; the others are missing (the dataset's "
+            "page lists what its import left out, such as comparisons with an empty answer)."
+            for d, n in zip(counts["dataset"], counts["comparisons"], strict=True)
+            if n < self.prompts.get(d, 0))
         return VersusReferenceSection(
             id=SECTION_ID, heading=(f"Text statistics ({where}, rule-based judge)" if rules
                                     else f"Traits against the reference ({where})"),
@@ -142,9 +154,9 @@ class VersusReference:
             charts=(profile,),
             # The preference judge asked about these pairs but rated none (AlpacaEval's
             # judge rated only some models): said once, in plain words.
-            notes=(f"No preference on these pairs: the preference judge, {judge}, did not "
-                   "rate them (it rated the comparisons of only some models).",)
-            if judge else (),
+            notes=((f"No preference on these pairs: the preference judge, {judge}, did not "
+                    "rate them (it rated the comparisons of only some models).",)
+                   if judge else ()) + missing,
             rules=rules, reference_name=reference_name(ctx),
             reference_page=reference_page(ctx), n_reference=n_reference, n_all=n_all,
             sources=credits(datasets),
@@ -152,6 +164,16 @@ class VersusReference:
             least=listed_traits(findings[findings["strength"] <= -NOT_ZERO].sort_values(
                 "strength").head(TOP)),
             examples=examples, summaries=run_summaries(ctx, model))
+
+
+def reference_prompts(ctx: SiteContext) -> dict[str, int]:
+    """Per dataset, how many prompts its comparisons with the reference cover."""
+    reference = ctx.models.reference
+    comparisons = ctx.annotations.comparisons
+    frame = pd.DataFrame({
+        "dataset": comparisons["dataset"].astype(object).to_numpy()[reference.comparison],
+        "prompt": comparisons["prompt_id"].astype(object).to_numpy()[reference.comparison]})
+    return {str(d): int(n) for d, n in frame.groupby("dataset")["prompt"].nunique().items()}
 
 
 def credits(datasets: list[str]) -> tuple[Credit, ...]:
