@@ -13,7 +13,6 @@ from ffsite.metrics.ranking import (
     grouped_rank_ranges,
     has_signal,
     interval_draws,
-    interval_ranks,
     mirror_traits,
     monotone,
     places,
@@ -25,24 +24,6 @@ from ffsite.metrics.ranking import (
 from ffsite.metrics.ratings import FIRST_WINS, SECOND_WINS, TIE, rate_trait
 
 NAN = float("nan")
-
-
-def test_ranks_share_where_intervals_overlap():
-    # Intervals: A [0.5, 0.7], B [0.6, 0.8], C [0.1, 0.55], D [0.0, 0.2], E [-0.5, -0.3].
-    low = np.array([0.5, 0.6, 0.1, 0.0, -0.5])
-    high = np.array([0.7, 0.8, 0.55, 0.2, -0.3])
-    # Highest first: above A nobody (B overlaps); above B nobody; above C: B (0.6 > 0.55);
-    # above D: A, B (C overlaps, 0.1 < 0.2); above E: all four.
-    assert interval_ranks(low, high).tolist() == [1, 1, 2, 3, 5]
-    # Lowest first: below E nobody; below D: E; below C: E (D overlaps: 0.2 > 0.1);
-    # below A: D, E (C overlaps: 0.55 > 0.5); below B: C (0.55 < 0.6), D, E.
-    assert interval_ranks(low, high, highest_first=False).tolist() == [3, 4, 2, 2, 1]
-
-
-def test_touching_intervals_overlap_and_unknown_bounds_get_no_rank():
-    low = np.array([1.0, 0.0, NAN])
-    high = np.array([2.0, 1.0, NAN])
-    assert interval_ranks(low, high).tolist() == [1, 1, 0]  # [0, 1] touches [1, 2]
 
 
 # ------------------------------------------------------------ ranks with their ranges
@@ -170,8 +151,10 @@ def test_rating_ranks_do_not_depend_on_the_anchor():
     for rated in by_anchor[1:]:
         assert rated.rank_low.tolist() == by_anchor[0].rank_low.tolist()
         assert rated.rank_high.tolist() == by_anchor[0].rank_high.tolist()
-    # The older rule changes with the anchor: models near it look sure.
-    old = [interval_ranks(r.ci_low, r.ci_high).tolist() for r in by_anchor]
+    # The older rule (1 + the models whose interval lies wholly above) changes with the
+    # anchor: models near it look sure.
+    old = [(1 + (r.ci_low[None, :] > r.ci_high[:, None]).sum(axis=1)).tolist()
+           for r in by_anchor]
     assert len({tuple(o) for o in old}) > 1
 
 

@@ -15,9 +15,9 @@ the site's (docs/uncertainty.md, "Ranks"):
   (`monotone`): in a table sorted by the estimate no range starts or ends above the
   one before.  Where several models' ranges reach first place, they are "tied" for it
   (`tied_at_top`).
-- `interval_ranks` is the older rule, 1 + the models whose interval lies wholly above
-  (no page shows it now); it is not monotone when intervals differ in width, and
-  an anchor's zero-width interval makes every model above it "surely higher".
+- The older rule, 1 + the models whose interval lies wholly above, is gone: it is not
+  monotone when intervals differ in width, and an anchor's zero-width interval makes
+  every model above it "surely higher".
 - a trait shows a signal when its intervals say something: measured against a null
   value (a strength against the reference: 0), some model's interval lies wholly
   outside null ± band; without a null (means, Elo), some two models' intervals are
@@ -242,30 +242,6 @@ def grouped_rank_ranges(frame: pd.DataFrame, by: list[str], value: str, low: str
         ranges = rank_ranges(values[positions], low=lows[positions], high=highs[positions])
         found[positions] = np.column_stack([ranges.rank, ranges.low, ranges.high])
     return pd.DataFrame(found, index=frame.index, columns=["rank", "rank_low", "rank_high"])
-
-
-def interval_ranks(low: np.ndarray, high: np.ndarray, *, highest_first: bool = True
-                   ) -> np.ndarray:
-    """Per model, 1 + the number of models whose interval lies wholly above its own
-    (wholly below, with highest_first=False).  NaN bounds never count as above or below,
-    and a model with a NaN bound gets rank 0 (no rank)."""
-    low, high = np.asarray(low, float), np.asarray(high, float)
-    # beyond[this, other]: the other model is surely higher (lower)
-    beyond = (low[None, :] > high[:, None]) if highest_first else (
-        high[None, :] < low[:, None])
-    ranks = 1 + beyond.sum(axis=1)
-    ranks[np.isnan(low) | np.isnan(high)] = 0
-    return ranks
-
-
-def grouped_interval_ranks(frame: pd.DataFrame, by: list[str], low: str = "ci_low",
-                           high: str = "ci_high") -> pd.Series:
-    """`interval_ranks` (highest first) within each group of `frame`'s rows."""
-    lows, highs = frame[low].to_numpy(float), frame[high].to_numpy(float)
-    ranks = np.zeros(len(frame), np.int64)
-    for positions in frame.groupby(by, sort=False, dropna=False).indices.values():
-        ranks[positions] = interval_ranks(lows[positions], highs[positions])
-    return pd.Series(ranks, index=frame.index)
 
 
 def has_signal(low: np.ndarray, high: np.ndarray, *, null: float | None = None,
