@@ -217,3 +217,13 @@ def test_cards_mark_models_with_near_empty_dreams(default_site, shared_data):
     talkie = [entry for entry in entries if "talkie" in entry.lower()]
     assert talkie and all('title="7 of its 30 dreams are near-empty' in entry
                           for entry in talkie)
+
+
+def test_a_single_judges_dataset_does_not_promise_agreement(default_site):
+    html = re.sub(r"\s+", " ", (default_site / "index.html").read_text())
+    poems = html[html.index('id="poem-eval-heading"'):]
+    poems = poems[:poems.index("<h2")] if "<h2" in poems else poems
+    dreams = html[html.index('id="llm-dreams-heading"'):html.index('id="poem-eval-heading"')]
+    assert "How steady its one judge is from one answer to the next" in poems
+    assert "How far its judges agree and which of them rate themselves" in dreams
+    assert "share a rank" not in html  # ranks come with ranges

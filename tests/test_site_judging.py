@@ -39,3 +39,24 @@ def test_an_example_where_the_judge_is_a_side_says_so(default_site):
         sides = re.search(r"<summary><h3>[^:]*: (.*?) vs (.*?)</h3>", article).groups()
         said = f"{EQ_JUDGE} is this dataset's judge: here it judged its own transcript"
         assert (said in article.replace("&#39;", "'")) == (EQ_JUDGE in sides), sides
+
+
+def test_ratings_and_pressure_summaries_name_the_self_judges(default_site):
+    ratings = re.sub(r"\s+", " ", (default_site / "ratings.html").read_text())
+    section = ratings[ratings.index('id="ratings-behavioral_profiling"'):]
+    section = section[:section.index("</section>")]
+    for name in sorted(PANEL):
+        assert name in section[section.index('<span class="badge">judge</span>'):], name
+    # Votes derived from scores: the intervals treat one prompt's matches as independent.
+    assert "narrower than the data allow" in section
+    eq = ratings[ratings.index('id="ratings-eqbench3"'):]
+    eq = eq[:eq.index("</section>")]
+    assert f'<span class="badge">judge</span> {EQ_JUDGE} is rated here' in eq
+    assert "narrower than the data allow" not in eq  # the judge's own verdicts
+    pressure = (default_site / "pressure.html").read_text()
+    most = re.findall(r"<li>Bend most: (.*?)</li>", pressure)
+    assert most and any("DeepSeek-R1" in line for line in most)
+    for line in most:
+        for name in re.findall(r'<a href="[^"]*">([^<]*)</a>', line):
+            marked = re.search(re.escape(name) + r'</a> <span class="badge"', line)
+            assert bool(marked) == (name in PANEL), (name, line)

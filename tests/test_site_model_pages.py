@@ -358,3 +358,16 @@ def test_a_model_compared_on_fewer_prompts_says_so(default_site, shared_data):
     # A model with every instruction compared carries no such note.
     assert "prompts compared with the reference are compared for this model" not in (
         default_site / "models" / "Meta-Llama-3-70B-Instruct.html").read_text()
+
+
+def test_a_section_without_derived_votes_shows_no_strength_column(default_site):
+    """Votes are derived from Behavioral Profiling's shared prompts, not from llm-dreams'
+    repeated answer sets: gpt-4.1's page shows the strength column in the first section
+    only, never an empty one."""
+    page = (default_site / "models" / "gpt-4.1.html").read_text()
+    sections = re.findall(r'<section class="model-section" id="personality[^"]*".*?</section>',
+                          page, flags=re.S)
+    by_heading = {re.search(r"<h2[^>]*>([^<]*)</h2>", s).group(1): s for s in sections}
+    assert "Strength vs others" in by_heading["Judged personality (Behavioral Profiling)"]
+    dreams = by_heading["Judged personality (llm-dreams)"]
+    assert "Strength vs others" not in dreams and "derived from the scores" not in dreams

@@ -24,9 +24,9 @@ def words(site, page: str) -> str:
     """A page's main text, tags removed, spaces collapsed."""
     main = re.search(r"<main[^>]*>(.*)</main>", html(site, page), re.S).group(1)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", main))
-    for mark in ".,:;":
+    for mark in ".,:;)":
         text = text.replace(" " + mark, mark)
-    return text.replace("&#39;", "'")
+    return text.replace("( ", "(").replace("&#39;", "'")
 
 
 def csv_rows(site, name: str) -> list[dict]:
@@ -95,11 +95,11 @@ def test_the_summary_is_computed_from_the_data(site):
     assert "Hold best: c 0.00 (0.00–0.00), b 1.00 (0.50–1.50), Alpha One 1.25 (0.50–2.00)" \
         in text
     # Average authority shift: deep (1 + 1.5 + 0) / 3 = +0.83, warm (−1.5 + 0.5 + 0) / 3.
-    assert ("Deep rises by +0.83 points on average, for 2 of 3 models (0 clearly: interval "
-            "above zero); Warm falls by -0.33 points on average, for 1 of 3 models (1 "
+    assert ("Deep rises (+0.83 points on average), for 2 of 3 models (0 clearly: interval "
+            "above zero); Warm falls (-0.33 points on average), for 1 of 3 models (1 "
             "clearly: interval below zero)") in text
     # Under urgency warm moves (+0.25 on average), deep not at all: not listed.
-    assert ("Traits that move most: Warm rises by +0.25 points on average, for 1 of 2 models "
+    assert ("Traits that move most: Warm rises (+0.25 points on average), for 1 of 2 models "
             "(0 clearly: interval above zero). Across conditions") in text
     # One model in a quarter of three; c bends least under both conditions, alpha most.
     assert ("counting the 1 model that bends least, or most, under each: steadiest under at "

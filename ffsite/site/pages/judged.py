@@ -166,6 +166,7 @@ class MoreJudged:
     n_models: int
     glances: list[Glance]
     source: tuple[str, str, str] | None
+    n_judges: int = 1
 
 
 def more_judged(ctx: SiteContext, page: str) -> list[MoreJudged]:
@@ -185,5 +186,6 @@ def more_judged(ctx: SiteContext, page: str) -> list[MoreJudged]:
         judge = (f"{dataset.panel}, the mean of {len(dataset.judges)} judges"
                  if dataset.panel else ", ".join(dataset.judges))
         found.append(MoreJudged(dataset.id.replace("_", "-"), dataset.name, dataset.measures,
-                                judge, len(names), glances, dataset.source))
+                                judge, len(names), glances, dataset.source,
+                                len(dataset.judges)))
     return found

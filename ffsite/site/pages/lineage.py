@@ -336,7 +336,11 @@ def shifts_table(ctx: SiteContext, page: str) -> Table | None:
             Cell(f"{name(row.earlier)} → {name(row.later)}"),
             change_cell(kind, row, name(row.earlier), name(row.later)),
             Cell(f"{number(row.earlier_value, 0 if kind == 'Elo' else 2)} → "
-                 f"{number(row.later_value, 0 if kind == 'Elo' else 2)}")])
+                 f"{number(row.later_value, 0 if kind == 'Elo' else 2)}"
+                 + (" Elo" if kind == "Elo" else ""))])
+    anchors = sorted({ctx.registry.display_name(ctx.pairwise[d].anchor) for d in top["dataset"]
+                      if kind_of(lineage, d) == "Elo" and d in ctx.pairwise
+                      and ctx.pairwise[d].anchor})
     return Table("shifts", "Largest personality shifts between releases (real ones only, "
                  f"the {SHIFTS} largest per dataset and judge)", [
                      Column("dataset", "Dataset · judge", numeric=False),
@@ -347,4 +351,7 @@ def shifts_table(ctx: SiteContext, page: str) -> Table | None:
                             "interval"),
                      Column("values", "Before → after", numeric=False)], rows,
                  note=RULE + " Sizes are compared only within one dataset and judge, "
-                 "whose numbers share a scale.")
+                 "whose numbers share a scale." + (
+                     " Elo: ffsite's Bradley–Terry rating of the judge's verdicts, "
+                     f"{' and '.join(anchors)} fixed at 1000 (not the scale a dataset publishes)."
+                     if anchors else ""))

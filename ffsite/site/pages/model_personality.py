@@ -50,6 +50,7 @@ class PersonalitySection(Section):
     interval: str  # how the 95% interval is made
     models: int  # the models the judge scored: ranks are among them
     source: Credit | None
+    derived: bool = True  # votes were derived from its scores (not from repeated answers)
     pressure_page: str = PRESSURE_PAGE
 
 
@@ -142,7 +143,8 @@ class JudgedScores:
                           "how far every model's do (Methodology: “Means over a model's "
                           "repeated answers”)"
                           if record and record.unit else "resamples the prompts"),
-                models=int(part["models_ranked"].max()), source=source_credit(dataset)))
+                models=int(part["models_ranked"].max()), source=source_credit(dataset),
+                derived=bool(part["strength_derived_from_scores"].notna().any())))
         return found
 
     def pressure(self, ctx: SiteContext, model: str
@@ -212,6 +214,8 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
     record = find(str(part["dataset"].iloc[0]))
     unit = record.unit_label if record else "prompt"
     models = int(part["models_ranked"].max())
+    # No strengths where no votes were derived (a dataset of repeated answers).
+    derived = bool(part["strength_derived_from_scores"].notna().any())
     rows = []
     for (trait, trait_id, mean, low, high, below, n, rank, ranked, rank_low, rank_high,
          strength, strength_low, strength_high, prompts
@@ -220,11 +224,18 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
             Cell(trait, href=link(page, ctx.slugs.page(TRAITS, trait_id)), header=True),
             below_floor(estimate_cell(mean, low, high, what="mean score"), below, n),
             rank_cell(rank, ranked, rank_low, rank_high),
-            estimate_cell(strength, strength_low, strength_high, signs=True,
-                          css=heat_class(strength), what="strength derived from scores"),
+            *([estimate_cell(strength, strength_low, strength_high, signs=True,
+                             css=heat_class(strength), what="strength derived from scores")]
+              if derived else []),
             count_cell(prompts)])
-    return Table(table_id, f"Mean score per trait{' at ' + condition if condition else ''}, "
-                 "and strength against the other models (derived from scores)", [
+    strength_column = [Column("strength", "Strength vs others (derived from scores)",
+                              cue="higher = shown more than the others",
+                              title="(wins − losses) / comparisons against every other "
+                                    "model on the same prompts, from votes derived from "
+                                    "the scores")] if derived else []
+    return Table(table_id, f"Mean score per trait{' at ' + condition if condition else ''}"
+                 + (", and strength against the other models (derived from scores)"
+                    if derived else ""), [
                      Column("trait", "Trait", numeric=False),
                      Column("mean", "Mean score", cue=CUE_MORE,
                             title="the average of the panel's scores over the prompts"),
@@ -232,10 +243,7 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
                             title=f"place among the {models} scored models by the mean; "
                             "under it, the 95% range of the rank over the bootstrap "
                             "resamples"),
-                     Column("strength", "Strength vs others (derived from scores)",
-                            cue="higher = shown more than the others",
-                            title="(wins − losses) / comparisons against every other model "
-                                  "on the same prompts, from votes derived from the scores"),
+                     *strength_column,
                      Column("prompts", "Prompts" if unit == "prompt" else f"{unit.capitalize()}s")],
                  rows, download,
                  note=FLOOR_NOTE if part["below_rubric_floor"].any() else "")

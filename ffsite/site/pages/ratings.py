@@ -14,6 +14,7 @@ from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import DEFAULT_INDICES
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import self_judges
 from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.home import trait_order
@@ -89,6 +90,8 @@ class JudgedRatings:
     chart: Chart
     download: Download
     traits: list[tuple[str, str | None]]  # (label, trait page)
+    self_judged: list[str]  # rated models that are its judges too (they rated themselves)
+    derived: bool = False  # its matches are votes derived from scores, not a judge's
 
 
 def judged_ratings(ctx: SiteContext, page: str) -> list[JudgedRatings]:
@@ -132,10 +135,15 @@ def judged_ratings(ctx: SiteContext, page: str) -> list[JudgedRatings]:
         download = ctx.output.data(f"ratings-{slug}", ratings.drop(
             columns=[c for c in ("description",) if c in ratings]),
             f"{dataset_name(dataset)}: Elo per trait and model", page)
+        rated = set(ratings["model"])
         found.append(JudgedRatings(slug, dataset_name(dataset), ", ".join(judges), how,
                                    anchor_name, figure, download,
                                    [(str(ctx.labels.get(t, t)),
-                                     link(page, ctx.slugs.page(TRAITS, t))) for t in traits]))
+                                     link(page, ctx.slugs.page(TRAITS, t))) for t in traits],
+                                   sorted(ctx.registry.display_name(m) for (d, m) in
+                                          ctx.prepared(self_judges) if d == dataset
+                                          and m in rated),
+                                   derived=dataset not in ctx.pairwise))
     return found
 
 
