@@ -181,7 +181,7 @@ def text_section(ctx: SiteContext) -> Section | None:
     the traits the leaderboard shows, paired by prompt."""
     long = ctx.models.traits
     models = list(ctx.models.models["model"])
-    order = leaderboard_traits(ctx).shown
+    order = ctx.prepared(leaderboard_traits).shown
     if len(models) < 2 or not order:
         return None
     value, low, high = _grid(long, models, order, "strength", "strength_low",

@@ -51,7 +51,7 @@ def build(ctx: SiteContext) -> None:
                            if (section.dataset, m) in judging_itself]})
     first, second = default_pair(found, models)
     index["first"], index["second"] = first, second
-    board = leaderboard_traits(ctx)
+    board = ctx.prepared(leaderboard_traits)
     mirrored = [(ctx.labels[m], ctx.labels[k]) for m, k in board.mirrors.items()]
     ctx.output.page(page, "compare.html", section=page, index=json_script(index),
                     models=list(zip(models, index["names"], strict=True)), first=first,

@@ -96,7 +96,7 @@ def build(ctx: SiteContext) -> None:
     results = ctx.models
     output = ctx.output
     page = page_path("index")
-    board = leaderboard_traits(ctx)
+    board = ctx.prepared(leaderboard_traits)
     shown = board.shown
     long = results.traits
     output.data("models", with_meta(results.models, ctx.registry), "Models", page)

@@ -17,7 +17,7 @@ from ffsite.site.context import SiteContext
 from ffsite.site.judging import self_judges
 from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
-from ffsite.site.pages.home import trait_order
+from ffsite.site.pages.home import leaderboard_traits, trait_order
 from ffsite.site.render import number
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
@@ -73,6 +73,9 @@ def build(ctx: SiteContext) -> None:
                 rating_download=rating_download,
                 indices=[i for i in DEFAULT_INDICES if i.name in names],
                 trait_labels=ctx.labels,
+                # A member that mirrors another (is more concise: minus is more verbose)
+                # is the same measurement counted twice: the index list says so.
+                mirrors=ctx.prepared(leaderboard_traits).mirrors,
                 reference=ctx.config.reference_model,
                 resamples=ctx.config.rating_resamples, elo_note=ELO_NOTE)
 

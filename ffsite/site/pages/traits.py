@@ -136,7 +136,7 @@ def build(ctx: SiteContext) -> None:
     output.page(index_page, "traits.html", section=index_page, table=table,
                 sets=trait_sets(ctx))
 
-    board = leaderboard_traits(ctx)
+    board = ctx.prepared(leaderboard_traits)
     models_of = dict(tuple(by_model.groupby("trait_id", sort=False)))
     datasets_of = dict(tuple(ctx.dataset_traits.groupby("trait_id", sort=False)))
     ratings_of = dict(tuple(ctx.ratings.groupby("trait_id", sort=False)))
