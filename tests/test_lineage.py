@@ -16,6 +16,7 @@ from ffsite.metrics.lineage import (
     largest_changes,
     lineage_results,
     mover_interval,
+    refit_differences,
     release_changes,
     release_order,
     successive_pairs,
@@ -156,3 +157,24 @@ def test_lineage_results_pick_the_baseline_and_pair_only_where_asked(tmp_path):
     assert changes.loc["e", ["change", "ci_low", "ci_high"]].tolist() == pytest.approx(
         [100.0, 50.0, 150.0])
     assert set(lineage.estimates["kind"]) == {"mean", "Elo"}
+
+
+def test_refit_differences_are_the_percentiles_of_the_paired_refits():
+    """Two releases rated in one fit: the change's interval is the 2.5 and 97.5
+    percentiles of (later - earlier) over the same refits (numpy's percentile here),
+    narrower than their own intervals treated as independent when the refits move
+    together; a model the fit did not rate gets no paired interval."""
+    rng = np.random.default_rng(3)
+    shared = rng.normal(0, 40, 400)  # what moves both ratings in a refit
+    drawn = np.column_stack([1000 + shared + rng.normal(0, 5, 400),
+                             1050 + shared + rng.normal(0, 5, 400), np.zeros(400)])
+    pairs = pd.DataFrame({"family": "F", "dataset": "d", "judge": "J", "trait_id": "t",
+                          "earlier": ["old", "old"], "later": ["new", "unrated"]})
+    refits = {"d": {"t": (np.array(["old", "new", "anchor"], dtype=object), drawn)}}
+    found = refit_differences(pairs, refits)
+    assert len(found) == 1 and found.iloc[0]["later"] == "new"
+    low, high = np.percentile(drawn[:, 1] - drawn[:, 0], [2.5, 97.5])
+    assert found.iloc[0]["ci_low"] == pytest.approx(low)
+    assert found.iloc[0]["ci_high"] == pytest.approx(high)
+    assert high - low < 0.3 * (np.percentile(drawn[:, 0], 97.5)
+                               - np.percentile(drawn[:, 0], 2.5))

@@ -11,6 +11,7 @@ from html import unescape
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from site_fixture import REPO
@@ -178,3 +179,21 @@ def test_every_marked_change_on_the_site_prints_an_interval_that_excludes_zero(
     stress = next(row for row in cells(html, "changes-llm-dreams")
                   if row[0] == "Work-related Stress")
     assert stress[1] == "▼ -1.24 | -2.48 to -0.002"
+
+
+def test_elo_changes_are_paired_by_the_fits_refits(default_site):
+    """EQ-Bench 3's ratings of two releases come from one fit: their changes are paired
+    by its refits, and each such interval is no wider than the one the two ratings' own
+    intervals give as if independent (MOVER, written out here)."""
+    changes = pd.read_csv(default_site / "data" / "lineage-changes.csv")
+    eq = changes[changes["dataset"] == "eqbench3"]
+    assert len(eq) and (eq["method"] == "paired bootstrap").all()
+    releases = pd.read_csv(default_site / "data" / "lineage-releases.csv")
+    own = releases[releases["dataset"] == "eqbench3"].set_index(["trait_id", "model"])
+    for row in eq.itertuples():
+        v1, l1, u1 = own.loc[(row.trait_id, row.earlier), ["value", "ci_low", "ci_high"]]
+        v2, l2, u2 = own.loc[(row.trait_id, row.later), ["value", "ci_low", "ci_high"]]
+        width = (((v2 - l2) ** 2 + (u1 - v1) ** 2) ** 0.5
+                 + ((u2 - v2) ** 2 + (v1 - l1) ** 2) ** 0.5)
+        assert row.ci_high - row.ci_low <= width + 1e-9, row
+        assert row.real == (row.ci_low > 0 or row.ci_high < 0)

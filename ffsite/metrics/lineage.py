@@ -13,10 +13,12 @@ is always between two numbers of one dataset, one judge (or declared panel) and 
 trait, never across judges.
 
 The change's 95% interval is either
-- **paired** (`paired` rows, from the caller): the same bootstrap resamples of prompts
-  behind both releases' means, the interval being the percentiles of the resampled
-  difference (`from_scores.paired_mean_differences`), for datasets whose models answered
-  the same prompts; or
+- **paired** (`paired` rows): the same bootstrap resamples behind both releases'
+  numbers, the interval being the percentiles of the resampled difference: of prompts
+  behind two means (`from_scores.paired_mean_differences`), for datasets whose models
+  answered the same prompts, or of the refits behind two Elo ratings of one
+  Bradley-Terry fit (`refit_differences`), whose difference does not depend on the
+  anchor; or
 - **independent** (otherwise): the MOVER interval of Zou & Donner (2008) for a
   difference of two independent estimates, from their own intervals:
       L = d - sqrt((v2 - l2)^2 + (u1 - v1)^2),  U = d + sqrt((u2 - v2)^2 + (v1 - l1)^2)
@@ -39,6 +41,7 @@ import pandas as pd
 
 from ffsite.format import Scores
 from ffsite.metrics.from_scores import paired_mean_differences
+from ffsite.metrics.resampling import nan_quantiles
 from ffsite.models import Model, Registry
 
 KEY = ["dataset", "judge", "trait_id"]
@@ -142,6 +145,33 @@ def release_changes(estimates: pd.DataFrame, pairs: pd.DataFrame,
     return frame[list(CHANGE_COLUMNS)].reset_index(drop=True)
 
 
+def refit_differences(pairs: pd.DataFrame,
+                      refits: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
+                      level: float = 0.95) -> pd.DataFrame:
+    """Paired intervals (dataset, judge, trait_id, earlier, later, ci_low, ci_high) of the
+    `pairs` whose two releases are rated in one fit: `refits[dataset][trait]` = (the
+    rated models, their bootstrap Elo [refits, models]); the percentiles of the refits'
+    differences, later minus earlier."""
+    frames = []
+    for (dataset, trait), own in pairs.groupby(["dataset", "trait_id"], sort=True):
+        found = refits.get(dataset, {}).get(trait)
+        if found is None:
+            continue
+        rated, drawn = found
+        column = pd.Index(list(rated))
+        earlier = column.get_indexer(own["earlier"])
+        later = column.get_indexer(own["later"])
+        keep = (earlier >= 0) & (later >= 0)
+        if not keep.any():
+            continue
+        difference = (np.asarray(drawn, float)[:, later[keep]]
+                      - np.asarray(drawn, float)[:, earlier[keep]])
+        low, high = nan_quantiles(difference, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        frames.append(own[keep][[*KEY, "earlier", "later"]].assign(ci_low=low, ci_high=high))
+    columns = [*KEY, "earlier", "later", "ci_low", "ci_high"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
 def largest_changes(changes: pd.DataFrame, per_key: int = 3) -> pd.DataFrame:
     """The real changes largest in size, `per_key` per (dataset, judge): sizes are
     compared only within one dataset and judge, whose numbers share a scale."""
@@ -165,14 +195,16 @@ class Lineage:
 def lineage_results(means: pd.DataFrame, ratings: Mapping[str, pd.DataFrame],
                     trait_judges: Mapping[str, str], registry: Registry, *,
                     scores: Scores | None = None, paired_datasets: Iterable[str] = (),
-                    baseline: str = "baseline", n_bootstrap: int = 1000, seed: int = 0
-                    ) -> Lineage:
+                    refits: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]]
+                    | None = None, baseline: str = "baseline", n_bootstrap: int = 1000,
+                    seed: int = 0) -> Lineage:
     """The lineage of every family from judge-score means (`from_scores.MEAN_COLUMNS`:
     the `baseline` condition of a dataset that has one, else its only one) and Elo
     ratings (per dataset, RATING_COLUMNS; each trait's judge from `trait_judges`).
     Changes of `paired_datasets` (whose models answered the same prompts, with means
     bootstrapped over them) get paired intervals from `scores`, the scores behind
-    `means`, with the same `n_bootstrap` and `seed`."""
+    `means`, with the same `n_bootstrap` and `seed`; the Elo changes of a dataset in
+    `refits` (per trait, its ratings' bootstrap refits) get them from the refits."""
     has_baseline = set(means.loc[means["condition"] == baseline, "dataset"])
     chosen = means[np.where(means["dataset"].isin(has_baseline),
                             means["condition"] == baseline, means["condition"] == "")]
@@ -199,4 +231,7 @@ def lineage_results(means: pd.DataFrame, ratings: Mapping[str, pd.DataFrame],
         paired = paired_mean_differences(
             scores, registry, wanted.assign(condition=wanted["dataset"].map(conditions)),
             n_bootstrap=n_bootstrap, seed=seed)
+    if refits:
+        rated = refit_differences(pairs[pairs["dataset"].isin(set(refits))], refits)
+        paired = rated if paired is None else pd.concat([paired, rated], ignore_index=True)
     return Lineage(order, estimates, release_changes(estimates, pairs, paired))

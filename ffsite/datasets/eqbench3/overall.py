@@ -25,7 +25,7 @@ from ffsite.metrics.ratings import trait_refits
 from ffsite.metrics.results import trait_agreement, trait_votes
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
-from ffsite.site.judging import judge_badge
+from ffsite.site.judging import judge_badge, self_judges
 from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.render import number, signed
@@ -101,7 +101,8 @@ def overall(ctx: SiteContext) -> Overall | None:
                    spearman(both["rating"], both["bt"]), shift,
                    float(np.median(np.abs(both["difference"] - shift))),
                    float(np.median((both["ci_high"] - both["ci_low"]) / 2)),
-                   reasons(both, shift), tuple(frame.set_index("model").loc[
+                   reasons(both, shift, {m for d, m in ctx.prepared(self_judges)
+                                         if d == DATASET}), tuple(frame.set_index("model").loc[
                        anchors[0], ["matchup_share", "verdict_share"]].astype(float)))
 
 
@@ -123,7 +124,8 @@ def shares(votes: pd.DataFrame, comparisons: pd.DataFrame, games: pd.DataFrame
     return {"verdict_share": verdict, "matchup_share": matchup}
 
 
-def reasons(frame: pd.DataFrame, shift: float) -> list[str]:
+def reasons(frame: pd.DataFrame, shift: float, judges: set[str] = frozenset()
+            ) -> list[str]:
     """A sentence per model whose two ratings are apart by more than APART points beyond
     the common shift, saying what in the data puts it there."""
     found = []
@@ -146,6 +148,9 @@ def reasons(frame: pd.DataFrame, shift: float) -> list[str]:
                      "over all the criteria)")
         else:
             said += " (its wins are by wide margins, and on more criteria than overall EQ)"
+        if r.model in judges:
+            said += (f"; {r.model_name} is the judge here, and these are its verdicts on "
+                     "its own transcripts")
         found.append(said + ".")
     return found
 

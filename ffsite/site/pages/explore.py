@@ -76,7 +76,8 @@ def default_table(ctx: SiteContext, data) -> Table | None:
             finding = votes >= ctx.min_valid
             row.append(Cell(signed(value), sort_value(float(value)),
                             css=heat_class(value, finding),
-                            title=None if finding else f"only {votes} valid votes",
+                            title=None if finding else
+                            f"only {votes} valid vote{'' if votes == 1 else 's'}",
                             interval=None if low != low else f"{signed(low)} to "
                             f"{signed(high)}"))
         rows.append(row)

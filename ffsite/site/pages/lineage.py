@@ -39,9 +39,10 @@ from ffsite.site.views import (
 LINEAGE = "lineage"  # the index page, and the folder of the family pages
 RULE = ("▲/▼: a real change, its 95% interval excluding 0. The interval is paired where "
         "both releases answered the same prompts and their means are bootstrapped over "
-        "them (the same resamples for both), else made from the two releases' own "
-        "intervals as if independent (MOVER, Zou & Donner 2008), which is wide when they "
-        "share prompts. Each interval is for one change on its own: of many changes that "
+        "them, or where both are rated in one Bradley–Terry fit (the same resamples or "
+        "refits for both), else made from the two releases' own intervals as if "
+        "independent (MOVER, Zou & Donner 2008), which is wide when they share prompts. "
+        "Each interval is for one change on its own: of many changes that "
         "are truly zero, about one in 20 would still be marked.")
 SHIFTS = 3  # the largest real changes the home page lists per dataset and judge
 
@@ -56,6 +57,7 @@ def lineage_data(ctx: SiteContext) -> Lineage:
     return results.lineage_results(
         ctx.score_results.means, {d: p.ratings for d, p in ctx.pairwise.items()}, judges,
         ctx.registry, scores=ctx.scores, paired_datasets=sorted(present - set(UNITS)),
+        refits={d: p.refits for d, p in ctx.pairwise.items() if p.refits},
         n_bootstrap=ctx.config.rating_resamples)
 
 
@@ -161,6 +163,7 @@ class Lane:
     n_changes: int
     paired: bool
     self_judges: list[str]  # releases that are also one of the dataset's judges
+    anchor: str = ""  # the model an Elo lane's ratings fix at 1000
 
 
 def build(ctx: SiteContext) -> None:
@@ -285,7 +288,9 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
                 changes=changes_table, values=values, n_real=int(changes["real"].sum()),
                 n_changes=len(changes), paired=bool((changes["method"] == PAIRED).any()),
                 self_judges=[name(m) for m in releases
-                             if (dataset, m) in ctx.prepared(self_judges)])
+                             if (dataset, m) in ctx.prepared(self_judges)],
+                anchor=name(ctx.pairwise[dataset].anchor) if kind == "Elo" and (
+                    dataset in ctx.pairwise and ctx.pairwise[dataset].anchor) else "")
 
 
 def lane_chart(ctx: SiteContext, family: str, dataset: str, judge: str, kind: str,
