@@ -197,3 +197,22 @@ def test_elo_changes_are_paired_by_the_fits_refits(default_site):
                  + ((u2 - v2) ** 2 + (v1 - l1) ** 2) ** 0.5)
         assert row.ci_high - row.ci_low <= width + 1e-9, row
         assert row.real == (row.ci_low > 0 or row.ci_high < 0)
+
+
+def test_means_below_the_rubric_floor_are_marked_on_lineage_pages(default_site):
+    """Llama 3 70B Instruct's baseline tribalism has scores below the rubric's floor (the
+    published means count them, personality.json): its lineage page marks the cell, as
+    every other page does, and says what the mark means."""
+    means = pd.DataFrame(json.loads((default_site / "data" / "personality.json").read_text()))
+    row = means[(means["model"] == "Meta-Llama-3-70B-Instruct")
+                & (means["trait_id"] == "bp-tribalism")].iloc[0]
+    assert row["below_rubric_floor"] > 0
+    page = (default_site / "lineage" / "llama-70b.html").read_text()
+    table = page[page.index('id="values-behavioral-profiling"'):]
+    table = table[:table.index("</table>")]
+    tribalism = table[table.index(">Tribalism<"):]
+    tribalism = tribalism[:tribalism.index("</tr>")]
+    assert f'title="{row["below_rubric_floor"]} of the {row["n"]} scores behind this mean' \
+        in tribalism
+    assert "“has 0s”: on some answers behind that mean a judge of the panel answered 0" in (
+        page[page.index('id="values-behavioral-profiling"'):])

@@ -26,10 +26,12 @@ from ffsite.site.render import number, signed
 from ffsite.site.sections import judge_name
 from ffsite.site.urls import MODELS, link, page_path, wording_slug
 from ffsite.site.views import (
+    FLOOR_NOTE,
     Cell,
     Chart,
     Column,
     Table,
+    below_floor,
     chart,
     elo_cell,
     estimate_cell,
@@ -253,13 +255,24 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
     value = {(r.trait_id, r.model): (r.value, r.ci_low, r.ci_high)
              for r in estimates.itertuples(index=False)}
     missing = (float("nan"),) * 3
+    # Means with scores below the rubric's floor (a judge of the panel answered 0) are
+    # marked here as everywhere else (the data's known defect, shown, not hidden).
+    means = ctx.score_results.means
+    condition = next((str(c) for c in estimates["condition"] if c), "")
+    own = means[(means["dataset"] == dataset) & (means["judge"] == judge)
+                & (means["condition"] == condition)] if kind == "mean" else means.iloc[:0]
+    floor = {(r.trait_id, r.model): (int(r.below_rubric_floor), int(r.n))
+             for r in own.itertuples(index=False) if r.below_rubric_floor}
     values = Table(f"values-{wording_slug(dataset)}", f"Each release's {kind} per trait, "
                    "with its 95% interval",
                    [Column("trait", "Trait", numeric=False),
                     *[Column(f"r{i}", name(m)) for i, m in enumerate(releases)]],
                    [[Cell(labels[t], header=True),
-                     *[value_cell(kind, *value.get((t, m), missing)) for m in releases]]
-                    for t in traits])
+                     *[below_floor(value_cell(kind, *value.get((t, m), missing)),
+                                   *floor.get((t, m), (0, 0))) for m in releases]]
+                    for t in traits],
+                   note=FLOOR_NOTE if any((t, m) in floor for t in traits
+                                          for m in releases) else "")
     steps = list(zip(releases, releases[1:], strict=False))
     by_pair = {(r.trait_id, r.earlier, r.later): r for r in changes.itertuples(index=False)}
     change_rows = []

@@ -42,8 +42,13 @@ def build(ctx: SiteContext) -> None:
     ratings, indices = ctx.ratings, ctx.indices
     output = ctx.output
     page = page_path("ratings")
-    rating_download = output.data("ratings", ratings, "Elo rating per trait and model", page)
-    index_download = output.data("indices", indices, "Index scores per model", page)
+    judges = ", ".join(sorted(set(ctx.traits.set_index("trait_id")["judge"].reindex(
+        ratings["trait_id"].unique()).dropna().astype(str))))
+    who = f" (judge: {judges}; {ctx.config.reference_model} = 1000)" if judges else ""
+    rating_download = output.data("ratings", ratings, "Text statistics: Elo rating per "
+                                  f"trait and model{who}", page)
+    index_download = output.data("indices", indices, f"Text statistics: index scores per "
+                                 f"model{who}", page)
     names = [i.name for i in DEFAULT_INDICES if i.name in set(indices["index"])]
     scores = {(r.model, r.index): r for r in indices.itertuples(index=False)}
     models = sorted(set(indices["model"]), key=str.lower)
