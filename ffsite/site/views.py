@@ -329,7 +329,7 @@ class Glance:
 def share_text(tied: int, of: int, end: str) -> str:
     """"tied: 14 of 46 could be first" (their 95% rank ranges reach that place)."""
     if tied <= 1:
-        return f"only one of {of} can be {end}" if tied == 1 else ""
+        return f"only one of {of} could be {end}" if tied == 1 else ""
     return f"tied: {tied} of {of} could be {end}"
 
 
