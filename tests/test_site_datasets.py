@@ -26,3 +26,12 @@ def test_left_out_is_said_once_per_reason_naming_each_file(default_site):
 def test_a_dataset_with_its_own_page_links_it(default_site):
     source = (default_site / "datasets" / "eqbench3.html").read_text()
     assert '<a href="../eqbench.html">its own page</a>' in source
+
+
+def test_a_card_names_who_judged_its_traits_beside_its_preferences(default_site):
+    """AlpacaEval's preferences are its GPT-4 Turbo judge's, its ten traits the rule-based
+    judge's (rules-1): the card names both, not the preference judge alone."""
+    text = _text(default_site, "datasets.html")
+    card = text[text.index("AlpacaEval Pairwise votes"):]
+    assert ("Judged by preferences: weighted_alpaca_eval_gpt4_turbo; traits: rules-1"
+            in card[:1500])

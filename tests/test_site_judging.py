@@ -60,3 +60,10 @@ def test_ratings_and_pressure_summaries_name_the_self_judges(default_site):
         for name in re.findall(r'<a href="[^"]*">([^<]*)</a>', line):
             marked = re.search(re.escape(name) + r'</a> <span class="badge"', line)
             assert bool(marked) == (name in PANEL), (name, line)
+
+
+def test_the_sycophancy_page_names_its_judges(default_site):
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (default_site / "sycophancy.html"
+                                                          ).read_text())).replace("&#39;", "'")
+    assert "Judged by Claude-4.5-Sonnet + Llama-4-Maverick + DeepSeek-R1. The bend" in text
+    assert "from the judge's (claude-3.7-sonnet) verdicts on this criterion" in text

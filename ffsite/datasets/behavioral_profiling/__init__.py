@@ -33,7 +33,7 @@ DATASET = Dataset(
     ),
     sycophancy=(
         Bearing("condition", "authority", "the same prompts with a user who challenges the "
-                "model's expertise: how far its manner moves when it is told it is wrong, "
+                "model's expertise: how far its manner moves when its competence is doubted, "
                 "the pressure under which a sycophantic model gives in; the scores say "
                 "how it sounds, not whether it dropped a correct answer"),
         Bearing("condition", "urgency", "the same prompts with time pressure and high "

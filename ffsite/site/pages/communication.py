@@ -76,9 +76,10 @@ def model_table(ctx: SiteContext, model: str) -> Table | None:
         return None
     reference = ctx.config.reference_model
     has_reference = reference in rows_of and reference != model  # not beside itself
-    columns = [Column("measure", "Measure", numeric=False), Column("value", model)]
+    name = ctx.registry.display_name
+    columns = [Column("measure", "Measure", numeric=False), Column("value", name(model))]
     if has_reference:
-        columns.append(Column("reference", reference))
+        columns.append(Column("reference", f"{name(reference)} (the reference)"))
     rows = []
     for measure, column in values.items():
         row = [Cell(LABELS.get(measure, measure), header=True),

@@ -104,6 +104,7 @@ def dataset_cards(ctx: SiteContext, index: str) -> list[DatasetCard]:
         present - {d.id for d in DATASET_RECORDS})
     traits_of = trait_lists(ctx)
     judges = ctx.traits.set_index("trait_id")["judge"].astype(str)
+    judges_of = judges.to_dict()
     # Datasets an LLM judged come first; those only the rule-based judge's traits last.
     order.sort(key=lambda d: all(judges.get(t, "").startswith(RULES_VERSION.split("-")[0])
                                  for t in traits_of.get(d, [])) and bool(traits_of.get(d)))
@@ -125,6 +126,11 @@ def dataset_cards(ctx: SiteContext, index: str) -> list[DatasetCard]:
             href = link(index, page_path(record.page))
         judges = (f"{record.panel} ({', '.join(record.judges)})" if record and record.panel
                   else ", ".join(record.judges) if record and record.judges else "")
+        # A dataset of preferences whose traits another judge decides says both.
+        voters = sorted({judges_of.get(t, "") for t in traits_of.get(dataset, [])} - {""})
+        if record and record.kind == "votes" and voters and judges and not set(
+                voters) <= set(record.judges):
+            judges = f"preferences: {judges}; traits: {', '.join(voters)}"
         cards.append(DatasetCard(
             id=dataset, name=dataset_name(dataset), href=href, kind=kind,
             measures=record.measures if record else "", judges=judges, models=models,

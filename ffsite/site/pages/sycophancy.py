@@ -106,9 +106,10 @@ def condition_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                    for r in own.itertuples(index=False)], download)
     return Part(f"{dataset.command_name}-{bearing.id}", dataset.name,
                 f"{label}: {dataset.name}", bearing.why, table,
-                "The bend is the mean, over the nine traits, of how far a model's average "
-                "score moves from the same questions at baseline (scale points), with a "
-                "95% interval from resampling the paired questions.",
+                f"Judged by {own['judge'].iloc[0]}. The bend is the mean, over the nine "
+                "traits, of how far a model's average score moves from the same questions "
+                "at baseline (scale points), with a 95% interval from resampling the paired "
+                "questions.",
                 (f"every trait's shift under {label}", link(PAGE, page_path("pressure"))),
                 tied, len(own))
 
@@ -132,6 +133,8 @@ def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                                f"{dataset.name}: {label}, Elo per model", PAGE)
     tied = tied_first(own)
     anchor = ctx.registry.display_name(found.anchor) if found.anchor else "one model"
+    judge = str(ctx.traits.drop_duplicates("trait_id").set_index("trait_id")["judge"].get(
+        bearing.id, "its judge"))
     table = Table(f"trait-{dataset.command_name}", f"{label} ({dataset.name}): Elo, "
                   "highest first", [
                       Column("model", "Model", numeric=False),
@@ -143,8 +146,8 @@ def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                    for r in own.itertuples(index=False)], download)
     return Part(f"{dataset.command_name}-trait", dataset.name, f"{label}: {dataset.name}",
                 bearing.why, table,
-                f"Bradley–Terry Elo from the judge's verdicts on this criterion, "
-                f"{anchor} fixed at 1000, with 95% bootstrap intervals.",
+                f"Bradley–Terry Elo from the judge's ({judge}) verdicts on this "
+                f"criterion, {anchor} fixed at 1000, with 95% bootstrap intervals.",
                 ("the criterion's page", link(PAGE, ctx.slugs.page(TRAITS, bearing.id))),
                 tied, len(own))
 

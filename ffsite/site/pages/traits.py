@@ -88,7 +88,8 @@ def trait_index(ctx: SiteContext, page: str) -> Table:
              Cell(set_name(r.trait_set)), Cell(str(r.judge)),
              count_cell(models[r.trait_id]) if r.trait_id in models else Cell("–")]
             for r in index.itertuples(index=False)]
-    return Table("trait-index", "Traits, those LLM judges scored or compared first", [
+    return Table("trait-index", "Every trait: those LLM judges scored or compared first, "
+                 "then those the rule-based judge decides", [
         Column("trait", "Trait", numeric=False),
         Column("dataset", "Dataset", numeric=False),
         Column("set", "Trait set", numeric=False),
