@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ffsite.datasets import dataset_name
 from ffsite.metrics.results import trait_agreement
 from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
@@ -35,7 +38,11 @@ def build(ctx: SiteContext) -> None:
           Cell(signed(r.cohens_kappa), sort_value(r.cohens_kappa)),
           Cell(number(r.overlap), sort_value(r.overlap)),
           count_cell(r.both_relevant), count_cell(r.either_relevant)]
-         for r in pairs.itertuples(index=False)], download)
+         # Pairs never relevant together (EQ-Bench 3's role-play and analysis criteria,
+         # never asked in one scenario) say nothing: in the download, not the table.
+         for r in pairs.itertuples(index=False) if r.both_relevant > 0], download,
+        note="No interval: the kappa of a pair that rests on few comparisons (Both "
+             "relevant) says little.")
     heatmap = None
     if len(pairs):
         present = set(pairs["trait_id_a"]) | set(pairs["trait_id_b"])
@@ -45,5 +52,12 @@ def build(ctx: SiteContext) -> None:
             "comparisons where both gave an A/B vote (blue: they pick the same side, red: "
             "opposite sides); the inner square's size is the relevance overlap. The table "
             "below lists every pair."))
+    # Whose votes: each judge with the datasets its traits were voted on.
+    votes = ctx.votes
+    judged: dict[str, set[str]] = {}
+    for column, judge in enumerate(votes.traits["judge"].astype(str)):
+        for d in np.flatnonzero(votes.in_scope[:, column]):
+            judged.setdefault(judge, set()).add(dataset_name(votes.datasets[d]))
     ctx.output.page(page, "agreement.html", section=page, table=table, heatmap=heatmap,
-                    charts=[heatmap] if heatmap else [])
+                    charts=[heatmap] if heatmap else [],
+                    judged=[(j, ", ".join(sorted(d))) for j, d in sorted(judged.items())])
