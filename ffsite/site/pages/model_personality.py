@@ -14,6 +14,7 @@ from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.judging import self_judge_notes
 from ffsite.site.output import Download
+from ffsite.site.pages.pressure import bend_cell, floor_counts
 from ffsite.site.render import heat_class, number
 from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
 from ffsite.site.urls import TRAITS, link, page_path
@@ -202,7 +203,7 @@ def pressure_tables(ctx: SiteContext, page: str, dataset: str, judge: str,
         return []
     own_shifts = shifts[((shifts["dataset"] == dataset)
                          & (shifts["judge"] == judge)).to_numpy()]
-    return [bend_table(own_bend, bend_download),
+    return [bend_table(own_bend, bend_download, ctx.prepared(floor_counts)),
             shifts_table(ctx, page, own_shifts, shifts_download)]
 
 
@@ -249,13 +250,17 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
                  note=FLOOR_NOTE if part["below_rubric_floor"].any() else "")
 
 
-def bend_table(bend: pd.DataFrame, download: Download) -> Table:
-    """Per pressure condition: the bend (mean size of the trait shifts) and its rank."""
+def bend_table(bend: pd.DataFrame, download: Download,
+               floors: dict[tuple[str, str, str], tuple[int, int]]) -> Table:
+    """Per pressure condition: the bend (mean size of the trait shifts) and its rank;
+    marked where scores under the rubric's floor lie behind it (`floors`)."""
     rows = []
+    marked = False
     for r in bend.itertuples(index=False):
         label, what = CONDITIONS.get(r.condition, (r.condition, ""))
+        marked |= (r.dataset, r.condition, r.model) in floors
         rows.append([Cell(label, header=True, title=what or None),
-                     estimate_cell(r.bend, r.ci_low, r.ci_high, what="bend"),
+                     bend_cell(r, floors),
                      rank_cell(r.rank, r.models_ranked, r.rank_low, r.rank_high),
                      count_cell(r.n_pairs)])
     return Table("bend", "How much the scores bend under each condition", [
@@ -267,7 +272,7 @@ def bend_table(bend: pd.DataFrame, download: Download) -> Table:
                "95% range of the rank (drawn from each model's interval)"),
         Column("pairs", "Paired questions",
                title="questions asked both at baseline and under the condition")],
-        rows, download)
+        rows, download, note=FLOOR_NOTE if marked else "")
 
 
 def shifts_table(ctx: SiteContext, page: str, shifts: pd.DataFrame,

@@ -22,7 +22,17 @@ from ffsite.site.judging import judge_badge
 from ffsite.site.output import Download
 from ffsite.site.render import count, number, signed
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
-from ffsite.site.views import Cell, Chart, Column, Table, chart, estimate_cell, interval_text
+from ffsite.site.views import (
+    FLOOR_NOTE,
+    Cell,
+    Chart,
+    Column,
+    Table,
+    below_floor,
+    chart,
+    estimate_cell,
+    interval_text,
+)
 
 PAGE = page_path("pressure")
 BASELINE = CONDITION_ORDER[0]
@@ -155,6 +165,7 @@ def study(ctx: SiteContext, dataset: str, judge: str, judge_description: str,
           shifts: pd.DataFrame, bend: pd.DataFrame, suffix: str,
           downloads: tuple[Download, Download]) -> Study:
     conditions = condition_order(shifts["condition"])
+    floors = ctx.prepared(floor_counts)
     names = dict(zip(bend["model"], bend["model_name"], strict=True))
     cells = {model: replace(model_cell(ctx, PAGE, model, name),
                             **judge_badge(ctx, dataset, model))
@@ -173,8 +184,9 @@ def study(ctx: SiteContext, dataset: str, judge: str, judge_description: str,
                       Column("model", "Model", numeric=False),
                       *[Column(f"c-{c}", condition_label(c), cue=CUE_BEND,
                                title=CONDITIONS.get(c, (c, c))[1]) for c in conditions]],
-                  [[cells[m], *[bend_cell(bend_of.get((m, c))) for c in conditions]]
-                   for m in order], downloads[1])
+                  [[cells[m], *[bend_cell(bend_of.get((m, c)), floors) for c in conditions]]
+                   for m in order], downloads[1],
+                  note=FLOOR_NOTE if any(k[0] == dataset for k in floors) else "")
 
     # Rank-based words (no interval needed): models in the quarter that bends least
     # (most) under all conditions but at most one.
@@ -210,10 +222,27 @@ def study(ctx: SiteContext, dataset: str, judge: str, judge_description: str,
                  quarter, nearly_all)
 
 
-def bend_cell(row) -> Cell:
+def bend_cell(row, floors: dict | None = None) -> Cell:
+    """A bend with its interval, marked when scores under the rubric's floor lie behind
+    it (`floors`: `floor_counts`)."""
     if row is None:
         return Cell("–")
-    return estimate_cell(row.bend, row.ci_low, row.ci_high, what="bend")
+    cell = estimate_cell(row.bend, row.ci_low, row.ci_high, what="bend")
+    return below_floor(cell, *(floors or {}).get((row.dataset, row.condition, row.model),
+                                                (0, 0)))
+
+
+def floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """{(dataset, condition, model): (scores below the rubric's floor, scores)} over the
+    traits: a bend or shift under a condition rests on them as the means do (the data's
+    known defect: a judge of the panel answered 0), and is marked as they are."""
+    means = ctx.score_results.means
+    own = means[means["below_rubric_floor"].to_numpy() > 0]
+    if own.empty:
+        return {}
+    totals = means.groupby(["dataset", "condition", "model"])["n"].sum()
+    below = own.groupby(["dataset", "condition", "model"])["below_rubric_floor"].sum()
+    return {key: (int(n), int(totals[key])) for key, n in below.items()}
 
 
 def biggest_mover(shifts: pd.DataFrame) -> str:

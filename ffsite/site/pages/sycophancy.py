@@ -22,6 +22,7 @@ from ffsite.metrics.ranking import grouped_rank_ranges, has_signal
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
 from ffsite.site.pages.datasets import model_cell
+from ffsite.site.pages.pressure import bend_cell, floor_counts
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -101,7 +102,7 @@ def condition_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
                       rank_column("1 = moves most; 95% range under it", ranks="bend"),
                       Column("pairs", "Paired questions")],
                   [[marked_cell(ctx, dataset.id, r.model),
-                    estimate_cell(r.bend, r.ci_low, r.ci_high, what="bend"),
+                    bend_cell(r, ctx.prepared(floor_counts)),
                     ranked_cell(r, len(own), ranked, tied), count_cell(r.n_pairs)]
                    for r in own.itertuples(index=False)], download)
     return Part(f"{dataset.command_name}-{bearing.id}", dataset.name,
