@@ -35,3 +35,11 @@ def test_a_card_names_who_judged_its_traits_beside_its_preferences(default_site)
     card = text[text.index("AlpacaEval Pairwise votes"):]
     assert ("Judged by preferences: weighted_alpaca_eval_gpt4_turbo; traits: rules-1"
             in card[:1500])
+
+
+def test_cards_count_what_was_scored_in_its_own_unit(default_site):
+    """llm-dreams' judges scored each of 236 models' two answer sets of 15 dreams, and
+    poem-eval's judge 115 poems (the data README): the cards count answer sets and
+    poems, not 'answers'."""
+    text = _text(default_site, "datasets.html")
+    assert "472 scored answer sets" in text and "115 scored poems" in text

@@ -120,7 +120,9 @@ def dataset_cards(ctx: SiteContext, index: str) -> list[DatasetCard]:
         else:
             own = responses[responses["dataset"] == dataset]
             href, kind = None, "judge scores"
-            size = f"{len(own):,} scored answers"
+            # A dataset of repeated answers scores each answer set or poem as one.
+            unit = record.unit_label if record and record.unit else "answer"
+            size = f"{len(own):,} scored {unit}s"
             models = int(means.loc[means["dataset"] == dataset, "model"].nunique())
         if record and record.page:
             href = link(index, page_path(record.page))
