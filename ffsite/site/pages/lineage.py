@@ -343,9 +343,10 @@ def shifts_table(ctx: SiteContext, page: str) -> Table | None:
     if top.empty:
         return None
     name = ctx.registry.display_name
+    kinds = {d: kind_of(lineage, d) for d in set(top["dataset"])}  # (once per dataset)
     rows = []
     for row in top.itertuples(index=False):
-        kind = kind_of(lineage, row.dataset)
+        kind = kinds[row.dataset]
         target = family_page(ctx, row.family)
         rows.append([
             Cell(f"{dataset_name(row.dataset)} · {judge_name(ctx, row.judge)}"),
@@ -356,9 +357,8 @@ def shifts_table(ctx: SiteContext, page: str) -> Table | None:
             Cell(f"{number(row.earlier_value, 0 if kind == 'Elo' else 2)} → "
                  f"{number(row.later_value, 0 if kind == 'Elo' else 2)}"
                  + (" Elo" if kind == "Elo" else ""))])
-    anchors = sorted({ctx.registry.display_name(ctx.pairwise[d].anchor) for d in top["dataset"]
-                      if kind_of(lineage, d) == "Elo" and d in ctx.pairwise
-                      and ctx.pairwise[d].anchor})
+    anchors = sorted({name(ctx.pairwise[d].anchor) for d, kind in kinds.items()
+                      if kind == "Elo" and d in ctx.pairwise and ctx.pairwise[d].anchor})
     return Table("shifts", "Largest personality shifts between releases (real ones only, "
                  f"the {SHIFTS} largest per dataset and judge)", [
                      Column("dataset", "Dataset · judge", numeric=False),

@@ -125,7 +125,10 @@ class JudgedScores:
                 lowest, highest = record.rubric
             unit = record.unit_label if record else "prompt"
             section_id = "personality" if not found else f"personality-{len(found) + 1}"
-            tables = [personality_table(ctx, page, part, download, f"{section_id}-means")]
+            # Strengths only where votes were derived (not from repeated answers).
+            derived = bool(part["strength_derived_from_scores"].notna().any())
+            tables = [personality_table(ctx, page, part, download, f"{section_id}-means",
+                                        derived=derived)]
             if pressure:  # how the scores move under pressure, if they were
                 tables += pressure_tables(ctx, page, dataset, judge, *pressure)
             found.append(PersonalitySection(
@@ -145,7 +148,7 @@ class JudgedScores:
                           "repeated answers”)"
                           if record and record.unit else "resamples the prompts"),
                 models=int(part["models_ranked"].max()), source=source_credit(dataset),
-                derived=bool(part["strength_derived_from_scores"].notna().any())))
+                derived=derived))
         return found
 
     def pressure(self, ctx: SiteContext, model: str
@@ -208,15 +211,14 @@ def pressure_tables(ctx: SiteContext, page: str, dataset: str, judge: str,
 
 
 def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
-                      download: Download, table_id: str = "personality") -> Table:
-    """Per trait: the baseline mean (95% interval), its rank, and the strength from
-    derived votes against every other model."""
+                      download: Download, table_id: str = "personality", *,
+                      derived: bool = True) -> Table:
+    """Per trait: the baseline mean (95% interval), its rank, and, when votes were
+    `derived` from the scores, the strength against every other model."""
     condition = part["condition"].iloc[0]
     record = find(str(part["dataset"].iloc[0]))
     unit = record.unit_label if record else "prompt"
     models = int(part["models_ranked"].max())
-    # No strengths where no votes were derived (a dataset of repeated answers).
-    derived = bool(part["strength_derived_from_scores"].notna().any())
     rows = []
     for (trait, trait_id, mean, low, high, below, n, rank, ranked, rank_low, rank_high,
          strength, strength_low, strength_high, prompts
