@@ -321,3 +321,23 @@ def test_the_gamed_models_controlled_rate_is_marked_extrapolated(default_site):
     note = _note(section, "A tie counts as half a win")
     assert "“extrapolated” (GPT-4, gamed outputs (AlpacaEval demonstration))" in note
     assert "fewer than 5%" in note and "1 / (p (1 − p) se(a)²)" in note
+
+
+def test_a_trait_without_a_vote_shows_a_dash_not_a_zero_strength(default_site):
+    """HH-RLHF's rules judge never found an emoji in either answer (0 A/B votes of 2,312
+    comparisons in its download): (0 - 0) / 2,312 measured nothing, so its raw strength
+    and its kappa show a dash, in this table and the dataset's strength table, not
+    "+0.00 (-0.00 to +0.00)" and "+0.00 (-1.00 to +1.00)"."""
+    traits = _csv(default_site, "hh_rlhf", "length-controlled-traits").set_index("trait")
+    assert traits.loc["uses more emojis", "valid_votes"] == 0
+    section = _section(default_site, "hh_rlhf")
+    raw, controlled, _ = _rows(section, "length-traits")["uses more emojis"]
+    assert _plain(raw) == "–" and "no valid votes" in raw
+    assert _plain(controlled) == "no votes"
+    # A trait with votes keeps its number.
+    assert _plain(_rows(section, "length-traits")["is more concise"][0]).startswith("+")
+    page = (default_site / "datasets" / "hh_rlhf.html").read_text(encoding="utf-8")
+    row = next(r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S)
+               if "uses more emojis" in r and "length-traits" not in r)
+    cells = [_plain(c) for c in re.findall(r"<t[hd][^>]*>.*?</t[hd]>", row, re.S)]
+    assert "–" in cells and "+0.00" not in " ".join(cells), cells

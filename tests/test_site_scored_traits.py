@@ -30,6 +30,26 @@ def test_behavioral_profiling_trait_shows_its_rubric_and_a_bootstrap(default_sit
     assert "its place by the mean, with the 95% range of that place" in text
 
 
+def test_a_trait_whose_judges_saw_only_its_name_says_the_ends_are_ours(default_site,
+                                                                        shared_data):
+    """llm-dreams' judges got the trait names and "1.0 (minimum score) to 10.0 (maximum
+    score)" (its PROTOCOL.md), nothing about the ends: the definition's wording of them
+    is ffsite's, and the page must not claim an anchored rubric."""
+    protocol = (shared_data / "llm_dreams" / "PROTOCOL.md").read_text()
+    assert "'Achievement Motivation'" in protocol and "driven to succeed" not in protocol
+    text = _text(default_site, "traits/achievement-motivation.html")
+    assert ('Achievement Motivation: 1 indifferent to success; 10 driven to succeed (the '
+            'judges were asked only for "Achievement Motivation" from 1 to 10; this wording '
+            "of the ends is ffsite's reading of the name)") in text
+    assert "anchored ends" not in text
+    assert 'with nothing said of its ends but "minimum" and "maximum"' in text
+    # Rubrics the judges were given keep saying so.
+    for page in ("traits/warmth.html", "traits/agency.html"):
+        text = _text(default_site, page)
+        assert "with anchored ends (see the definition)" in text
+        assert "reading of the name" not in text
+
+
 @pytest.mark.parametrize(("page", "scale", "unit"), [
     ("traits/agency.html", "1 to 5", "poem"),
     ("traits/creativity.html", "1 to 10", "answer set"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ffsite.site.views import Column, rank_cell
+from ffsite.site.views import Column, rank_cell, strength_cell
 
 
 @pytest.mark.parametrize(("label", "width"), [
@@ -53,3 +53,11 @@ def test_a_rank_without_a_range_claims_no_certainty():
         assert (cell.text, cell.value, cell.interval, cell.rank_range) == (
             "3 of 8", 3, None, None)
         assert cell.title == "3 of 8 by the estimate (no interval of its rank)"
+
+
+def test_a_strength_of_no_votes_is_a_dash_and_one_vote_a_number():
+    empty = strength_cell(0.0, False, 0, 10, 0.0, 0.0)
+    assert empty.text == "–" and empty.interval is None and "no valid votes" in empty.title
+    few = strength_cell(0.5, False, 2, 10, 0.1, 0.9)
+    assert few.text == "+0.50" and few.interval == "+0.10 to +0.90"
+    assert few.title == "only 2 valid votes (fewer than 10)"

@@ -78,6 +78,10 @@ class Dataset:
     trait_sets: tuple[tuple[str, str], ...] = ()
     # The rubric's scale of judge scores (lowest, highest), when it has one.
     rubric: tuple[float, float] | None = None
+    # Whether the judges' prompt described the rubric's ends; False: the judges saw only
+    # each trait's name and the scale (llm-dreams), so the ends' wording in the trait's
+    # definition is ffsite's reading of the name, and pages say so.
+    rubric_anchored: bool = True
     # Conditions its prompts were also asked under besides the baseline (BASELINE), in
     # the order pages list them.
     conditions: tuple[Condition, ...] = ()

@@ -144,6 +144,8 @@ def strength_cell(value: float, finding: bool, valid_votes: int, min_valid: int,
     return ranked_strength_cell(value, finding, valid_votes, min_valid, low, high, None)
 
 
+NO_VOTES = ("no valid votes: the judge never said one response showed the trait more, so "
+            "there is no strength to show")
 HEAT = ["strength", "finding", "valid_votes", "strength_low", "strength_high"]  # cell inputs
 
 
@@ -166,7 +168,8 @@ def metric_cells(row: Any, min_valid: int) -> list[Cell]:
             estimate_cell(row.relevance, row.relevance_low, row.relevance_high,
                           what="relevance"),
             estimate_cell(row.cohens_kappa, row.cohens_kappa_low, row.cohens_kappa_high,
-                          signs=True, what="kappa"),
+                          signs=True, what="kappa") if row.valid_votes else Cell(
+                "–", None, css="nf", title=NO_VOTES),
             Cell(count(row.valid_votes), int(row.valid_votes)),
             Cell(count(row.num_votes), int(row.num_votes))]
 
@@ -254,6 +257,8 @@ def ranked_strength_cell(value: float, finding: bool, valid_votes: int, min_vali
     """A heat cell with its 95% interval in view and its rank, (place, best, worst) with
     the range after it (None: not ranked); the title only says when there are too few
     valid votes."""
+    if valid_votes == 0:  # (0 - 0) / comparisons: a zero that measured nothing
+        return Cell("–", None, css="nf", title=NO_VOTES)
     title = None if finding else f"only {valid_votes} valid votes (fewer than {min_valid})"
     return Cell(signed(value), sort_value(value), css=heat_class(value, finding),
                 title=title, interval=interval_text(low, high, signs=True), rank=rank)

@@ -30,6 +30,7 @@ DATASET = Dataset(
                   ("qwen/qwen3.6-plus", "qwenqwen3.6-plusfree"),
                   ("mistral-small-2603", "mistral-small-2603")),
     rubric=(1, 10),
+    rubric_anchored=False,  # PROTOCOL.md: the trait names and 1.0-10.0, no more
     texts="reader:load_texts",
     command="command:import_command",
     defaults="defaults:write_defaults",

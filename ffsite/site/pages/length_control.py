@@ -29,7 +29,15 @@ from ffsite.site.context import SiteContext
 from ffsite.site.render import number, signed
 from ffsite.site.sections import Section
 from ffsite.site.urls import TRAITS, link
-from ffsite.site.views import CUE_BETTER, CUE_ENCOURAGED, Cell, Column, Table, estimate_cell
+from ffsite.site.views import (
+    CUE_BETTER,
+    CUE_ENCOURAGED,
+    Cell,
+    Column,
+    Table,
+    estimate_cell,
+    strength_cell,
+)
 
 TANH_1 = float(np.tanh(1.0))  # the length term of an answer one s longer
 EXTRAPOLATED = "extrapolated"  # the mark beside an extrapolated controlled win rate
@@ -107,11 +115,13 @@ def _trait_table(ctx: SiteContext, page: str, frame: pd.DataFrame,
     rows = []
     for r in frame.itertuples(index=False):
         raw = estimate_cell(r.strength, r.strength_low, r.strength_high, signs=True)
-        enough = r.valid_votes >= min_valid and np.isfinite(r.lc_strength)
-        if not findings.get(r.trait_id, True):  # the site's rule for the raw strength
+        if r.valid_votes == 0:
+            raw = strength_cell(r.strength, False, 0, min_valid)  # a dash: nothing measured
+        elif not findings.get(r.trait_id, True):  # the site's rule for the raw strength
             raw = Cell(raw.text, raw.value, css="nf", interval=raw.interval,
                        title=f"too few valid votes to count as a finding (fewer than "
                              f"{min_valid})")
+        enough = r.valid_votes >= min_valid and np.isfinite(r.lc_strength)
         rows.append([
             Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)), header=True),
             raw,

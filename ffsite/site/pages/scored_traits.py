@@ -51,6 +51,8 @@ from ffsite.site.views import (
 # The judges' rubric where the data says no more than the stored scale: (lowest anchor,
 # highest anchor).  Behavioral Profiling stores 0-10, but its rubric anchors 1 and 10.
 RUBRICS: dict[str, tuple[float, float]] = {d.id: d.rubric for d in DATASETS if d.rubric}
+# The datasets whose judges saw only each trait's name and the scale (no described ends).
+UNANCHORED = {d.id for d in DATASETS if d.rubric and not d.rubric_anchored}
 # What one of a model's answers is, for datasets whose models answered repeatedly
 # (their means' intervals are over those answers, ffsite.metrics.panel).
 UNITS: dict[str, str] = {d.id: d.unit_label for d in DATASETS if d.unit}
@@ -67,6 +69,7 @@ class ScoredBlock:
     source: tuple[str, str, str] | None  # sources.SOURCES: credit, address, licence
     condition: str  # whose means rank the models: the baseline, or "" (no conditions)
     rubric: tuple[float, float] | None
+    anchored: bool  # the judges' prompt described the rubric's ends
     below_rubric: int  # scores below the rubric's lowest anchor
     n_scores: int
     conditions: list[tuple[str, str]]  # (label, what it adds) of the shifts' conditions
@@ -111,6 +114,7 @@ def scored_trait_page(ctx: SiteContext, trait, page: str, slug: str) -> None:
     rubric = next((RUBRICS[d] for (d, _), _ in groups if d in RUBRICS), None)
     ctx.output.page(page, "trait_scored.html", section=page_path(TRAITS), trait=trait,
                     scale=rubric or (scale["scale_min"], scale["scale_max"]), blocks=blocks,
+                    unanchored=any(d in UNANCHORED for (d, _), _ in groups),
                     charts=[b.chart for b in blocks],
                     pressure_page=link(page, pressure.PAGE), steps=SHIFT_STEPS,
                     derived=DERIVED)
@@ -132,7 +136,7 @@ def block(ctx: SiteContext, trait, page: str, slug: str, suffix: str, dataset: s
     below, scored = scores_below(ctx, trait.trait_id, dataset, judge,
                                  rubric[0] if rubric else -np.inf)
     return ScoredBlock(dataset, judge, judge_description, SOURCES.get(dataset), condition,
-                       rubric, below, scored,
+                       rubric, dataset not in UNANCHORED, below, scored,
                        [CONDITIONS.get(c, (c, "")) for c in conditions], UNITS.get(dataset),
                        means_table(where, means),
                        means_chart(where, means), strengths_table(where, strengths),
