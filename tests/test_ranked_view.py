@@ -30,7 +30,7 @@ def _ranges_by_simulation(values: list[float], low: list[float], high: list[floa
     """Each model's 95% rank range (highest first), worked out independently of the
     site: many draws of each strength from its interval (a normal each side, the bound
     at 1.96 sd), ranked one draw at a time, the 2.5% and 97.5% points, the model's own
-    place added, then widened in a loop until monotone in the values."""
+    place added (each range is the model's own)."""
     rng = np.random.default_rng(seed)
     v, lo, hi = (np.array(x, float) for x in (values, low, high))
     z = rng.standard_normal((draws, len(v)))
@@ -42,11 +42,6 @@ def _ranges_by_simulation(values: list[float], low: list[float], high: list[floa
         own = np.sort(ranks[:, i])
         found.append((min(int(own[int(np.ceil(0.025 * draws)) - 1]), place),
                       max(int(own[int(np.ceil(0.975 * draws)) - 1]), place)))
-    order = sorted(range(len(v)), key=lambda i: -v[i])
-    for k, i in enumerate(order):  # best ranks: at most any below; worst: at least above
-        below = [found[j][0] for j in order[k:]]
-        above = [found[j][1] for j in order[:k + 1]]
-        found[i] = (min(below), max(above))
     return found
 
 

@@ -14,12 +14,12 @@ from ffsite.metrics.ranking import (
     has_signal,
     interval_draws,
     mirror_traits,
-    monotone,
     places,
     rank_quantiles,
     rank_ranges,
     spearman,
     tied_at_top,
+    tied_together,
 )
 from ffsite.metrics.ratings import FIRST_WINS, SECOND_WINS, TIE, rate_trait
 
@@ -48,38 +48,35 @@ def test_rank_range_from_joint_draws_by_hand():
     # ranks 1, 1, 1, 3 -> 1..1; model 1: 2, 2, 2, 3 -> 2..2; model 2: 1, 2, 3, 3 -> 1..3.
     found = rank_ranges(estimate, draws, level=0.5)
     assert found.rank.tolist() == [1, 2, 3]
-    # Model 2's best rank 1 widens those above it to start at 1 too (monotone).
-    assert found.low.tolist() == [1, 1, 1] and found.high.tolist() == [1, 2, 3]
-    # At 95% every rank seen counts: model 0 ranges 1..3, and so do those below it.
+    # Each range is the model's own: model 2's best rank 1 widens no range above it.
+    assert found.low.tolist() == [1, 2, 1] and found.high.tolist() == [1, 2, 3]
+    # At 95% every rank seen counts: 1..3, 2..3, 1..3.
     wide = rank_ranges(estimate, draws)
-    assert wide.low.tolist() == [1, 1, 1] and wide.high.tolist() == [3, 3, 3]
+    assert wide.low.tolist() == [1, 2, 1] and wide.high.tolist() == [3, 3, 3]
 
 
-def test_ranges_are_widened_to_be_monotone_in_the_estimate():
-    # Sorted by estimate: a (best 1, worst 2), b (3, 3), c (2, 5), d (4, 4).
-    estimate = np.array([4.0, 3.0, 2.0, 1.0])
-    low, high = monotone(estimate, np.array([1, 3, 2, 4]), np.array([2, 3, 5, 4]))
-    # Best ranks: each at most every one below it -> 1, 2, 2, 4.  Worst: each at least
-    # every one above it -> 2, 3, 5, 5.
-    assert low.tolist() == [1, 2, 2, 4] and high.tolist() == [2, 3, 5, 5]
-    # The same in any row order.
-    shuffled = np.array([2, 0, 3, 1])
-    low2, high2 = monotone(estimate[shuffled], np.array([1, 3, 2, 4])[shuffled],
-                           np.array([2, 3, 5, 4])[shuffled])
-    assert low2.tolist() == low[shuffled].tolist()
-    assert high2.tolist() == high[shuffled].tolist()
+def test_tied_estimates_share_the_union_of_their_ranges_and_nothing_else_moves():
+    estimate = np.array([4.0, 3.0, 3.0, 1.0])
+    low, high = tied_together(estimate, np.array([1, 3, 2, 1]), np.array([2, 3, 4, 4]))
+    assert low.tolist() == [1, 2, 2, 1] and high.tolist() == [2, 4, 4, 4]
 
 
-def test_ranges_never_invert_whatever_the_intervals():
-    rng = np.random.default_rng(7)
-    for _ in range(20):
-        estimate = rng.normal(size=30)
-        width = rng.uniform(0.01, 2.0, size=30)  # very unequal widths
-        found = rank_ranges(estimate, low=estimate - width, high=estimate + width * 0.3)
-        order = np.argsort(-estimate)
-        assert (np.diff(found.low[order]) >= 0).all()
-        assert (np.diff(found.high[order]) >= 0).all()
-        assert (found.low <= found.rank).all() and (found.rank <= found.high).all()
+def test_one_poorly_measured_model_does_not_tie_the_leaders_for_first():
+    """Behavioral Profiling under Authority, in miniature: a clear leader, two close
+    followers, and far below them a model with a very wide interval.  The wide one
+    could be first; the followers, whose intervals lie wholly below the leader's, could
+    not, and must not be called tied for first because of it."""
+    estimate = np.array([1.35, 1.06, 1.03, 0.91])
+    low = np.array([1.22, 0.92, 0.91, 0.65])
+    high = np.array([1.55, 1.20, 1.16, 1.36])
+    found = rank_ranges(estimate, low=low, high=high)
+    assert found.rank.tolist() == [1, 2, 3, 4]
+    # By hand: a follower is first only when it draws above the leader.  The leader's
+    # draw is below 1.20 with probability P(z < (1.20 - 1.35) / (0.13 / 1.96)) = 1.1%,
+    # and the follower must then also draw high: far under the 2.5% a range needs.
+    assert found.low[1] >= 2 and found.low[2] >= 2
+    assert found.low[3] == 1 and tied_at_top(found) == 2
+    assert (found.low <= found.rank).all() and (found.rank <= found.high).all()
 
 
 def test_draws_from_an_interval_have_its_spread_on_each_side():

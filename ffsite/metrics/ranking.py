@@ -10,14 +10,15 @@ the site's (docs/uncertainty.md, "Ranks"):
   themselves where the numbers come from a bootstrap that resamples all models at once
   (Bradley-Terry ratings, means over shared prompts: differences keep their pairing,
   and a rating's range does not depend on which model is the anchor); elsewhere,
-  independent draws from each model's own 95% interval (`interval_draws`).  The ranges
-  are then widened, never narrowed, until they are monotone in the estimate's order
-  (`monotone`): in a table sorted by the estimate no range starts or ends above the
-  one before.  Where several models' ranges reach first place, they are "tied" for it
-  (`tied_at_top`).
-- The older rule, 1 + the models whose interval lies wholly above, is gone: it is not
-  monotone when intervals differ in width, and an anchor's zero-width interval makes
-  every model above it "surely higher".
+  independent draws from each model's own 95% interval (`interval_draws`).  Each range
+  is the model's own: one model's wide interval widens no other model's range (they
+  were once widened until monotone in the estimate's order, and then one poorly
+  measured model in 14th place made the 13 above it "tied for first", leaders whose
+  intervals lay wholly apart included).  Models with the same estimate share one range
+  (`tied_together`).  Where several models' ranges reach first place, they are "tied"
+  for it (`tied_at_top`).
+- The older rule, 1 + the models whose interval lies wholly above, is gone: an
+  anchor's zero-width interval made every model above it "surely higher".
 - a trait shows a signal when its intervals say something: measured against a null
   value (a strength against the reference: 0), some model's interval lies wholly
   outside null ± band; without a null (means, Elo), some two models' intervals are
@@ -147,28 +148,19 @@ def rank_quantiles(ranks: np.ndarray, quantiles: Sequence[float]) -> list[np.nda
     return found
 
 
-def monotone(estimate: np.ndarray, low: np.ndarray, high: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Rank ranges widened until they are monotone in the estimate's order (highest
-    first): a best rank is at most every best rank below it, a worst rank at least every
-    worst rank above it.  Widening keeps each range's coverage; a model with a higher
-    estimate never gets a range that starts or ends after a lower model's."""
-    estimate = np.asarray(estimate, float)
-    order = np.argsort(-estimate, kind="stable")
-    low, high = low.copy(), high.copy()
-    low[order] = np.minimum.accumulate(low[order][::-1])[::-1]
-    high[order] = np.maximum.accumulate(high[order])
-    # Models with the same estimate cannot be put in order: they get one range, the
-    # union of theirs (which keeps the ranges monotone).
+def tied_together(estimate: np.ndarray, low: np.ndarray, high: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Rank ranges in which models with the same estimate, which cannot be put in order,
+    share one range: the union of theirs."""
     # (By sorting on the tie codes, not with a pandas groupby: this runs for every block
     # of every table.)
-    _, tie = np.unique(estimate, return_inverse=True)
-    if len(tie):
-        by_tie = np.argsort(tie, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(tie[by_tie]) != 0])
-        low = np.minimum.reduceat(low[by_tie], starts)[tie]
-        high = np.maximum.reduceat(high[by_tie], starts)[tie]
-    return low, high
+    _, tie = np.unique(np.asarray(estimate, float), return_inverse=True)
+    if not len(tie):
+        return low, high
+    by_tie = np.argsort(tie, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(tie[by_tie]) != 0])
+    return (np.minimum.reduceat(low[by_tie], starts)[tie],
+            np.maximum.reduceat(high[by_tie], starts)[tie])
 
 
 def rank_ranges(estimate: np.ndarray, draws: np.ndarray | None = None, *,
@@ -179,8 +171,8 @@ def rank_ranges(estimate: np.ndarray, draws: np.ndarray | None = None, *,
     [draws, models] (joint draws of every model's estimate: bootstrap resamples), or,
     without them, over independent draws from each model's interval [`low`, `high`]
     (`interval_draws`).  A draw missing for a model (NaN) counts as its estimate.  The
-    range always holds the model's place, and is made monotone (`monotone`).  Models
-    without an estimate (NaN) get 0s and take no part."""
+    range always holds the model's place; tied estimates share theirs (`tied_together`).
+    Models without an estimate (NaN) get 0s and take no part."""
     estimate = np.asarray(estimate, float)
     known = ~np.isnan(estimate)
     rank = places(estimate)
@@ -199,7 +191,8 @@ def rank_ranges(estimate: np.ndarray, draws: np.ndarray | None = None, *,
     tail = (1 - level) / 2
     lows, highs = rank_quantiles(ranks, [tail, 1 - tail])
     own = rank[known]
-    lows, highs = monotone(estimate[known], np.minimum(lows, own), np.maximum(highs, own))
+    lows, highs = tied_together(estimate[known], np.minimum(lows, own),
+                                np.maximum(highs, own))
     best[known], worst[known] = lows, highs
     return RankRanges(rank, best, worst)
 
