@@ -43,6 +43,11 @@ GROUPS: dict[str, str] = {
     **dict.fromkeys(("bold", "italics", "emojis", "acronyms", "ends_with_question"),
                     "Emphasis"),
 }
+# The traits that are 0 or 1 per response: a model's average is the share of its
+# responses that have it, so its 95% interval is Wilson's for a proportion; the normal
+# approximation collapses to zero width when no response (or every one) has it, and
+# crosses 0 or 1 near either end.
+SHARES: frozenset[str] = frozenset({"ends_with_question"})
 
 # Chinese, Japanese and Korean letters: each one is a word.
 _CJK = re.compile("[\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf"

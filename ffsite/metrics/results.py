@@ -9,7 +9,9 @@ the tables of `ffsite build` show (methods.md).
   (`dataset_details`), or any of these as `ffsite metrics` asks (`metrics_table`).
 - Ratings (Bradley–Terry Elo per trait and model) and the indices built on them.
 - Lineage (`lineage_results`): each model family's changes between successive releases.
-- Win rates, model and dataset summaries, trait agreement, communication averages.
+- Win rates, model and dataset summaries, trait agreement.
+- Communication traits (ffsite.metrics.communication): per model and measure, the mean
+  over its responses with their number and a 95% interval.
 - Length-controlled win rates and trait strengths (ffsite.metrics.length_control), with
   lengths from the response-metrics files (`response_lengths`).
 - Datasets of judged pairs without a reference model (`pairwise_results`: EQ-Bench 3)
@@ -23,8 +25,7 @@ agreement); labels, page names and formatting belong to the site (ffsite/site/).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -33,11 +34,11 @@ import pandas as pd
 from ffsite.errors import FfsiteError, ParameterError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
-from ffsite.format.response_metrics import ID_COLUMNS, read_response_metrics
 from ffsite.format.scores import Scores, empty_scores
 from ffsite.metrics import panel
 from ffsite.metrics.agreement import trait_agreement
 from ffsite.metrics.combine import combine
+from ffsite.metrics.communication import communication_averages, communication_estimates
 from ffsite.metrics.derived import derive_votes
 from ffsite.metrics.from_scores import (
     bend_index,
@@ -69,7 +70,8 @@ from ffsite.models import Registry
 __all__ = [
     "DEFAULT_INDICES", "METRICS", "RATING_COLUMNS", "DatasetDetails", "Lineage",
     "ModelResults", "PairwiseResults", "Reference", "ScoreResults", "TraitVotes",
-    "anchor_model", "communication_averages", "controlled_win_rate_table",
+    "anchor_model", "communication_averages", "communication_estimates",
+    "controlled_win_rate_table",
     "pairwise_results", "score_results",
     "dataset_details", "dataset_results", "dataset_summary", "default_preference_judge",
     "indices_table", "length_controlled_strengths", "length_controlled_win_rates",
@@ -502,18 +504,6 @@ def length_controlled_strengths(annotations: Annotations, votes: TraitVotes,
     table.insert(0, "trait_id", votes.traits["trait_id"].to_numpy()[table["trait"]])
     table.insert(1, "judge", votes.traits["judge"].to_numpy()[table["trait"]])
     return table[table["n"] > 0].drop(columns="trait").reset_index(drop=True)
-
-
-# ---------------------------------------------------------------- communication
-
-def communication_averages(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
-    """Per model, the mean of every measure of the response-metrics files under `paths`
-    (a 0/1 measure such as ends_with_question becomes a share): model, then the
-    measures.  Responses without a model (e.g. HH-RLHF) are left out."""
-    frame = read_response_metrics(paths)
-    measures = [c for c in frame.columns if c not in ID_COLUMNS]
-    with_model = frame[frame["model"].notna()]
-    return with_model.groupby("model", sort=True)[measures].mean().reset_index()
 
 
 # ------------------------------------------------ datasets judged without a reference

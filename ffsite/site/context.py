@@ -316,9 +316,11 @@ class SiteContext:
 
     @once
     def communication(self) -> pd.DataFrame:
-        """Per model, the average of every measure in the response-metrics files (the
-        communication traits): columns model, then one per measure."""
-        return results.communication_averages(self.files)
+        """Per model and measure of the response-metrics files (the communication
+        traits), its mean over the model's responses with their number and a 95%
+        interval: ffsite.metrics.communication.ESTIMATE_COLUMNS.  Made from
+        `response_metrics`, so the files are read once."""
+        return results.communication_estimates(self.response_metrics)
 
     @once
     def response_metrics(self) -> pd.DataFrame:
