@@ -11,7 +11,7 @@ from ffsite.metrics.agreement import trait_agreement
 from ffsite.metrics.strength import TraitVotes
 
 
-def test_matches_sklearn_and_counting_with_traits_out_of_scope():
+def test_matches_sklearn_and_counting_over_comparisons_that_asked_both():
     rng = np.random.default_rng(3)
     n, n_traits = 400, 5
     matrix = rng.choice([0, 1, 2, 3, 4, 5], size=(n, n_traits),
@@ -28,7 +28,7 @@ def test_matches_sklearn_and_counting_with_traits_out_of_scope():
     assert len(table) == n_traits * (n_traits - 1) // 2
     for i in range(n_traits):
         for j in range(i + 1, n_traits):
-            rows = in_scope[dataset, i] & in_scope[dataset, j]
+            rows = (matrix[:, i] != 0) & (matrix[:, j] != 0)  # asked both
             first, second = matrix[rows, i], matrix[rows, j]
             relevant_first, relevant_second = np.isin(first, [1, 2]), np.isin(second, [1, 2])
             both = relevant_first & relevant_second
@@ -48,4 +48,21 @@ def test_undefined_kappa_is_missing_not_a_number():
                        in_scope=np.ones((1, 2), dtype=bool))
     (row,) = trait_agreement(votes).itertuples()
     assert np.isnan(row.cohens_kappa)
+    # Trait a was not asked of the third comparison: it counts for neither.
+    assert row.overlap == pytest.approx(2 / 2) and row.either_relevant == 2
+
+
+def test_a_criterion_asked_of_one_kind_of_scenario_is_not_penalised_for_the_others():
+    """EQ-Bench 3's shape: trait x is asked of every comparison, y only of the first
+    four (analysis scenarios, say).  Counted by hand over those four: both relevant on
+    comparisons 0 and 1, x alone on 2, neither on 3 -> overlap 2 / 3.  The two
+    role-play comparisons where x is relevant and y was never asked do not count (the
+    old count made it 2 / 5)."""
+    matrix = np.array([[1, 1], [2, 2], [1, 4], [4, 4], [1, 0], [2, 0]], dtype=np.int8)
+    votes = TraitVotes(traits=pd.DataFrame({"trait_id": ["x", "y"]}), matrix=matrix,
+                       dataset_code=np.zeros(6, np.int32), datasets=["d"],
+                       in_scope=np.ones((1, 2), dtype=bool))
+    (row,) = trait_agreement(votes).itertuples()
+    assert (row.both_relevant, row.either_relevant) == (2, 3)
     assert row.overlap == pytest.approx(2 / 3)
+    assert row.cohens_kappa == pytest.approx(1.0)  # A-A and B-B: agreement 1, chance 1/2

@@ -2,9 +2,12 @@
 
 For every pair of traits, over the comparisons where both gave an A/B vote, Cohen's
 kappa of the two votes; and the relevance overlap: comparisons where both traits are
-relevant divided by those where at least one is.  All pairs at once with matrix products
-of the 0/1 vote indicators; only comparisons of datasets where both traits were
-annotated count.
+relevant divided by those where at least one is, among the comparisons on which both
+traits were asked (a vote other than NO_VOTE).  Counting only where both were asked
+matters where traits are asked of some comparisons only: EQ-Bench 3 asks some criteria
+of one kind of scenario, and a criterion's relevance on the scenarios the other was
+never asked of would count against their overlap.  All pairs at once with matrix
+products of the 0/1 indicators.
 """
 
 from __future__ import annotations
@@ -20,25 +23,23 @@ COLUMNS = ("trait_id_a", "trait_id_b", "cohens_kappa", "overlap", "both_relevant
 
 
 def agreement_counts(votes: TraitVotes) -> dict[str, np.ndarray]:
-    """[traits, traits] counts: aa, ab, ba, bb (vote of trait i, vote of trait j), either."""
-    n_traits = votes.matrix.shape[1]
-    counts = {name: np.zeros((n_traits, n_traits)) for name in ("aa", "ab", "ba", "bb",
-                                                                 "either")}
-    for d in range(len(votes.datasets)):
-        block = votes.matrix[votes.dataset_code == d]
-        voted_a = (block == schema.A).astype(np.float64)
-        voted_b = (block == schema.B).astype(np.float64)
-        scope = np.outer(votes.in_scope[d], votes.in_scope[d])
-        # einsum, not BLAS: exact, and a multithreaded BLAS stalls on small machines.
-        both = {"aa": np.einsum("ni,nj->ij", voted_a, voted_a),
-                "ab": np.einsum("ni,nj->ij", voted_a, voted_b),
-                "ba": np.einsum("ni,nj->ij", voted_b, voted_a),
-                "bb": np.einsum("ni,nj->ij", voted_b, voted_b)}
-        relevant = (voted_a + voted_b).sum(axis=0)
-        both_relevant = sum(both.values())
-        for name, value in both.items():
-            counts[name] += value * scope
-        counts["either"] += (relevant[:, None] + relevant[None, :] - both_relevant) * scope
+    """[traits, traits] counts: aa, ab, ba, bb (vote of trait i, vote of trait j), and
+    either: comparisons that asked both traits where at least one is relevant."""
+    matrix = votes.matrix
+    voted_a = (matrix == schema.A).astype(np.float64)
+    voted_b = (matrix == schema.B).astype(np.float64)
+    asked = (matrix != schema.NO_VOTE).astype(np.float64)
+    relevant = voted_a + voted_b
+    # einsum, not BLAS: exact, and a multithreaded BLAS stalls on small machines.
+    counts = {"aa": np.einsum("ni,nj->ij", voted_a, voted_a),
+              "ab": np.einsum("ni,nj->ij", voted_a, voted_b),
+              "ba": np.einsum("ni,nj->ij", voted_b, voted_a),
+              "bb": np.einsum("ni,nj->ij", voted_b, voted_b)}
+    both_relevant = sum(counts.values())
+    # Relevant implies asked, so over the comparisons asking both: i relevant, plus j
+    # relevant, minus both.
+    relevant_asked = np.einsum("ni,nj->ij", relevant, asked)
+    counts["either"] = relevant_asked + relevant_asked.T - both_relevant
     return counts
 
 

@@ -38,8 +38,9 @@ def build(ctx: SiteContext) -> None:
           Cell(signed(r.cohens_kappa), sort_value(r.cohens_kappa)),
           Cell(number(r.overlap), sort_value(r.overlap)),
           count_cell(r.both_relevant), count_cell(r.either_relevant)]
-         # Pairs never relevant together (EQ-Bench 3's role-play and analysis criteria,
-         # never asked in one scenario) say nothing: in the download, not the table.
+         # Pairs never relevant together say nothing: in the download, not the table.
+         # (Pairs never asked together, such as EQ-Bench 3's role-play and analysis
+         # criteria, are in neither.)
          for r in pairs.itertuples(index=False) if r.both_relevant > 0], download,
         note="No interval: the kappa of a pair that rests on few comparisons (Both "
              "relevant) says little.")
