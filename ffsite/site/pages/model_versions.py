@@ -50,7 +50,6 @@ def version_sections(ctx: SiteContext, model: str) -> list[Section]:
     entry = ctx.registry.get(model)
     if entry is None or entry.family is None:
         return []
-    lineage = ctx.prepared(lineage_data)
     _, page = model_page(ctx, model)
     name = ctx.registry.display_name
 
@@ -58,8 +57,7 @@ def version_sections(ctx: SiteContext, model: str) -> list[Section]:
         target = ctx.slugs.page(MODELS, other)
         return name(other), link(page, target) if target else None
 
-    order = lineage.order[lineage.order["family"] == entry.family].sort_values(
-        "position", kind="stable", na_position="last")
+    order = ctx.prepared(family_releases)[entry.family]
     releases = [Release(*linked(row.model),
                         row.released if pd.notna(row.released)
                         else "undated" if pd.notna(row.position) else "undated, not placed",
@@ -88,20 +86,13 @@ def no_change_reason(ctx: SiteContext, model: str, order: pd.DataFrame) -> str:
     dated predecessor); or the other releases of its family that a compared dataset and
     judge scored too have none; or no compared dataset scored another release of its
     family; or none scored it at all."""
-    lineage = ctx.prepared(lineage_data)
     name = ctx.registry.display_name
     placed = set(order.loc[order["position"].notna(), "model"])
-    estimates = lineage.estimates[lineage.estimates["model"].isin(set(order["model"]))]
-    keys = set(zip(*(estimates.loc[estimates["model"] == model, c]
-                     for c in ("dataset", "judge", "trait_id")), strict=True))
-    partners: dict[str, list[str]] = {}  # dataset: the family's others it scored too
-    for row in estimates.itertuples(index=False):
-        if (row.dataset, row.judge, row.trait_id) in keys:
-            found = partners.setdefault(row.dataset, [])
-            if row.model != model and row.model not in found:
-                found.append(row.model)
+    by_model = ctx.prepared(partners_by_model)
+    rated = model in by_model  # a compared dataset scored it
+    partners = by_model.get(model, {})  # dataset: the family's others it scored too
     compared = ", ".join(dataset_name(d) for d in sorted(
-        set(lineage.estimates["dataset"]), key=dataset_name))
+        ctx.prepared(dataset_kinds), key=dataset_name))
     # "Of its family, Behavioral Profiling scored only this release; llm-dreams also
     # scored X" (the datasets with others last: "that release" follows them)
     datasets = sorted(partners, key=dataset_name)
@@ -120,7 +111,7 @@ def no_change_reason(ctx: SiteContext, model: str, order: pd.DataFrame) -> str:
         text = ("This release has no release date, nor a dated predecessor in its family, "
                 "so it has no place in the family's release order, and changes are shown "
                 "only between releases placed in it. ")
-        if not keys:
+        if not rated:
             return text + (f"Nor did any of the datasets compared across releases "
                            f"({compared}) score it.")
         return text + f"Of its family, {scored}" + (
@@ -129,7 +120,7 @@ def no_change_reason(ctx: SiteContext, model: str, order: pd.DataFrame) -> str:
         return (f"Of its family, {scored}; but {them} {has} no release date, nor a dated "
                 "predecessor, so no place in the family's release order, and no change is "
                 "shown.")
-    if keys:
+    if rated:
         return f"Of its family, {scored}, so there is no change to show."
     return (f"None of the datasets whose numbers are compared across releases ({compared}) "
             "scored this release, so there is no change to show.")
@@ -138,6 +129,36 @@ def no_change_reason(ctx: SiteContext, model: str, order: pd.DataFrame) -> str:
 def _and(items: list[str]) -> str:
     """"a", "a and b", "a, b and c"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def family_releases(ctx: SiteContext) -> dict[str, pd.DataFrame]:
+    """{family: its rows of lineage.order, by position (unplaced ones last)}, once per
+    build."""
+    order = ctx.prepared(lineage_data).order
+    return {family: rows.sort_values("position", kind="stable", na_position="last")
+            for family, rows in order.groupby("family", sort=False)}
+
+
+def partners_by_model(ctx: SiteContext) -> dict[str, dict[str, list[str]]]:
+    """{model: {dataset: the other releases of its family that the dataset scored on a
+    (judge, trait) it scored this one on, in the estimates' order}} for every release a
+    compared dataset scored, once per build (for `no_change_reason`)."""
+    lineage = ctx.prepared(lineage_data)
+    family = dict(zip(lineage.order["model"], lineage.order["family"], strict=True))
+    rows = [(model, (family[model], dataset, judge, trait)) for model, dataset, judge, trait
+            in zip(*(lineage.estimates[c].tolist()
+                     for c in ("model", "dataset", "judge", "trait_id")), strict=True)
+            if model in family]
+    releases: dict[tuple[str, str, str, str], dict[str, None]] = {}  # scored on a key
+    for model, key in rows:
+        releases.setdefault(key, {})[model] = None
+    found: dict[str, dict[str, list[str]]] = {}
+    for model, key in rows:  # `model` is a partner of every other release scored on `key`
+        for release in releases[key]:
+            partners = found.setdefault(release, {}).setdefault(key[1], [])
+            if model != release and model not in partners:
+                partners.append(model)
+    return found
 
 
 def changes_by_model(ctx: SiteContext) -> dict[str, dict[tuple[str, str], list[Any]]]:
