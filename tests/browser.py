@@ -458,9 +458,15 @@ SORTED_RANKS = """(table) => {
     }
   };
   const found = [];
+  // "#3 (2–6)": place 3, range 2-6; "#3": place 3 and nothing else; "#2–6": the range
+  // alone (the leaderboard's cells), its place the row's in the sorted table.
   const rankOf = (text) => {
-    const m = text.match(/#(\\d+)(?:–(\\d+))?/);
-    return m ? [Number(m[1]), Number(m[2] || m[1])] : null;
+    let m = text.match(/#(\\d+) \\((\\d+)–(\\d+)\\)/);
+    if (m) { return {place: Number(m[1]), range: [Number(m[2]), Number(m[3])]}; }
+    m = text.match(/#(\\d+)–(\\d+)/);
+    if (m) { return {place: null, range: [Number(m[1]), Number(m[2])]}; }
+    m = text.match(/#(\\d+)/);
+    return m ? {place: Number(m[1]), range: [Number(m[1]), Number(m[1])]} : null;
   };
   headers.forEach((header, column) => {
     const ranks = header.getAttribute('data-ranks');
@@ -473,13 +479,15 @@ SORTED_RANKS = """(table) => {
     const rows = [...table.tBodies].flatMap(b => [...b.rows]).map(row => {
       const value = row.cells[by] && row.cells[by].getAttribute('data-v');
       const cell = row.cells[column];
-      let range = null;
+      let range = null, place = null;
       if (ranks && cell && cell.getAttribute('data-rank')) {
         range = cell.getAttribute('data-rank').split(' ').map(Number);
+        place = Number(cell.getAttribute('data-v'));
       } else if (!ranks && cell && cell.querySelector('.rank')) {
-        range = rankOf(cell.querySelector('.rank').textContent);
+        const read = rankOf(cell.querySelector('.rank').textContent);
+        if (read) { range = read.range; place = read.place; }
       }
-      return {value: value === null ? null : Number(value), range: range};
+      return {value: value === null ? null : Number(value), range: range, place: place};
     }).filter(r => r.value !== null && r.range !== null);
     found.push({table: table.id, column: headers[column].getAttribute('data-key'),
                 rows: rows});

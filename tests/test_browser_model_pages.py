@@ -52,7 +52,8 @@ FACTS = """() => {
   };
 }"""
 # An estimate's interval, or a rank's 95% range ("sure": the place in every resample).
-INTERVAL = re.compile(r"[+-]?\d+(\.\d+)?(–| to )[+-]?\d+(\.\d+)?|anchor, fixed|sure")
+# "5.09–6.42", "−0.38 to +0.12", "2,310–2,512" (characters), "0.9–2.6%" (a share)
+INTERVAL = re.compile(r"[+-]?[\d,]+(\.\d+)?(–| to )[+-]?[\d,]+(\.\d+)?%?|anchor, fixed|sure")
 
 
 def pages_to_visit(site: Path) -> dict[str, str]:
