@@ -76,3 +76,15 @@ def test_a_model_page_shows_its_interval_beside_the_references(site):
     # 0.094531 to 0.905469.
     assert (mine, reference) == ('25.0%<span class="ci">4.6–69.9%</span>',
                                  '50.0%<span class="ci">9.5–90.5%</span>')
+
+
+def test_the_chart_names_the_models_as_the_table_does(default_site):
+    """The chart's labels are the registry's display names, as in the table beside it
+    (it showed the raw AlpacaEval ids, "FuseChat-Gemma-2-9B-Instruct")."""
+    html = (default_site / "communication.html").read_text("utf-8")
+    figure = re.search(r'id="communication-chart".*?</svg>', html, re.S).group(0)
+    labels = [re.sub(r"<[^>]+>", "", text) for text in re.findall(r"<text[^>]*>(.*?)</text>",
+                                                                  figure, re.S)]
+    assert any(label.startswith("FuseChat Gemma 2") for label in labels), labels[:20]
+    assert not any(label.startswith("FuseChat-Gemma") for label in labels)
+    assert "FuseChat Gemma 2 9B Instruct</a>" in html  # the table's link

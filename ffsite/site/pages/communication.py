@@ -126,7 +126,8 @@ def build(ctx: SiteContext) -> None:
     figure = None
     if g.models:
         figure = chart("communication-chart", charts.selectable(
-            chart_frame(g), g.measures, [LABELS.get(m, m) for m in g.measures], "Measure",
+            chart_frame(g, [ctx.registry.display_name(m) for m in g.models]), g.measures,
+            [LABELS.get(m, m) for m in g.measures], "Measure",
             "mean per response (a share: %)",
             "Mean of the chosen communication trait per model, highest first, with its 95% "
             "interval as a line. The table below lists every number.", interval=True))
@@ -148,13 +149,13 @@ def download_frame(g: Grid) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def chart_frame(g: Grid) -> pd.DataFrame:
-    """key (measure), name (model), value, low, high: a row per model and measure, a
-    share in percent as the table shows it."""
+def chart_frame(g: Grid, names: list[str]) -> pd.DataFrame:
+    """key (measure), name (the models' `names`, as the table shows them), value, low,
+    high: a row per model and measure, a share in percent as the table shows it."""
     scale = np.array([100.0 if g.share[m] else 1.0 for m in g.measures])
     return pd.DataFrame({
         "key": np.tile(np.array(g.measures, dtype=object), len(g.models)),
-        "name": np.repeat(np.array(g.models, dtype=object), len(g.measures)),
+        "name": np.repeat(np.array(names, dtype=object), len(g.measures)),
         "value": (g.mean * scale).reshape(-1), "low": (g.low * scale).reshape(-1),
         "high": (g.high * scale).reshape(-1)})
 
