@@ -173,7 +173,7 @@ def test_header_names_the_model_from_the_registry_escaped(site):
     html = html_of(site, "models/m1.html")
     assert "<h1>Model &lt;One&gt; &amp; &#34;Co&#34;</h1>" in html
     assert "<title>Model &lt;One&gt; &amp; &#34;Co&#34; ·" in html
-    facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
+    facts = dict(re.findall(r"<dt[^>]*>(.*?)</dt><dd[^>]*>(.*?)</dd>", html))
     assert facts == {"Id": "m1", "Organisation": "Org &lt;i&gt;", "Weights": "open (published)",
                      "Released": "2024-05", "Name in bp": "M-One", "Name in d": "m1",
                      "Name in pw": "M1 (pairs)", "Note": "One model, &lt;three&gt; names"}
@@ -261,7 +261,7 @@ def test_downloads_hold_the_same_numbers(site):
 def test_a_model_without_registry_entry_gets_its_own_page(site):
     html = html_of(site, "models/x.html")
     assert "<h1>x</h1>" in html
-    facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
+    facts = dict(re.findall(r"<dt[^>]*>(.*?)</dt><dd[^>]*>(.*?)</dd>", html))
     # What the registry would say is unknown, and says so rather than vanishing.
     assert facts == {"Id": "x", "Organisation": "unknown", "Weights": "unknown",
                      "Released": "unknown", "Name in bp": "x"}
@@ -313,7 +313,7 @@ def test_home_tables_show_what_the_registry_knows(site):
     assert (models["m1"]["organisation"], models["m1"]["open_weights"],
             models["m1"]["released"]) == ("Org <i>", True, "2024-05")
     assert (models["m2"]["organisation"], models["m2"]["open_weights"]) == (None, None)
-    facts = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html_of(site, "models/m1.html")))
+    facts = dict(re.findall(r"<dt[^>]*>(.*?)</dt><dd[^>]*>(.*?)</dd>", html_of(site, "models/m1.html")))
     assert (facts["Organisation"], facts["Weights"], facts["Released"]) == (
         "Org &lt;i&gt;", "open (published)", "2024-05")
 
