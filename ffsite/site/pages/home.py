@@ -46,7 +46,7 @@ NO_SIGNAL_TRAIT = (f"No signal: no model's 95% interval of strength lies wholly 
                    "model is ranked on this trait.")
 RANK_NOTE = ("Under each strength, its 95% interval; #a–b is the 95% range of its rank "
              "among the ranked models (drawn from every model's interval; #n when the "
-             "range is one place), so models whose ranges overlap cannot be told apart. "
+             "range is one place): the places the data allow for that model. "
              f"Traits with no signal (no model's interval beyond ±{NOT_ZERO:g}) and cells "
              "with too few valid votes get no rank. Sort by any column.")
 
