@@ -28,6 +28,11 @@ def test_behavioral_profiling_trait_shows_its_rubric_and_a_bootstrap(default_sit
     assert "Every interval is a 95% bootstrap interval over the prompts." in text
     assert "surely higher" not in text  # the rank is a place with its 95% range
     assert "its place by the mean, with the 95% range of that place" in text
+    # A rank range is one model's; overlapping ranges do not make two models alike
+    # (Gemini 2.0 Flash and Llama 4 Maverick on tribalism: ranks 3-30 and 26-45, means
+    # 1.08-1.35 and 1.00-1.06).
+    assert "cannot tell which is higher" not in text and "cannot be told apart" not in text
+    assert "the places the data allow for that model" in text
 
 
 def test_a_trait_whose_judges_saw_only_its_name_says_the_ends_are_ours(default_site,
