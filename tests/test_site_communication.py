@@ -88,3 +88,12 @@ def test_the_chart_names_the_models_as_the_table_does(default_site):
     assert any(label.startswith("FuseChat Gemma 2") for label in labels), labels[:20]
     assert not any(label.startswith("FuseChat-Gemma") for label in labels)
     assert "FuseChat Gemma 2 9B Instruct</a>" in html  # the table's link
+
+
+def test_the_charts_axis_claims_no_percent_for_counts(default_site):
+    """The axis title is shared by every measure of the menu: "%" belongs to the share's
+    own name, not to the axis of character counts (0-2,400)."""
+    html = (default_site / "communication.html").read_text("utf-8")
+    figure = re.search(r'id="communication-chart".*?</svg>', html, re.S).group(0)
+    assert "mean per response" in figure and "%" not in re.sub(r"<[^>]+>", "", figure)
+    assert '"Ends with a question (% of responses)"' in html  # the menu's choice

@@ -127,8 +127,9 @@ def build(ctx: SiteContext) -> None:
     if g.models:
         figure = chart("communication-chart", charts.selectable(
             chart_frame(g, [ctx.registry.display_name(m) for m in g.models]), g.measures,
-            [LABELS.get(m, m) for m in g.measures], "Measure",
-            "mean per response (a share: %)",
+            # One axis title for every choice: a share says its unit in its own name.
+            [LABELS.get(m, m) + (" (% of responses)" if g.share[m] else "")
+             for m in g.measures], "Measure", "mean per response",
             "Mean of the chosen communication trait per model, highest first, with its 95% "
             "interval as a line. The table below lists every number.", interval=True))
     metrics = ctx.response_metrics
