@@ -5,6 +5,7 @@ example where its judge, Claude 3.7 Sonnet, is one of the two sides."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 
@@ -47,12 +48,14 @@ def test_ratings_and_pressure_summaries_name_the_self_judges(default_site):
     section = section[:section.index("</section>")]
     for name in sorted(PANEL):
         assert name in section[section.index('<span class="badge">judge</span>'):], name
-    # Votes derived from scores: the intervals treat one prompt's matches as independent.
-    assert "narrower than the data allow" in section
+    # Votes derived from scores: the intervals resample prompts, one prompt's matches
+    # together (they share its answers).
+    assert "these intervals and rank ranges resample the prompts" in section
+    assert "narrower than the data allow" not in ratings
     eq = ratings[ratings.index('id="ratings-eqbench3"'):]
     eq = eq[:eq.index("</section>")]
     assert f'<span class="badge">judge</span> {EQ_JUDGE} is rated here' in eq
-    assert "narrower than the data allow" not in eq  # the judge's own verdicts
+    assert "resample the prompts" not in eq  # the judge's own verdicts
     pressure = (default_site / "pressure.html").read_text()
     most = re.findall(r"<li>Bend most: (.*?)</li>", pressure)
     assert most and any("DeepSeek-R1" in line for line in most)
@@ -103,3 +106,31 @@ def test_bends_resting_on_scores_below_the_floor_are_marked(default_site, shared
         found = re.search(r'title="(\d+) of the \d+ scores behind this mean lie below', cells)
         assert (int(found.group(1)) if found else 0) == below.get(row.source_model, 0), \
             row.model
+
+
+def test_alpaca_evals_judge_is_its_reference_and_every_preference_section_says_so(
+        default_site, shared_data):
+    """AlpacaEval 2.0's annotator (GPT-4 Turbo) compares every answer with its reference,
+    gpt4_1106_preview, the same GPT-4 Turbo: each preference sets the judge's own answer
+    against another model's.  Checked in the base data: every judged pair has the
+    reference as generator_1 and the one annotator."""
+    import json
+    for path in sorted((shared_data / "alpaca_eval" / "judge_annotations").glob("*.json")):
+        judged = json.loads(path.read_text("utf-8"))
+        assert {(j["generator_1"], j["annotator"]) for j in judged} == {
+            ("gpt4_1106_preview", "weighted_alpaca_eval_gpt4_turbo")}, path.name
+    said = ("The judge of AlpacaEval's preferences (weighted_alpaca_eval_gpt4_turbo) is its "
+            "reference model, gpt4_1106_preview, itself")
+    page = unescape((default_site / "datasets" / "alpaca_eval.html").read_text("utf-8"))
+    for heading in ("<h2>Win rates</h2>", "<h2>What the preference annotations encourage</h2>"):
+        start = page.index(heading)  # the note, before the section's table
+        assert said in page[start:page.index("<table", start)], heading
+    start = page.index('id="length-control"')
+    assert said in page[start:page.index("</section>", start)]
+    assert said in unescape((default_site / "models" / "gpt4_1106_preview.html").read_text())
+    judges = (default_site / "judges.html").read_text("utf-8")
+    row = re.search(r'<th scope="row">AlpacaEval</th>.*?</tr>', judges, re.S).group(0)
+    assert "1 of 2: GPT-4 Turbo (1106 preview)" in re.sub(r"<[^>]+>", "", row)
+    # HH-RLHF's preferences are crowdworkers': nothing to say there.
+    assert "is its reference model" not in (
+        default_site / "datasets" / "hh_rlhf.html").read_text("utf-8")

@@ -313,7 +313,8 @@ def test_home_tables_show_what_the_registry_knows(site):
     assert (models["m1"]["organisation"], models["m1"]["open_weights"],
             models["m1"]["released"]) == ("Org <i>", True, "2024-05")
     assert (models["m2"]["organisation"], models["m2"]["open_weights"]) == (None, None)
-    facts = dict(re.findall(r"<dt[^>]*>(.*?)</dt><dd[^>]*>(.*?)</dd>", html_of(site, "models/m1.html")))
+    facts = dict(re.findall(r"<dt[^>]*>(.*?)</dt><dd[^>]*>(.*?)</dd>",
+                            html_of(site, "models/m1.html")))
     assert (facts["Organisation"], facts["Weights"], facts["Released"]) == (
         "Org &lt;i&gt;", "open (published)", "2024-05")
 

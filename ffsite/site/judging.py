@@ -70,8 +70,9 @@ def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
     answers = ctx.prepared(answer_marks).get((dataset, model))
     marks = []
     if judge is not None:
-        marks.append(("judge", f"this model is one of the judges of "
-                      f"{dataset_name(dataset)} ({judge}): it scored its own answers too"))
+        marks.append(("judge", judges_the_reference(dataset) or (
+            f"this model is one of the judges of {dataset_name(dataset)} ({judge}): it "
+            "scored its own answers too")))
     if run is not None:
         marks.append(("contributed", f"added by a contributor through ffsite protocol "
                       f"{run.get('protocol')} ({run_line(run)})"))
@@ -81,6 +82,21 @@ def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
         return {}
     return {"badge": " · ".join(m for m, _ in marks),
             "badge_title": "; ".join(t for _, t in marks)}
+
+
+def judges_the_reference(dataset: str) -> str | None:
+    """What a reader must know when the model every answer of `dataset` is compared with
+    is its judge (AlpacaEval 2.0's GPT-4 Turbo); None otherwise."""
+    record = find(dataset)
+    if record is None or record.reference_model is None:
+        return None
+    judge = dict((name, j) for j, name in record.judge_models).get(record.reference_model)
+    if judge is None:
+        return None
+    return (f"the judge of {dataset_name(dataset)}'s preferences ({judge}) is its reference "
+            f"model, {record.reference_model}, itself: every preference sets the judge's own "
+            "answer against another model's, so a judge that favours its own answers lowers "
+            "every win rate and rewards whatever its own answers do")
 
 
 def contributed_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, ...]:
@@ -102,6 +118,10 @@ def self_judge_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, .
     judge = ctx.prepared(self_judges).get((dataset, model))
     if judge is None:
         return contributed_notes(ctx, dataset, model)
+    reference = judges_the_reference(dataset)
+    if reference is not None and model == ctx.config.reference_model:
+        return (reference[0].upper() + reference[1:] + ".",
+                *contributed_notes(ctx, dataset, model))
     record = find(dataset)
     others = len(record.judges) - 1 if record else 0
     share = ("alone: every number here is its own judgement" if others == 0 else

@@ -16,6 +16,10 @@ DATASET = Dataset(
               "weighted) preferences against gpt4_1106_preview"),
     judges=("weighted_alpaca_eval_gpt4_turbo",),
     reference_model="gpt4_1106_preview",
+    # Its judge is GPT-4 Turbo, which AlpacaEval 2.0 runs as the same gpt-4-1106-preview
+    # it takes as its reference ("uses GPT4-turbo as baseline and annotator"): every
+    # preference sets the judge's own answer against another model's.
+    judge_models=(("weighted_alpaca_eval_gpt4_turbo", "gpt4_1106_preview"),),
     texts="reader:load_texts",
     prompt_set="reader:prompt_set",
     answers="reader:read_output_files",

@@ -61,7 +61,7 @@ def length_control_sections(ctx: SiteContext, dataset: str) -> list[Section]:
     """Raw and length-controlled strengths and win rates, for a dataset whose answers
     have lengths and whose comparisons a preference annotator decided."""
     # datasets.py lists this provider, so its helpers are imported when first used.
-    from ffsite.site.pages.datasets import dataset_page_path, default_annotator
+    from ffsite.site.pages.datasets import dataset_page_path, default_annotator, self_judged_notes
 
     both = ctx.prepared(lengths)
     comparisons = (ctx.annotations.comparisons["dataset"] == dataset).to_numpy()
@@ -99,7 +99,8 @@ def length_control_sections(ctx: SiteContext, dataset: str) -> list[Section]:
                          ctx.min_valid),
              method_note(strengths if any(t.id == "length-traits" for t in tables) else None,
                          ctx.models.reference_model if wins is not None else None,
-                         str(judge), unit))
+                         str(judge), unit),
+             *self_judged_notes(dataset, judge))
     return [Section(id="length-control", heading="Length held at zero",
                     summary=f"what {judge} prefers once the answers' length difference is "
                             "held at zero",

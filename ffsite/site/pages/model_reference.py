@@ -15,6 +15,7 @@ from ffsite.metrics.results import model_dataset_counts
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.examples import Example, ExamplePool, choose_examples
+from ffsite.site.judging import self_judge_notes
 from ffsite.site.output import Download
 from ffsite.site.pages import communication
 from ffsite.site.pages.model_runs import RunSummary, run_summaries
@@ -223,6 +224,7 @@ def reference_section(ctx: SiteContext, model: str) -> ReferenceModelSection:
         summary=f"every other {where} model is compared with it",
         judged_by="", partial="sections/reference_model.html", datasets=tuple(datasets),
         tables=(table, talk) if talk else (table,), dataset_names=where,
+        notes=tuple(note for d in datasets for note in self_judge_notes(ctx, d, model)),
         n_all=int(mine.sum()), anchor=bool(len(ctx.ratings)), sources=credits(datasets))
 
 
