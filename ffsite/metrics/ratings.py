@@ -21,9 +21,11 @@ solve U* = 0 by Fisher scoring, t <- t + I^-1 U* (with a diagonal correction, se
 from the full-data fit.
 
 95% intervals: percentiles of 1,000 refits on bootstrap resamples of the trait's
-informative comparisons.  Ranks: a model's place by Elo, with the 95% range of its rank
-over the same refits (ffsite.metrics.ranking.rank_ranges): in each refit every model is
-ranked, so the range does not depend on which model is the anchor.
+informative comparisons, or, given each comparison's cluster (`clusters`: the prompt of
+votes derived from scores, whose comparisons share their responses), of whole clusters,
+each bringing all its comparisons.  Ranks: a model's place by Elo, with the 95% range of
+its rank over the same refits (ffsite.metrics.ranking.rank_ranges): in each refit every
+model is ranked, so the range does not depend on which model is the anchor.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.metrics import ranking, resampling
 from ffsite.metrics.ranking import rank_ranges
-from ffsite.metrics.resampling import nan_quantiles, resample_counts
+from ffsite.metrics.resampling import nan_quantiles, resample_cluster_counts, resample_counts
 from ffsite.metrics.strength import trait_votes
 
 ANCHOR_ELO = 1000.0
@@ -261,16 +263,24 @@ def fit_bradley_terry(wins: np.ndarray, *, anchor: int, firth: bool = True) -> n
 def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                n_models: int, *, anchor: int, n_bootstrap: int = 1000,
                seed: int | Sequence[int] = 0, level: float = 0.95,
-               firth: bool = True) -> TraitRatings:
+               firth: bool = True, clusters: np.ndarray | None = None) -> TraitRatings:
     """Ratings with bootstrap intervals from one trait's informative comparisons.
 
     model_a / model_b: model codes 0..n_models-1 (different on every row); outcome:
     FIRST_WINS (model_a showed the trait more), SECOND_WINS or TIE.  Models without a
-    chain of comparisons to the anchor get NaN.
+    chain of comparisons to the anchor get NaN.  `clusters`: each comparison's cluster
+    (any values; equal values, one cluster): the bootstrap then resamples whole clusters
+    instead of single comparisons.  None: every comparison on its own (judged votes).
+    The estimate is the same either way; only the intervals and rank ranges differ.
     """
     if n_bootstrap < 1:
         raise ValueError("n_bootstrap must be at least 1")
     model_a, model_b = np.asarray(model_a), np.asarray(model_b)
+    cluster = None
+    if clusters is not None:
+        if len(clusters) != len(model_a):
+            raise ValueError("clusters must give one cluster per comparison")
+        cluster = cluster_codes(clusters)
     n = np.bincount(np.concatenate([model_a, model_b]), minlength=n_models)
     elo, low, high = (np.full(n_models, np.nan) for _ in range(3))
     resampled = np.full((n_bootstrap, n_models), np.nan)
@@ -280,19 +290,31 @@ def rate_trait(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
         fitted = _rate_present(local[:len(model_a)], local[len(model_a):],
                                np.asarray(outcome), len(present),
                                anchor=int(np.searchsorted(present, anchor)),
-                               n_bootstrap=n_bootstrap, seed=seed, level=level, firth=firth)
+                               n_bootstrap=n_bootstrap, seed=seed, level=level, firth=firth,
+                               cluster=cluster)
         elo[present], low[present], high[present], resampled[:, present] = fitted
     ranges = rank_ranges(elo, resampled, level=level)
     return TraitRatings(elo=elo, ci_low=low, ci_high=high, rank=ranges.rank, n=n,
                         rank_low=ranges.low, rank_high=ranges.high, refits=resampled)
 
 
+def cluster_codes(values: Sequence | np.ndarray | pd.Series) -> np.ndarray:
+    """Codes 0..C-1 of the clusters, in order of first appearance; a missing value (None,
+    NaN) is a cluster of its own: nothing says which comparisons it shares a prompt with,
+    and treating it alone is what the bootstrap did before clusters."""
+    codes = pd.factorize(pd.Series(values, dtype=object))[0].astype(np.int64)
+    missing = codes < 0
+    codes[missing] = codes.max(initial=-1) + 1 + np.arange(missing.sum())
+    return codes
+
+
 def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
                   n_models: int, *, anchor: int, n_bootstrap: int, seed: int | Sequence[int],
-                  level: float, firth: bool
+                  level: float, firth: bool, cluster: np.ndarray | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(elo, ci_low, ci_high, the refits [resamples, models]) for models that all appear
-    in at least one comparison."""
+    in at least one comparison; `cluster`: codes 0..C-1 per comparison, to resample
+    whole clusters (None: single comparisons)."""
     swap = model_a > model_b
     first, second = np.where(swap, model_b, model_a), np.where(swap, model_a, model_b)
     outcome = np.where(swap & (outcome != TIE), 1 - outcome, outcome)
@@ -319,7 +341,8 @@ def _rate_present(model_a: np.ndarray, model_b: np.ndarray, outcome: np.ndarray,
     resampled = np.empty((n_bootstrap, n_models))
     for begin in range(0, n_bootstrap, _RESAMPLES_PER_BATCH):
         size = min(_RESAMPLES_PER_BATCH, n_bootstrap - begin)
-        counts = resample_counts(category, width, size, rng)
+        counts = (resample_counts(category, width, size, rng) if cluster is None
+                  else resample_cluster_counts(category, cluster, width, size, rng))
         resampled[begin:begin + size] = fit(counts, np.repeat(start, size, axis=0),
                                             _BOOTSTRAP_TOLERANCE, guided=True)
     resampled[:, np.isnan(elo[0])] = np.nan
@@ -360,23 +383,35 @@ def _trait_jobs(annotations: Annotations, anchor: str, traits: Sequence[str] | N
 
 
 def trait_refits(annotations: Annotations, trait_id: str, *, anchor: str,
-                 n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
-                 ) -> tuple[list[str], TraitRatings] | None:
-    """One trait's ratings as `ratings_table` rates it (the same seed, the same numbers),
-    with the bootstrap refits (`TraitRatings.refits`): (the models, in code order; the
-    ratings); None when the trait has no informative comparison."""
+                 n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95,
+                 clusters: str | None = None) -> tuple[list[str], TraitRatings] | None:
+    """One trait's ratings as `ratings_table` rates it (the same seed and `clusters`, the
+    same numbers), with the bootstrap refits (`TraitRatings.refits`): (the models, in
+    code order; the ratings); None when the trait has no informative comparison."""
     code_a, code_b, jobs = _trait_jobs(annotations, anchor, [trait_id])
     if not jobs:
         return None
     _, _, keep, outcome = jobs[0]
     models, a, b, won = annotations.models, code_a[keep], code_b[keep], outcome[keep]
-    # Kept on disk by a build, as ratings_table's tables are.
+    cluster = _comparison_clusters(annotations, clusters)
+    drawn = None if cluster is None else cluster[keep]
+    # Kept on disk by a build, as ratings_table's tables are; the clusters are part of
+    # the key, so intervals of one kind of resampling never stand in for the other's.
     return models, remembered(
         "trait-refits", _CODE, (a, b, won, len(models), anchor, models, n_bootstrap, seed,
-                                trait_id, level),
+                                trait_id, level, clusters, drawn),
         lambda: rate_trait(a, b, won, len(models), anchor=models.index(anchor),
                            n_bootstrap=n_bootstrap, seed=_trait_seed(seed, trait_id),
-                           level=level))
+                           level=level, clusters=drawn))
+
+
+def _comparison_clusters(annotations: Annotations, column: str | None) -> np.ndarray | None:
+    """Each comparison's cluster code from `column` of the comparisons (None: none)."""
+    if column is None:
+        return None
+    if column not in annotations.comparisons.columns:
+        raise FfsiteError(f"no comparison column '{column}' to resample by")
+    return cluster_codes(annotations.comparisons[column])
 
 
 _CODE = (sys.modules[__name__], ranking, resampling)  # what the fits' results depend on
@@ -390,24 +425,32 @@ def _trait_seed(seed: int, trait_id: str) -> list[int]:
 def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1000,
                   seed: int = 0, traits: Sequence[str] | None = None,
                   level: float = 0.95,
-                  refits: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
-                  ) -> pd.DataFrame:
+                  refits: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+                  clusters: str | None = None) -> pd.DataFrame:
     """One row per (trait, rated model): RATING_COLUMNS, sorted by trait then Elo.
 
     Only models linked to the anchor by comparisons on a trait are rated on it; a trait
     on which the anchor has no informative comparison has no rows.  `refits`, when
     given, receives each trait's (rated models, their bootstrap Elo [resamples,
     models]): a difference between two models then has its paired interval.
+    `clusters`: a column of `annotations.comparisons` (such as "prompt_id") whose equal
+    values make a cluster the bootstrap resamples whole, for comparisons that are not
+    independent (votes derived from scores: every comparison of a prompt shares its
+    responses); a missing value is a cluster of its own.  None (judged votes, methods.md
+    §2): the bootstrap resamples single comparisons.
     """
     models = annotations.models
     code_a, code_b, jobs = _trait_jobs(annotations, anchor, traits)
+    cluster = _comparison_clusters(annotations, clusters)
     # The same comparisons and settings always give the same table: a build keeps it on
-    # disk (ffsite._stored), as its refits take seconds.
-    inputs = (models, anchor, n_bootstrap, seed, level, refits is not None,
-              [(t, d, code_a[keep], code_b[keep], o[keep]) for t, d, keep, o in jobs])
+    # disk (ffsite._stored), as its refits take seconds.  The clusters are in the key:
+    # a table resampled by prompt never stands in for one resampled by comparison.
+    inputs = (models, anchor, n_bootstrap, seed, level, refits is not None, clusters,
+              [(t, d, code_a[keep], code_b[keep], o[keep],
+                None if cluster is None else cluster[keep]) for t, d, keep, o in jobs])
     table, found = remembered("ratings", _CODE, inputs,
                               lambda: _rated_table(models, anchor, code_a, code_b, jobs,
-                                                   n_bootstrap, seed, level, refits))
+                                                   n_bootstrap, seed, level, refits, cluster))
     if refits is not None:
         refits.update(found)
     return table
@@ -415,7 +458,8 @@ def ratings_table(annotations: Annotations, *, anchor: str, n_bootstrap: int = 1
 
 def _rated_table(models: list[str], anchor: str, code_a: np.ndarray, code_b: np.ndarray,
                  jobs: list[tuple], n_bootstrap: int, seed: int, level: float,
-                 refits: dict | None) -> tuple[pd.DataFrame, dict]:
+                 refits: dict | None, cluster: np.ndarray | None = None
+                 ) -> tuple[pd.DataFrame, dict]:
     """`ratings_table`'s table and, when `refits` is not None, its refits."""
     found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -423,7 +467,8 @@ def _rated_table(models: list[str], anchor: str, code_a: np.ndarray, code_b: np.
         trait_id, description, keep, outcome = job
         rated = rate_trait(code_a[keep], code_b[keep], outcome[keep], len(models),
                            anchor=models.index(anchor), n_bootstrap=n_bootstrap,
-                           seed=_trait_seed(seed, trait_id), level=level)
+                           seed=_trait_seed(seed, trait_id), level=level,
+                           clusters=None if cluster is None else cluster[keep])
         shown = ~np.isnan(rated.elo)
         if refits is not None:
             found[trait_id] = (np.array(models, dtype=object)[shown],

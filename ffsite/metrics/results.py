@@ -590,7 +590,8 @@ class ScoreResults:
     condition, model, trait and judge, the mean score and the strength against all
     other models (from derived votes), the shift from baseline and how much each model
     bends; Bradley-Terry ratings from the baseline's derived votes.  Every interval
-    resamples prompts (scenarios for shifts), except the ratings' (comparisons).
+    resamples prompts (scenarios for shifts): the ratings' too, each resampled prompt
+    bringing all its comparisons.
 
     A dataset with a declared panel (its judges' mean, `judges.panel_scores`) has its
     tables under the panel's name and each member's means in `judge_means`."""
@@ -606,7 +607,7 @@ class ScoreResults:
 
 
 # Fewer prompts than this give no ratings: Bradley-Terry on votes derived from two answer
-# sets would rank on noise (its intervals resample comparisons, not prompts).
+# sets would rank on noise, and a bootstrap over so few prompts says little about it.
 MIN_RATING_PROMPTS = 5
 
 
@@ -635,8 +636,12 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
         derived = derived_all.where((derived_all.comparisons["dataset"] == dataset).to_numpy())
         anchor = anchor_model(derived, preferred_anchor)
         if anchor is not None:
-            ratings.append(ratings_table(derived, anchor=anchor, **options).assign(
-                dataset=dataset))
+            # The comparisons of one prompt share its responses (one response meets every
+            # other model's): the bootstrap resamples prompts, as the means' does, not
+            # the comparisons, which gave intervals several times too narrow.  Judged
+            # votes (pairwise_results) still resample their judgments.
+            ratings.append(ratings_table(derived, anchor=anchor, clusters="prompt_id",
+                                         **options).assign(dataset=dataset))
     members = members if members is not None else empty_scores()
     means = score_means(scores, registry, floors=floors, **options)
     judge_means = score_means(members, registry, floors=floors, **options)
