@@ -236,3 +236,30 @@ def test_model_names_from_data_are_escaped(tmp_path):
                 for url in files.values():
                     drawing = ((site / page).parent / url).read_text("utf-8")
                     assert "<script" not in drawing
+
+
+def test_a_floor_note_claims_a_download_count_only_where_the_download_has_it(default_site):
+    """The "has 0s" note says the table's download counts the scores under the rubric's
+    floor only on tables whose download has below_rubric_floor (the means); the bends,
+    shifts and lineage tables' downloads do not, and their notes say the mark's title
+    counts them instead."""
+    claim = "as does this table&#39;s download (below_rubric_floor)"
+    claimed = plain = 0
+    for path in sorted(default_site.rglob("*.html")):
+        page = path.read_text("utf-8")
+        if "the mark&#39;s title counts them" not in page:
+            continue
+        for block in page.split('<div class="table-block">')[1:]:
+            if "the mark&#39;s title counts them" not in block:
+                continue
+            link = re.search(r'href="([^"]+\.csv)"', block)
+            if link is None:  # no download (the lineage's values): none to claim
+                assert claim not in block, path.name
+                plain += 1
+                continue
+            header = (path.parent / link.group(1)).resolve().read_text("utf-8").splitlines()[0]
+            assert (claim in block) == ("below_rubric_floor" in header.split(",")), (
+                path.name, link.group(1))
+            claimed += claim in block
+            plain += claim not in block
+    assert claimed >= 5 and plain >= 3  # trait pages and the home table; pressure, lineage

@@ -415,8 +415,10 @@ FLOOR_MARK = "has 0s"
 FLOOR_NOTE = (f"“{FLOOR_MARK}”: on some answers behind that mean a judge of the panel "
               "answered 0, below the rubric's lowest anchor of 1, so the panel's score of "
               "that answer is below 1 (typically 0.67: one judge's 0 beside two 1s); they are "
-              "kept, as the dataset published them, and counted in the downloads "
-              "(below_rubric_floor).")
+              "kept, as the dataset published them, and the mark's title counts them.")
+# Where the table's own download carries the count too.
+FLOOR_COUNTED = FLOOR_NOTE.removesuffix(".") + (
+    ", as does this table's download (below_rubric_floor).")
 
 
 def below_floor(cell: Cell, below: int, n: int) -> Cell:

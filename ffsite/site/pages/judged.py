@@ -17,7 +17,7 @@ from ffsite.site.model_meta import meta_cells, meta_columns
 from ffsite.site.output import Download
 from ffsite.site.urls import MODELS, TRAITS, link
 from ffsite.site.views import (
-    FLOOR_NOTE,
+    FLOOR_COUNTED,
     Cell,
     Column,
     Glance,
@@ -152,7 +152,7 @@ def _table(ctx: SiteContext, page: str, means: pd.DataFrame, order: list[str],
                  columns, rows, download,
                  note="Higher means more of the trait; the traits on which models differ "
                       "most come first. Sort by any column." + (
-                          " " + FLOOR_NOTE if means["below_rubric_floor"].any() else ""))
+                          " " + FLOOR_COUNTED if means["below_rubric_floor"].any() else ""))
 
 
 @dataclass(frozen=True)

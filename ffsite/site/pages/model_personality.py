@@ -19,6 +19,7 @@ from ffsite.site.render import heat_class, number
 from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
+    FLOOR_COUNTED,
     FLOOR_NOTE,
     Cell,
     Column,
@@ -249,7 +250,7 @@ def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,
                      *strength_column,
                      Column("prompts", "Prompts" if unit == "prompt" else f"{unit.capitalize()}s")],
                  rows, download,
-                 note=FLOOR_NOTE if part["below_rubric_floor"].any() else "")
+                 note=FLOOR_COUNTED if part["below_rubric_floor"].any() else "")
 
 
 def bend_table(bend: pd.DataFrame, download: Download,

@@ -31,7 +31,7 @@ from ffsite.site.pages.pressure import (
 from ffsite.site.render import number
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
-    FLOOR_NOTE,
+    FLOOR_COUNTED,
     Cell,
     Chart,
     Column,
@@ -189,7 +189,7 @@ def means_table(where: BlockPlace, means: pd.DataFrame) -> Table:
                  note=" ".join(filter(None, (
                      "" if signal else "No rank: every model's interval overlaps every "
                                        "other's (no signal).",
-                     FLOOR_NOTE if ranked["below_rubric_floor"].any() else ""))))
+                     FLOOR_COUNTED if ranked["below_rubric_floor"].any() else ""))))
 
 
 def means_chart(where: BlockPlace, means: pd.DataFrame) -> Chart:
