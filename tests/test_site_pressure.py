@@ -68,8 +68,9 @@ def test_condition_tables_show_signed_heat_coloured_shifts(site):
     assert [[*shown(r), r[1]["css"], r[2]["css"]] for r in authority["rows"]] == [
         [("Alpha One", ""), ("+1.00", "+0.00 to +2.00"), ("-1.50", "-2.00 to -1.00"),
          ("2", ""), "hp4", "hn4"],
-        [("b", ""), ("+1.50", "+0.00 to +3.00"), ("+0.50", "+0.00 to +1.00"), ("2", ""),
-         "hp4", "hp3"],
+        # b's deep shift compares a baseline score of 0.5, under the rubric's floor
+        [("b", ""), ("+1.50 has 0s", "+0.00 to +3.00"), ("+0.50", "+0.00 to +1.00"),
+         ("2", ""), "hp4", "hp3"],
         [("c", ""), ("+0.00", "+0.00 to +0.00"), ("+0.00", "+0.00 to +0.00"), ("2", ""),
          "h0", "h0"]]
     urgency = tables["shifts-urgency"]
@@ -263,3 +264,43 @@ def test_a_floor_note_claims_a_download_count_only_where_the_download_has_it(def
             claimed += claim in block
             plain += claim not in block
     assert claimed >= 5 and plain >= 3  # trait pages and the home table; pressure, lineage
+
+
+def test_shifts_and_glances_carry_the_floor_mark_where_scores_under_it_lie(default_site,
+                                                                         shared_data):
+    """A shift under Authority compares the trait's scores under it with those at
+    baseline: marked "has 0s" exactly when either holds a panel score under 1 (counted
+    here from the base data's contributions files); the home cards mark the means the
+    same way (Llama 3 70B's tribalism: 18 of its 50 baseline scores)."""
+    def under_one(condition: str) -> set[tuple[str, str]]:
+        jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
+                           f"{condition}.json").read_text("utf-8"))["job_contributions"]
+        return {(model, dimension) for job in jobs.values()
+                for model, scores in job["contributions"].items()
+                for dimension, score in scores.items() if score["score"] < 1}
+    floored = under_one("baseline") | under_one("authority")
+    with open(default_site / "data" / "pressure-shifts.csv", newline="",
+              encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["condition"] == "authority"]
+    expected = {(r["model"], r["trait_id"]): (r["source_model"],
+                                              r["trait_id"].removeprefix("bp-")) in floored
+                for r in rows}
+    assert 0 < sum(expected.values()) < len(expected)
+    page = (default_site / "pressure.html").read_text("utf-8")
+    start = page.index('id="shifts-authority"')
+    table = page[start:page.index("</table>", start)]
+    keys = re.findall(r'<th[^>]*data-key="([^"]+)"', table)
+    checked = 0
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)[1:]:
+        model = re.search(r'<a href="models/([^"]+)\.html"', row).group(1)
+        for key, cell in zip(keys[1:], re.findall(r"<td[^>]*>.*?</td>", row, re.S),
+                             strict=False):
+            if key.startswith("t-") and (model, key[2:]) in expected:
+                assert ("has 0s" in cell) == expected[(model, key[2:])], (model, key)
+                checked += 1
+    assert checked == len(expected)
+    home = (default_site / "index.html").read_text("utf-8")
+    card = home[home.index('traits/tribalism.html">Tribalism</a>'):]
+    least = card[card.index("Least"):card.index("</ul>", card.index("Least"))]
+    assert re.search(r"Llama 3 70B Instruct</a> <span class=\"badge\" title=\"18 of the 50 "
+                     r"scores behind this mean", least), least[:600]

@@ -421,14 +421,18 @@ FLOOR_COUNTED = FLOOR_NOTE.removesuffix(".") + (
     ", as does this table's download (below_rubric_floor).")
 
 
-def below_floor(cell: Cell, below: int, n: int) -> Cell:
-    """`cell` (a mean score) marked when some of its `n` scores lie under the rubric's
-    floor: they stay in the mean, as the dataset published it, and the mark says so."""
+def below_floor(cell: Cell, below: int, n: int, what: str = "mean") -> Cell:
+    """`cell` (a mean score, or `what` rests on such scores) marked when some of its `n`
+    scores lie under the rubric's floor: they stay in the mean, as the dataset published
+    it, and the mark says so, after any mark the cell has (a judge's)."""
     if not below:
         return cell
-    return dataclasses.replace(cell, badge=FLOOR_MARK, badge_title=(
-        f"{below} of the {n} scores behind this mean lie below the rubric's lowest anchor "
-        "(a judge of the panel answered 0); kept, as the dataset published them"))
+    title = (f"{below} of the {n} scores behind this {what} lie below the rubric's lowest "
+             "anchor (a judge of the panel answered 0); kept, as the dataset published them")
+    if cell.badge:
+        return dataclasses.replace(cell, badge=f"{cell.badge} · {FLOOR_MARK}",
+                                   badge_title=f"{cell.badge_title}; {title}")
+    return dataclasses.replace(cell, badge=FLOOR_MARK, badge_title=title)
 
 
 def elo_cell(value: float, low: float, high: float) -> Cell:

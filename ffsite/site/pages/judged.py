@@ -106,9 +106,18 @@ def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
                                            "ci_high": "high"})[
         ["model", "value", "low", "high", "rank", "rank_low", "rank_high"]])
     dataset = str(own["dataset"].iat[0])
+    floors = {m: (int(b), int(n)) for m, b, n in zip(
+        own["model"], own["below_rubric_floor"], own["n"], strict=True) if b > 0}
+
+    def marks(model: str) -> dict[str, str]:
+        """Its judge's mark and, where its mean rests on scores under the floor, that."""
+        cell = below_floor(Cell("", **judge_badge(ctx, dataset, model)),
+                           *floors.get(model, (0, 0)))
+        return {"badge": cell.badge, "badge_title": cell.badge_title} if cell.badge else {}
+
     most, least = standings(ranked, per_end, names.__getitem__,
                             lambda model: link(page, ctx.slugs.page(MODELS, model)),
-                            marks=lambda model: judge_badge(ctx, dataset, model))
+                            marks=marks)
     low_end, high_end = _ends(trait["trait"])
     return glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), ranked,
                   most, least, low_end=low_end, high_end=high_end,

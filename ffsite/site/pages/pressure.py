@@ -245,6 +245,22 @@ def floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str], tuple[int, int]
     return {key: (int(n), int(totals[key])) for key, n in below.items()}
 
 
+def trait_floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str, str], tuple[int, int]]:
+    """{(dataset, condition, model, trait): (scores below the rubric's floor, scores)}
+    behind a shift: the condition's and the baseline's means of that trait."""
+    means = ctx.score_results.means
+    keys = ["dataset", "judge", "model", "trait_id"]
+    base = means.loc[means["condition"] == BASELINE, [*keys, "below_rubric_floor", "n"]]
+    pressed = means[means["condition"] != BASELINE].merge(base, on=keys, how="left",
+                                                          suffixes=("", "_base"))
+    pressed = pressed.assign(
+        below=pressed["below_rubric_floor"] + pressed["below_rubric_floor_base"].fillna(0),
+        total=pressed["n"] + pressed["n_base"].fillna(0))
+    found = pressed[pressed["below"].to_numpy() > 0].groupby(
+        ["dataset", "condition", "model", "trait_id"])[["below", "total"]].sum()
+    return {key: (int(r.below), int(r.total)) for key, r in found.iterrows()}
+
+
 def biggest_mover(shifts: pd.DataFrame) -> str:
     """The trait whose shift, averaged over the models, is furthest from zero."""
     average = shifts.groupby("trait_id")["shift"].mean()
@@ -256,8 +272,11 @@ def condition_section(ctx: SiteContext, condition: str, shifts: pd.DataFrame,
                       suffix: str, download: Download) -> Condition:
     label, description = CONDITIONS.get(condition, (condition, ""))
     ranked = bend.sort_values(["bend", "model_name"], ascending=[False, True], kind="stable")
-    shown = [(cells[r.model], estimate_text(r.bend, r.ci_low, r.ci_high))
+    floors = ctx.prepared(floor_counts)
+    shown = [(below_floor(cells[r.model], *floors.get((r.dataset, condition, r.model), (0, 0)),
+                          what="bend"), estimate_text(r.bend, r.ci_low, r.ci_high))
              for r in ranked.itertuples(index=False)]
+    trait_floors = ctx.prepared(trait_floor_counts)
 
     average = shifts.groupby("trait_id")["shift"].mean()
     movers = []
@@ -282,13 +301,16 @@ def condition_section(ctx: SiteContext, condition: str, shifts: pd.DataFrame,
                  for t in traits],
                Column("pairs", "Pairs", title="paired prompts (asked with and without "
                       "the pressure)")]
-    rows = [[cells[r.model], *[shift_cell(of[(r.model, t)]) if (r.model, t) in of
-                               else Cell("–") for t in traits],
+    rows = [[cells[r.model], *[below_floor(shift_cell(of[(r.model, t)]), *trait_floors.get(
+                                   (r.dataset, condition, r.model, t), (0, 0)), what="shift")
+                               if (r.model, t) in of else Cell("–") for t in traits],
              Cell(count(pairs[r.model]), int(pairs[r.model]))]
             for r in ranked.itertuples(index=False)]
+    marked = any((r.dataset, condition, r.model, t) in trait_floors
+                 for r in ranked.itertuples(index=False) for t in traits)
     table = Table(f"shifts-{condition}{suffix}", f"{label}: shift of each trait from "
                   "baseline (scale points), models bending most first", columns, rows,
-                  download)
+                  download, note=FLOOR_NOTE if marked else "")
     return Condition(condition, anchor, label, description, int(bend["n_pairs"].max()),
                      int(bend["n_pairs"].min()), len(bend), float(bend["bend"].median()),
                      shown[:NAMED], shown[::-1][:NAMED], movers, table)
