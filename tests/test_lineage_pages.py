@@ -216,3 +216,29 @@ def test_means_below_the_rubric_floor_are_marked_on_lineage_pages(default_site):
         in tribalism
     assert "“has 0s”: on some answers behind that mean a judge of the panel answered 0" in (
         page[page.index('id="values-behavioral-profiling"'):])
+
+
+def test_changes_resting_on_scores_under_the_floor_are_marked(default_site):
+    """A change compares two releases' baseline means: its download counts their scores
+    under the rubric's floor (the personality download's below_rubric_floor, summed) and
+    the family page marks it "has 0s" (Llama 3 70B -> 3.1 70B on tribalism: a "real"
+    rise that the earlier release's 18 sub-floor scores may make)."""
+    changes = pd.read_csv(default_site / "data" / "lineage-changes.csv")
+    means = pd.read_csv(default_site / "data" / "personality.csv").set_index(
+        ["model", "trait_id"])["below_rubric_floor"]
+    bp = changes[changes["dataset"] == "behavioral_profiling"]
+    assert len(bp)
+    expected = [int(means.get((r.earlier, r.trait_id), 0) + means.get((r.later, r.trait_id), 0))
+                for r in bp.itertuples(index=False)]
+    assert bp["below_rubric_floor"].tolist() == expected
+    assert (changes.loc[changes["dataset"] != "behavioral_profiling",
+                        "below_rubric_floor"] == 0).all()
+    llama = bp[(bp["family"] == "Llama 70B") & (bp["trait_id"] == "bp-tribalism")
+               & (bp["earlier"] == "Meta-Llama-3-70B-Instruct")]
+    assert len(llama) == 1 and bool(llama["real"].iloc[0])
+    assert llama["below_rubric_floor"].iloc[0] >= 18
+    page = (default_site / "lineage" / "llama-70b.html").read_text("utf-8")
+    table = re.search(r'id="changes-behavioral-profiling">(.*?)</table>', page, re.S).group(1)
+    row = next(tr for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)
+               if ">Tribalism<" in tr)
+    assert "has 0s" in row and "behind this change" in row

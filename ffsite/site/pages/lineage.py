@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
-from ffsite.datasets import UNITS, dataset_name
+from ffsite.datasets import BASELINE, UNITS, dataset_name
 from ffsite.metrics import results
 from ffsite.metrics.lineage import PAIRED, Lineage, largest_changes
 from ffsite.site import charts
@@ -147,6 +148,29 @@ def change_cell(kind: str, row, earlier: str, later: str) -> Cell:
                       f"{verdict}")
 
 
+def floors(ctx: SiteContext) -> dict[tuple[str, str, str, str], tuple[int, int]]:
+    """{(dataset, judge, trait, model): (scores under the rubric's floor, scores)} of the
+    means the lineage compares (at baseline where there are conditions)."""
+    means = ctx.score_results.means
+    own = means[means["condition"].isin([BASELINE, ""]).to_numpy()
+                & (means["below_rubric_floor"].to_numpy() > 0)]
+    return {(r.dataset, r.judge, r.trait_id, r.model): (int(r.below_rubric_floor), int(r.n))
+            for r in own.itertuples(index=False)}
+
+
+def marked_change_cell(ctx: SiteContext, kind: str, row) -> Cell:
+    """`change_cell` of a CHANGE_COLUMNS row, marked "has 0s" when either release's mean
+    rests on scores under the rubric's floor: a "real" change may be the defect's doing
+    (Llama 3 to 3.1 70B on tribalism: 18 of the earlier one's 50 scores)."""
+    name = ctx.registry.display_name
+    cell = change_cell(kind, row, name(row.earlier), name(row.later))
+    found = ctx.prepared(floors)
+    below, n = (sum(pair) for pair in zip(
+        *(found.get((row.dataset, row.judge, row.trait_id, m), (0, 0))
+          for m in (row.earlier, row.later)), strict=True))
+    return below_floor(cell, below, n, what="change")
+
+
 @dataclass(frozen=True)
 class Lane:
     """One dataset and judge of a family: its releases, chart and tables."""
@@ -171,9 +195,15 @@ class Lane:
 def build(ctx: SiteContext) -> None:
     lineage = ctx.prepared(lineage_data)
     index = page_path(LINEAGE)
-    changes_download = ctx.output.data("lineage-changes", lineage.changes, "Lineage: every "
-                                       "change between successive releases, with its 95% "
-                                       "interval", index)
+    found = ctx.prepared(floors)
+    changes = lineage.changes
+    # How many of the two releases' scores lie under the rubric's floor (the pages mark
+    # those changes "has 0s").
+    below = [sum(found.get((r.dataset, r.judge, r.trait_id, m), (0, 0))[0]
+                 for m in (r.earlier, r.later)) for r in changes.itertuples(index=False)]
+    changes_download = ctx.output.data("lineage-changes", changes.assign(
+        below_rubric_floor=np.array(below, dtype=np.int64)), "Lineage: every change between "
+        "successive releases, with its 95% interval", index)
     releases = lineage.order.merge(lineage.estimates, on="model")
     releases_download = ctx.output.data("lineage-releases", releases, "Lineage: every "
                                          "family's releases in order, with their numbers",
@@ -280,8 +310,7 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
         cells = [Cell(labels[t], header=True)]
         for earlier, later in steps:
             if (t, earlier, later) in by_pair:
-                cells.append(change_cell(kind, by_pair[(t, earlier, later)], name(earlier),
-                                         name(later)))
+                cells.append(marked_change_cell(ctx, kind, by_pair[(t, earlier, later)]))
             else:
                 cells.append(Cell("–"))
         change_rows.append(cells)
@@ -291,7 +320,8 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
                            *[Column(f"c{i}", f"→ {name(b)}", title=f"{name(b)} minus "
                                     f"{name(a)}, the release before it")
                              for i, (a, b) in enumerate(steps)]], change_rows,
-                          note=RULE)
+                          note=RULE + (" " + FLOOR_NOTE if any(
+                              (t, m) in floor for t in traits for m in releases) else ""))
     return Lane(id=wording_slug(f"{dataset} {judge}"), dataset=dataset,
                 dataset_name=dataset_name(dataset), judge=judge_name(ctx, judge), kind=kind,
                 condition=next((str(c) for c in estimates["condition"] if c), ""),
@@ -353,7 +383,7 @@ def shifts_table(ctx: SiteContext, page: str) -> Table | None:
             Cell(row.family, href=link(page, target) if target else None, header=True),
             Cell(ctx.prepared(trait_labels).get(row.trait_id, row.trait_id)),
             Cell(f"{name(row.earlier)} → {name(row.later)}"),
-            change_cell(kind, row, name(row.earlier), name(row.later)),
+            marked_change_cell(ctx, kind, row),
             Cell(f"{number(row.earlier_value, 0 if kind == 'Elo' else 2)} → "
                  f"{number(row.later_value, 0 if kind == 'Elo' else 2)}"
                  + (" Elo" if kind == "Elo" else ""))])

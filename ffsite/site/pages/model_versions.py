@@ -15,10 +15,10 @@ from ffsite.datasets import dataset_name
 from ffsite.site.context import SiteContext
 from ffsite.site.pages.lineage import (
     RULE,
-    change_cell,
     family_page,
     kind_of,
     lineage_data,
+    marked_change_cell,
     trait_labels,
 )
 from ffsite.site.sections import Section, judge_name, model_page
@@ -204,8 +204,7 @@ def _lane_table(ctx: SiteContext, model: str, dataset: str, judge: str,
             if not wanted:
                 continue
             change = found.get(trait)
-            row.append(Cell("–") if change is None else change_cell(
-                kind, change, name(change.earlier), name(change.later)))
+            row.append(Cell("–") if change is None else marked_change_cell(ctx, kind, change))
         rows.append(row)
     return Table(f"versions-{wording_slug(dataset + ' ' + judge)}",
                  f"{dataset_name(dataset)}, judged by {judge_name(ctx, judge)}: the change "
