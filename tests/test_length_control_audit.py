@@ -296,7 +296,9 @@ def test_a_trait_without_enough_votes_says_so_not_a_number(default_site):
                   "uses more bold and italics text"):
         assert 0 < traits.loc[trait, "valid_votes"] < 10
         assert _plain(rows[trait][1]) == "too few votes", trait
-    assert _plain(rows["is more concise"][1]).startswith("-0.08")  # enough votes: a number
+    # enough votes: a number, unless the trait is length itself ("is more concise" is)
+    assert _plain(rows["uses more personal pronouns (I, we, you)"][1]).startswith("+0.07")
+    assert _plain(rows["is more concise"][1]) == "– (length itself)"
     note = _note(section, "Too few votes")
     assert "uses more emojis: 0" in note and "fewer than 10 A/B votes" in note
 
@@ -341,3 +343,18 @@ def test_a_trait_without_a_vote_shows_a_dash_not_a_zero_strength(default_site):
                if "uses more emojis" in r and "length-traits" not in r)
     cells = [_plain(c) for c in re.findall(r"<t[hd][^>]*>.*?</t[hd]>", row, re.S)]
     assert "–" in cells and "+0.00" not in " ".join(cells), cells
+
+
+@pytest.mark.parametrize("slug", ["alpaca_eval", "hh_rlhf"])
+def test_a_trait_that_is_length_itself_gets_no_held_strength(default_site, slug):
+    """"is more verbose" and "is more concise" pick the longer (shorter) answer in at least
+    95% of their votes (the download's picks_longer): collinear with the length term,
+    their held strengths were artefacts (HH-RLHF's verbose flipped from -0.12 to +0.08)."""
+    traits = _csv(default_site, slug, "length-controlled-traits").set_index("trait")
+    rows = _rows(_section(default_site, slug), "length-traits")
+    for trait, share in traits["picks_longer"].items():
+        itself = (share >= 0.95 or share <= 0.05) and traits.loc[trait, "valid_votes"] >= 10
+        held = _plain(rows[trait][1])
+        assert (held == "– (length itself)") == itself, (trait, share, held)
+    assert {"is more verbose", "is more concise"} <= {
+        t for t, s in traits["picks_longer"].items() if s >= 0.95 or s <= 0.05}

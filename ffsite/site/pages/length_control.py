@@ -23,10 +23,11 @@ from ffsite.metrics.length_control import (
     LENGTH_MEASURES,
     LENGTH_TRAIT_SHARE,
     OverallEffect,
+    length_traits,
     overall_length_effect,
 )
 from ffsite.site.context import SiteContext
-from ffsite.site.render import number, signed
+from ffsite.site.render import number, percent, signed
 from ffsite.site.sections import Section
 from ffsite.site.urls import TRAITS, link
 from ffsite.site.views import (
@@ -114,6 +115,9 @@ def _trait_table(ctx: SiteContext, page: str, frame: pd.DataFrame,
                  findings: dict[str, bool], download) -> Table:
     min_valid = ctx.min_valid
     rows = []
+    # A trait that is length itself (its votes nearly always pick the longer answer, or
+    # the shorter) is collinear with the length term: its held strength is an artefact.
+    is_length = dict(zip(frame["trait_id"], length_traits(frame), strict=True))
     for r in frame.itertuples(index=False):
         raw = estimate_cell(r.strength, r.strength_low, r.strength_high, signs=True)
         if r.valid_votes == 0:
@@ -126,8 +130,12 @@ def _trait_table(ctx: SiteContext, page: str, frame: pd.DataFrame,
         rows.append([
             Cell(r.trait, href=link(page, ctx.slugs.page(TRAITS, r.trait_id)), header=True),
             raw,
-            estimate_cell(r.lc_strength, r.lc_low, r.lc_high, signs=True) if enough else
-            too_few_votes(int(r.valid_votes), min_valid),
+            too_few_votes(int(r.valid_votes), min_valid) if not enough else
+            Cell("– (length itself)", css="nf", title=(
+                f"its A/B votes pick the longer answer {percent(100 * r.picks_longer)} of the "
+                "time: the trait and the length term say the same thing, so no strength is "
+                "left once length is held at zero")) if is_length[r.trait_id] else
+            estimate_cell(r.lc_strength, r.lc_low, r.lc_high, signs=True),
             estimate_cell(r.length_effect, r.length_effect_low, r.length_effect_high,
                           signs=True) if np.isfinite(r.length_effect) else
             Cell("–", title="no fit: the trait has no A/B vote on these comparisons")])
