@@ -102,3 +102,18 @@ def test_the_default_site_measures_llm_dreams_judges(default_site):
     gaps = load(default_site, "judges/llm-dreams-self-rating-gaps")
     assert gaps["judge"].nunique() == 8 and len(gaps) == 8 * 15
     assert re.search(r'id="bias"', html) and (default_site / "data/judge-bias.json").is_file()
+
+
+@pytest.mark.slow
+def test_test_retest_is_named_for_the_datasets_unit_and_count(default_site):
+    """poem-eval has five poems per model, llm-dreams two answer sets: the stepped-up
+    reliability is Spearman-Brown with k = 5 (5r / (1 + 4r), checked here from the raw
+    test-retest in the download) and k = 2, and the headers say so."""
+    poems = load(default_site, "judges/poem-eval-reliability").pivot(
+        index="trait_id", columns="statistic", values="estimate")
+    r = poems["test_retest"]
+    assert np.allclose(poems["test_retest_spearman_brown"], 5 * r / (1 + 4 * r))
+    html = (default_site / "judges.html").read_text("utf-8")
+    assert ">Test-retest, all 5 poems<" in html and "k = 5" in html
+    assert ">Test-retest, both answer sets<" in html and "k = 2" in html
+    assert "both sets" not in html

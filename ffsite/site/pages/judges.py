@@ -34,13 +34,26 @@ STATISTIC_NAMES = {
                            "per model beyond chance (interval level); 1 = identical"),
     "cronbach_alpha": ("Cronbach's alpha", "how consistently the judges order the models, "
                        "taken together as one scale"),
-    "test_retest": ("Test-retest", "one answer set against the other: the correlation across "
-                    "models of the panel's means of each"),
-    "test_retest_spearman_brown": ("Test-retest, both sets", "the same, stepped up to the "
-                                   "mean of both answer sets the site shows (Spearman-Brown)"),
+    # (the two test-retest names depend on the dataset's unit and count: `names`)
+    "test_retest": ("Test-retest", ""),
+    "test_retest_spearman_brown": ("Test-retest, all", ""),
     "judge_repeat": ("Repeat", "a judge scoring the same answers twice: the correlation of "
                      "its two repetitions"),
 }
+
+
+def names(unit: str, k: int) -> dict[str, tuple[str, str]]:
+    """STATISTIC_NAMES with the test-retest pair said for `k` repeated answers called
+    `unit` (llm-dreams' 2 answer sets, poem-eval's 5 poems)."""
+    units = "both" if k == 2 else f"all {k}"
+    return {**STATISTIC_NAMES,
+            "test_retest": ("Test-retest", f"one {unit} against another: the correlation "
+                            f"across models of the panel's means of each (averaged over "
+                            f"pairs of {unit}s): the reliability of one {unit}"),
+            "test_retest_spearman_brown": (
+                f"Test-retest, {units} {unit}s", f"the same, stepped up to the mean of the "
+                f"{k} {unit}s the site shows (Spearman-Brown with k = {k}: "
+                f"k r / (1 + (k - 1) r))")}
 
 
 # Statistics that set one judge against another: none with a single judge.
@@ -110,11 +123,15 @@ def panel_tables(ctx: SiteContext, found: JudgePanel) -> dict:
     slug = dataset.replace("_", "-")
     reliability = labelled(found.agreement.reliability, ctx.labels)
     several = found.data.judges.size > 1
+    record = find(dataset)
+    unit, k = (record.unit_label if record else "answer"), len(found.data.units)
     tables = {}
     if several:
-        tables["reliability"] = reliability_table(ctx, reliability, ctx.output.data(
+        download = ctx.output.data(
             f"judges/{slug}-agreement", reliability, f"{dataset_name(dataset)}: agreement "
-            "between the judges per trait, with 95% intervals", PAGE))
+            "between the judges per trait, with 95% intervals", PAGE)
+        tables["reliability"] = reliability_table(ctx, reliability, download, unit=unit,
+                                                  k=k)
         correlations = labelled(found.agreement.correlations, ctx.labels)
         tables["correlations"] = correlation_table(correlations, ctx.output.data(
             f"judges/{slug}-correlations", correlations, f"{dataset_name(dataset)}: "
@@ -124,7 +141,7 @@ def panel_tables(ctx: SiteContext, found: JudgePanel) -> dict:
                                   ].reset_index(drop=True)
         if len(reliability):
             tables["reliability"] = reliability_table(
-                ctx, reliability, ctx.output.data(
+                ctx, reliability, unit=unit, k=k, download=ctx.output.data(
                     f"judges/{slug}-reliability", reliability, f"{dataset_name(dataset)}: "
                     "test-retest reliability of its single judge's means per trait, with 95% "
                     "intervals (one judge: no agreement between judges to measure)", PAGE),
@@ -145,7 +162,6 @@ def panel_tables(ctx: SiteContext, found: JudgePanel) -> dict:
             "than the other judges do, beyond what it gives any model", frame, "gap",
             ctx.output.data(f"judges/{slug}-self-rating-gaps", frame,
                             f"{dataset_name(dataset)}: self-rating gaps", PAGE), own=True)
-    record = find(dataset)
     return {"dataset": dataset_name(dataset), "id": slug, "tables": tables,
             "judges": len(found.data.judges),
             "judge": ", ".join(str(j) for j in found.data.judges),
@@ -155,10 +171,11 @@ def panel_tables(ctx: SiteContext, found: JudgePanel) -> dict:
 
 
 def reliability_table(ctx: SiteContext, frame: pd.DataFrame, download, *,
-                      table_id: str = "agreement",
+                      unit: str, k: int, table_id: str = "agreement",
                       caption: str = "Agreement per trait, with 95% intervals (bootstrap "
                       "over models)") -> Table:
     statistics = [s for s in STATISTICS if s in set(frame["statistic"])]
+    named = names(unit, k)
     by_cell = frame.set_index(["trait_id", "statistic"])
     rows = []
     for trait_id, label in frame[["trait_id", "trait"]].drop_duplicates().itertuples(
@@ -168,12 +185,12 @@ def reliability_table(ctx: SiteContext, frame: pd.DataFrame, download, *,
             if (trait_id, statistic) in by_cell.index:
                 r = by_cell.loc[(trait_id, statistic)]
                 row.append(estimate_cell(r["estimate"], r["ci_low"], r["ci_high"],
-                                         what=STATISTIC_NAMES[statistic][0]))
+                                         what=named[statistic][0]))
             else:
                 row.append(Cell("–"))
         rows.append(row)
     return Table(table_id, caption, [Column("trait", "Trait", numeric=False)] + [
-        Column(s, STATISTIC_NAMES[s][0], cue="1 = perfect", title=STATISTIC_NAMES[s][1])
+        Column(s, named[s][0], cue="1 = perfect", title=named[s][1])
         for s in statistics], rows, download)
 
 
