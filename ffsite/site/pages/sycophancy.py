@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 
 from ffsite.datasets import DATASETS, condition_label
 from ffsite.datasets.record import Bearing
 from ffsite.metrics.indices import FF_INDICES
-from ffsite.metrics.ranking import grouped_rank_ranges, has_signal
+from ffsite.metrics.ranking import grouped_rank_ranges, has_signal, spearman
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
 from ffsite.site.pages.datasets import model_cell
@@ -148,9 +149,31 @@ def trait_part(ctx: SiteContext, dataset, bearing: Bearing) -> Part | None:
     return Part(f"{dataset.command_name}-trait", dataset.name, f"{label}: {dataset.name}",
                 bearing.why, table,
                 f"Bradley–Terry Elo from the judge's ({judge}) verdicts on this "
-                f"criterion, {anchor} fixed at 1000, with 95% bootstrap intervals.",
+                f"criterion, {anchor} fixed at 1000, with 95% bootstrap intervals."
+                + follows_lead(ctx, dataset, own, found.ratings),
                 ("the criterion's page", link(PAGE, ctx.slugs.page(TRAITS, bearing.id))),
                 tied, len(own))
+
+
+def follows_lead(ctx: SiteContext, dataset, own: pd.DataFrame, ratings: pd.DataFrame
+                 ) -> str:
+    """How closely the criterion's Elo follows the dataset's summing-up trait (EQ-Bench
+    3's overall EQ) across models: where the judge gives one verdict seen several times,
+    the criterion adds little of its own about sycophancy."""
+    lead = dataset.lead_trait
+    if not lead or own["trait_id"].iat[0] == lead:
+        return ""
+    both = own.merge(ratings[ratings["trait_id"] == lead], on="model", suffixes=("", "_lead"))
+    rho = spearman(both["elo"], both["elo_lead"])
+    if len(both) < 3 or not np.isfinite(rho):
+        return ""
+    label = ctx.labels.get(lead, lead)
+    said = (f" Its Elo follows the judge's {label} across the {len(both)} models "
+            f"(Spearman {rho:.2f})")
+    if rho >= 0.9:
+        return (said + ": the judge's verdict on this criterion is mostly its overall "
+                "verdict, so this ranking adds little evidence of its own about sycophancy.")
+    return said + "."
 
 
 def sycophancy_wordings() -> list[str]:
