@@ -83,8 +83,10 @@ def test_glance_cards_show_places_and_rank_ranges(default_site):
         assert _signal_by_hand(low, high), label
         simulated = _ranges_by_simulation(values, low, high)
         most, least = body.split("Least")
+        # (a model by its page: the cards name models by their display names)
         listed = re.findall(r'<span class="rank">#(\d+)(?: \((\d+)–(\d+)\))?</span> '
-                            r'<a href="[^"]+">([^<]+)</a> <span class="num">([^<]+)</span> '
+                            r'<a href="models/([^"]+)\.html">[^<]+</a> '
+                            r'<span class="num">([^<]+)</span> '
                             r'<span class="ci-inline">\(([^)]+)\)</span>', most)
         assert [m for *_, m, _, _ in listed] == own["model"].head(3).tolist(), label
         models = own["model"].tolist()
@@ -105,8 +107,8 @@ def test_glance_cards_show_places_and_rank_ranges(default_site):
         count = int(tied[1]) if tied[1] else 1
         assert int(tied[2] or tied[3]) == len(models)
         assert abs(count - sum(1 for r in simulated if r[0] == 1)) <= 1, label
-        bottom = re.findall(r'<span class="rank">#(\d+)[^<]*</span> <a href="[^"]+">([^<]+)</a>',
-                            least)
+        bottom = re.findall(r'<span class="rank">#(\d+)[^<]*</span> '
+                            r'<a href="models/([^"]+)\.html">', least)
         assert [m for _, m in bottom] == models[::-1][:3], label
         for rank, model in bottom:
             assert int(rank) == _place_by_hand(values, models.index(model), top=False)

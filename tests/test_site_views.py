@@ -4,9 +4,18 @@ what a rank cell says."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from ffsite.site.views import Column, rank_cell, strength_cell
+from ffsite.site.views import (
+    Column,
+    also_text,
+    glance,
+    rank_cell,
+    rank_rows,
+    standings,
+    strength_cell,
+)
 
 
 @pytest.mark.parametrize(("label", "width"), [
@@ -61,3 +70,18 @@ def test_a_strength_of_no_votes_is_a_dash_and_one_vote_a_number():
     few = strength_cell(0.5, False, 2, 10, 0.1, 0.9)
     assert few.text == "+0.50" and few.interval == "+0.10 to +0.90"
     assert few.title == "only 2 valid votes (fewer than 10)"
+
+
+def test_a_card_names_who_else_could_be_at_its_end():
+    """A card lists the top two by estimate; a third model whose range reaches first
+    place (poorly measured, lower down) is named after the count, not left a mystery."""
+    frame = pd.DataFrame({"model": ["a", "b", "c", "d"], "value": [4.0, 3.0, 2.0, 1.0],
+                          "low": [3.5, 2.5, 0.0, 0.9], "high": [4.5, 3.5, 5.0, 1.1],
+                          "rank": [1, 2, 3, 4], "rank_low": [1, 2, 1, 4],
+                          "rank_high": [2, 3, 4, 4]})
+    ranked = rank_rows(frame)
+    most, least = standings(ranked, 2, str.upper, lambda m: None)
+    card = glance("T", None, ranked, most, least, name=str.upper)
+    assert [s.model for s in most] == ["A", "B"]
+    assert card.most_note == "tied: 2 of 4 could be first (not listed below: C)"
+    assert also_text(tuple("PQRSU")) == " (not listed below: P; Q; R and 2 more)"

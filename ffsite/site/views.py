@@ -321,14 +321,31 @@ class Glance:
     tied_most: int = 0
     tied_least: int = 0
     of: int = 0
+    # Models whose range reaches an end but that the card does not list (a poorly
+    # measured model lower down): named after the count, so the count is not a mystery.
+    also_most: tuple[str, ...] = ()
+    also_least: tuple[str, ...] = ()
 
     @property
     def most_note(self) -> str:
-        return share_text(self.tied_most, self.of, "first")
+        return share_text(self.tied_most, self.of, "first") + also_text(self.also_most)
 
     @property
     def least_note(self) -> str:
-        return share_text(self.tied_least, self.of, "last")
+        return share_text(self.tied_least, self.of, "last") + also_text(self.also_least)
+
+
+ALSO_NAMED = 3  # models named after a card's count; more are counted
+
+
+def also_text(names: tuple[str, ...]) -> str:
+    """" (not listed below: X; Y and 4 more)": who else could be at that end (names
+    can hold commas: "Alpaca 7B, prompted to be concise")."""
+    if not names:
+        return ""
+    named = "; ".join(names[:ALSO_NAMED])
+    more = len(names) - ALSO_NAMED
+    return f" (not listed below: {named}{f' and {more} more' if more > 0 else ''})"
 
 
 def share_text(tied: int, of: int, end: str) -> str:
@@ -402,10 +419,21 @@ def standings(ranked: Ranked, count: int, name: Callable[[str], str],
 
 
 def glance(label: str, href: str | None, ranked: Ranked, most: list[Standing],
-           least: list[Standing], **words: str) -> Glance:
-    """A trait's card from its ranked rows and standings, with how many share each end."""
+           least: list[Standing], name: Callable[[str], str] = str, **words: str) -> Glance:
+    """A trait's card from its ranked rows and standings, with how many share each end
+    and (by `name`) those of them it does not list."""
+    frame = ranked.frame
+
+    def unlisted(rows: pd.DataFrame, listed: int, end: str) -> tuple[str, ...]:
+        if not ranked.signal:
+            return ()
+        rest = rows.iloc[listed:]
+        return tuple(name(m) for m in rest.loc[rest[f"{end}_low"] == 1, "model"])
+
     return Glance(label, href, most, least, ranked.signal, tied_most=ranked.tied("most"),
-                  tied_least=ranked.tied("least"), of=len(ranked.frame), **words)
+                  tied_least=ranked.tied("least"), of=len(frame),
+                  also_most=unlisted(frame, len(most), "most"),
+                  also_least=unlisted(frame.iloc[::-1], len(least), "least"), **words)
 
 
 ANCHOR_INTERVAL = "fixed (anchor)"  # the anchor's Elo is 1000 by definition, not measured

@@ -151,10 +151,11 @@ def _glances(ctx: SiteContext, page: str, board) -> tuple[list[Glance], list]:
         if ranked is None or not ranked.signal:  # one card lists them all
             no_signal.append((labels.at[trait_id, "label"], trait_link))
             continue
-        most, least = standings(ranked, GLANCE, str,
+        most, least = standings(ranked, GLANCE, ctx.registry.display_name,
                                 lambda model: link(page, ctx.slugs.page(MODELS, model)),
                                 signs=True)
-        glances.append(glance(labels.at[trait_id, "label"], trait_link, ranked, most, least))
+        glances.append(glance(labels.at[trait_id, "label"], trait_link, ranked, most, least,
+                              name=ctx.registry.display_name))
     return glances, no_signal
 
 

@@ -120,7 +120,7 @@ def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
                             marks=marks)
     low_end, high_end = _ends(trait["trait"])
     return glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), ranked,
-                  most, least, low_end=low_end, high_end=high_end,
+                  most, least, name=names.__getitem__, low_end=low_end, high_end=high_end,
                   no_signal="No signal: every model's interval overlaps every other's, so "
                             "no model is ranked.")
 
