@@ -227,3 +227,16 @@ def test_the_overview_width_is_a_median_and_says_why_a_fit_is_weak(default_site)
     note = text(re.search(r'<p class="note">Median width.*?</p>', overview, re.S).group(0))
     assert "the interval under Its Elo is the top model's own" in note
     assert "\"2 over 400\", two models' intervals are wider than 400 Elo" in note
+
+
+def test_the_own_row_gap_says_it_is_not_corrected_for_the_lens(default_site):
+    """EigenBench's own-row-minus-others' Elo is not a self-preference corrected for how
+    a judge spreads every model (Qwen3.6 Plus: -453 on fear of failure, where the Judges
+    page's corrected gap is -0.12 with an interval across 0): its name and text say so,
+    and point to the corrected gap."""
+    page = (default_site / "eigenbench" / f"{MOTIVATION}.html").read_text("utf-8")
+    assert "Self-preference<" not in page
+    assert "Own row − others&#39;" in page or "Own row − others'" in page
+    assert "not corrected for how widely the judge spreads every model" in page
+    model = (default_site / "models" / "qwen3.6-plus.html").read_text("utf-8")
+    assert "Self-preference<" not in model and "Not corrected for how widely" in model

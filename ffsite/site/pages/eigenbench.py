@@ -264,6 +264,15 @@ def ratings_table(ctx: SiteContext, page: str, item: Rated, download: Download) 
                  download)
 
 
+# What "own row minus others'" is, and is not (the Judges page's self-rating gap).
+SELF_GAP_TITLE = ("the Elo its own trust row gives it minus the Elo the other judges' rows "
+                  "give it, with its 95% bootstrap interval. Not corrected for how widely "
+                  "this judge spreads every model (its lens): a judge that spreads all "
+                  "models wider shows a gap for itself at either end of its scale. The "
+                  "Judges page's self-rating gap (mean scores) removes what a judge gives "
+                  "every model")
+
+
 def judges_table(ctx: SiteContext, page: str, result: eb.EigenBenchResult,
                  download: Download) -> Table:
     """Each judge: how it rates itself against how the others rate it, and how it judges."""
@@ -272,8 +281,8 @@ def judges_table(ctx: SiteContext, page: str, result: eb.EigenBenchResult,
         Column("self", "Rates itself", title="Elo of the judge from its own trust row"),
         Column("others", "Others rate it", title="Elo of the judge from the mean of the "
                "other judges' trust rows"),
-        Column("gap", "Self-preference", cue="higher = rates itself above what others do",
-               title="the difference, with its 95% bootstrap interval"),
+        Column("gap", "Own row − others'", cue="higher = rates itself above what others do",
+               title=SELF_GAP_TITLE),
         Column("own", "Self-judgments", title="its judgments of a pair that includes its "
                "own answer"),
         Column("agreement", "Agrees with consensus", title="share of its decisive "

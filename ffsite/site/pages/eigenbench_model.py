@@ -13,7 +13,7 @@ import pandas as pd
 from ffsite._names import safe_name
 from ffsite.datasets import dataset_name
 from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
-from ffsite.site.pages.eigenbench import RANK_CUE, elo_column, trust_cell
+from ffsite.site.pages.eigenbench import RANK_CUE, SELF_GAP_TITLE, elo_column, trust_cell
 from ffsite.site.pages.eigenbench_data import Rated, rated
 from ffsite.site.render import number
 from ffsite.site.sections import Section, model_page
@@ -103,8 +103,8 @@ def _section(ctx: SiteContext, model: str, slug: str, page: str, items: list[Rat
     columns += [Column("self", "Rates itself", title="its Elo from its own trust row"),
                 Column("others", "Others rate it", title="its Elo from the other judges' "
                        "rows"),
-                Column("gap", "Self-preference", cue="higher = rates itself above what "
-                       "others do")]
+                Column("gap", "Own row − others'", cue="higher = rates itself above what "
+                       "others do", title=SELF_GAP_TITLE)]
     if not derived:
         columns.append(Column("judgments", "Judgments made", title="its judgments as a "
                               "judge"))
