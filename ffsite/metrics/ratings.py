@@ -1,3 +1,5 @@
+# long: the fit, its bootstrap (by comparison or by cluster) and the table share their
+# pair coding and cache key; apart, each would need the others' internals.
 """Per-trait Bradley–Terry ratings with Firth's penalty, on the Elo scale (methods.md §2).
 
 A comparison between two different models with trait vote A means model_a showed the

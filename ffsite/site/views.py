@@ -6,6 +6,8 @@ plain string that Jinja escapes.
 
 from __future__ import annotations
 
+# long: every cell, column and card builder the pages share, so each page words a rank,
+# an interval or a mark the same way; split by kind it would scatter one vocabulary.
 import dataclasses
 import math
 import re
