@@ -7,7 +7,9 @@ import csv
 import json
 import re
 
+import pandas as pd
 import pytest
+from site_fixture import REPO
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +31,8 @@ def row_cells(html: str, table_id: str, header: str) -> list[str]:
 def test_download_has_each_measures_interval_and_the_responses(site):
     with open(site / "data" / "communication.csv", newline="", encoding="utf-8") as handle:
         rows = {row["model"]: row for row in csv.DictReader(handle)}
-    assert list(rows["m1"]) == ["model", "responses", "words", "words_low", "words_high",
+    assert list(rows["m1"]) == ["model", "responses", "empty", "words", "words_low",
+                                "words_high",
                                 "ends_with_question", "ends_with_question_low",
                                 "ends_with_question_high"]
     assert {m: int(r["responses"]) for m, r in rows.items()} == {"m1": 4, "m2": 3, "R": 2}
@@ -97,3 +100,28 @@ def test_the_charts_axis_claims_no_percent_for_counts(default_site):
     figure = re.search(r'id="communication-chart".*?</svg>', html, re.S).group(0)
     assert "mean per response" in figure and "%" not in re.sub(r"<[^>]+>", "", figure)
     assert '"Ends with a question (% of responses)"' in html  # the menu's choice
+
+
+def test_a_models_answers_without_text_are_counted_beside_its_means(default_site,
+                                                                    shared_data):
+    """AlpacaEval's known defect: 22 of gemma-2b-it's outputs are empty (counted here in
+    the base data); with the answers that hold only code or web addresses they have no
+    body text (counted in the committed metrics with pandas), count as zeros in its
+    means, and its row says how many."""
+    outputs = json.loads((shared_data / "alpaca_eval" / "model_outputs" / "gemma-2b-it.json"
+                          ).read_text("utf-8"))
+    assert sum(1 for o in outputs if not o["output"].strip()) == 22
+    metrics = pd.read_parquet(REPO / "annotations" / "alpaca_eval" / "communication.parquet")
+    without = (metrics[metrics["characters"] == 0].groupby("model").size())
+    assert without["gemma-2b-it"] >= 22
+    with open(default_site / "data" / "communication.csv", newline="",
+              encoding="utf-8") as handle:
+        rows = {row["model"]: row for row in csv.DictReader(handle)}
+    assert {m: int(r["empty"]) for m, r in rows.items() if int(r["empty"])} == \
+        without.to_dict()
+    count = int(without["gemma-2b-it"])
+    html = (default_site / "communication.html").read_text("utf-8")
+    row = re.search(r'<tr[^>]*><th scope="row"[^>]*><a href="models/gemma-2b-it\.html">.*?</tr>',
+                    html, re.S).group(0)
+    assert f'title="{count} of its 805 responses have no body text' in row
+    assert f">{count} without text</span>" in row

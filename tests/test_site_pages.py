@@ -143,7 +143,7 @@ def csv_rows(site, name: str) -> list[dict]:
 
 def test_communication_traits_page(site):
     rows = {row["model"]: row for row in csv_rows(site, "communication")}
-    assert list(next(iter(rows.values())))[:3] == ["model", "responses", "words"]
+    assert list(next(iter(rows.values())))[:4] == ["model", "responses", "empty", "words"]
     assert float(rows["m1"]["words"]) == 20 and float(rows["m2"]["words"]) == 5
     assert float(rows["m1"]["ends_with_question"]) == 0.25
     html = text(site, "communication.html")

@@ -26,13 +26,17 @@ __all__ = ["ESTIMATE_COLUMNS", "communication_averages", "communication_estimate
 
 # One row per (model, measure): `share` says the mean is a share with Wilson's interval;
 # `responses` counts the model's responses, `n` those the measure is defined on.
-ESTIMATE_COLUMNS = ("model", "measure", "share", "responses", "n", "mean", "low", "high")
+# `empty` counts the model's responses without body text (no characters: empty, as 22 of
+# gemma-2b-it's answers are, AlpacaEval's known defect, or only code or web addresses),
+# which count as zeros in every mean.
+ESTIMATE_COLUMNS = ("model", "measure", "share", "responses", "empty", "n", "mean", "low",
+                    "high")
 # The 21 traits count things (or divide two counts), so none is ever negative: a normal
 # interval that reaches below 0 (a mark a model rarely uses) is cut at 0, as the score
 # pages cut theirs at the scale's ends.  Other measures a file may hold keep theirs.
 NEVER_NEGATIVE = frozenset(COMMUNICATION_TRAITS)
 _DTYPES = {"model": object, "measure": object, "share": bool, "responses": np.int64,
-           "n": np.int64, "mean": float, "low": float, "high": float}
+           "empty": np.int64, "n": np.int64, "mean": float, "low": float, "high": float}
 
 
 def communication_averages(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
@@ -60,6 +64,9 @@ def communication_estimates(frame: pd.DataFrame, shares: Collection[str] = SHARE
     n = grouped.count().to_numpy()
     sd = grouped.std(ddof=1).to_numpy()  # NaN where n < 2: no interval
     responses = grouped.size()
+    empty = ((values["characters"] == 0).groupby(with_model["model"].astype(str), sort=True)
+             .sum().to_numpy(dtype=np.int64) if "characters" in values
+             else np.zeros(len(responses), np.int64))
     with np.errstate(divide="ignore", invalid="ignore"):
         half = Z95 * sd / np.sqrt(n)
     low, high = mean - half, mean + half
@@ -76,6 +83,7 @@ def communication_estimates(frame: pd.DataFrame, shares: Collection[str] = SHARE
         "measure": np.tile(np.array(measures, dtype=object), len(models)),
         "share": np.tile(is_share, len(models)),
         "responses": np.repeat(responses.to_numpy(dtype=np.int64), count),
+        "empty": np.repeat(empty, count),
         "n": n.reshape(-1).astype(np.int64),
         "mean": mean.reshape(-1), "low": low.reshape(-1), "high": high.reshape(-1),
     })

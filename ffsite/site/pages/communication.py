@@ -51,6 +51,7 @@ class Grid:
     measures: list[str]
     share: dict[str, bool]  # the mean is a share: shown in percent, Wilson's interval
     responses: np.ndarray  # [models]: each model's responses
+    empty: np.ndarray  # [models]: how many have no body text (zeros in every mean)
     row: dict[str, int]  # model -> its row
     mean: np.ndarray
     low: np.ndarray
@@ -70,9 +71,10 @@ def grid(ctx: SiteContext) -> Grid:
     mean = wide("mean")
     models = [str(m) for m in mean.index]
     share = dict(zip(estimates["measure"], estimates["share"].astype(bool), strict=True))
-    responses = estimates.drop_duplicates("model").set_index("model")["responses"]
+    per_model = estimates.drop_duplicates("model").set_index("model").reindex(mean.index)
     return Grid(models, names, {m: share[m] for m in names},
-                responses.reindex(mean.index).to_numpy(dtype=np.int64),
+                per_model["responses"].to_numpy(dtype=np.int64),
+                per_model["empty"].to_numpy(dtype=np.int64),
                 {m: i for i, m in enumerate(models)}, mean.to_numpy(dtype=float),
                 wide("low").to_numpy(dtype=float), wide("high").to_numpy(dtype=float),
                 wide("n").to_numpy(dtype=float).astype(np.int64))
@@ -106,6 +108,19 @@ def value_cell(g: Grid, row: int, column: int, *, titled: bool) -> Cell:
     return cell
 
 
+def responses_cell(g: Grid, row: int) -> Cell:
+    """A model's responses, marked with how many have no body text (empty, AlpacaEval's
+    known defect, or only code or web addresses): each counts as zeros in every mean of
+    its row."""
+    cell = count_cell(g.responses[row])
+    empty = int(g.empty[row])
+    if not empty:
+        return cell
+    return replace(cell, badge=f"{empty} without text", badge_title=(
+        f"{empty} of its {int(g.responses[row]):,} responses have no body text (empty, or "
+        "only code or web addresses): each counts as zeros in every mean of this row"))
+
+
 def build(ctx: SiteContext) -> None:
     g = ctx.prepared(grid)
     page = page_path("communication")
@@ -115,7 +130,7 @@ def build(ctx: SiteContext) -> None:
     # The wide table shows 21 intervals a row: no title repeats them (page weight); a
     # cell that rests on fewer responses than its row's count still says so.
     rows = [[model_cell(ctx, page, model),
-             count_cell(g.responses[i]),
+             responses_cell(g, i),
              *[value_cell(g, i, j, titled=False) for j in range(len(g.measures))]]
             for i, model in enumerate(g.models)]
     table = Table("communication", LEAD_CAPTION,
@@ -140,9 +155,10 @@ def build(ctx: SiteContext) -> None:
 
 
 def download_frame(g: Grid) -> pd.DataFrame:
-    """model, responses, then per measure its mean, <measure>_low and <measure>_high
+    """model, responses, empty, then per measure its mean, <measure>_low and <measure>_high
     (a share from 0 to 1, as measured)."""
-    columns: dict[str, object] = {"model": g.models, "responses": g.responses}
+    columns: dict[str, object] = {"model": g.models, "responses": g.responses,
+                                  "empty": g.empty}
     for j, measure in enumerate(g.measures):
         columns[measure] = g.mean[:, j]
         columns[f"{measure}_low"] = g.low[:, j]
@@ -172,11 +188,11 @@ def model_table(ctx: SiteContext, model: str) -> Table | None:
     name = ctx.registry.display_name
     mine = g.row[model]
     columns = [Column("measure", "Measure", numeric=False), Column("value", name(model))]
-    counts = [Cell("Responses", header=True), count_cell(g.responses[mine])]
+    counts = [Cell("Responses", header=True), responses_cell(g, mine)]
     if has_reference:
         theirs = g.row[reference]
         columns.append(Column("reference", f"{name(reference)} (the reference)"))
-        counts.append(count_cell(g.responses[theirs]))
+        counts.append(responses_cell(g, theirs))
     rows = [counts]  # what every mean below averages over
     for j, measure in enumerate(g.measures):
         row = [Cell(LABELS.get(measure, measure), header=True),
