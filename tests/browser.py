@@ -400,7 +400,8 @@ LAYOUT_CHECKS = r"""() => {
 FIRST_RANKED = r"""() => {
   const shown = el => el.getClientRects().length > 0;
   const number = [...document.querySelectorAll('main td, main .glance li')]
-      .find(el => shown(el) && el.querySelector('.ci, .ci-inline') && /\d/.test(el.textContent));
+      .find(el => shown(el) && !el.querySelector('li') && el.querySelector('.ci, .ci-inline')
+            && /\d/.test(el.textContent));  // (an item, not a list of them: its own bottom)
   const judge = document.querySelector('.judged-line strong')
       || [...document.querySelectorAll('dl.facts dt')].find(dt => /judged by/i.test(dt.textContent))
           ?.nextElementSibling;

@@ -60,8 +60,9 @@ def test_the_layout_depends_on_the_width_only():
 
 
 def first_screen_pages(site: Path) -> list[str]:
-    """The home page, every trait page, and EigenBench's overview and constitutions."""
-    pages = ["index.html", "eigenbench.html",
+    """The home page, every trait page, the pressure page, and EigenBench's overview and
+    constitutions."""
+    pages = ["index.html", "eigenbench.html", "pressure.html",
              *(p for p in site_pages(site) if p.startswith(("traits/", "eigenbench/"))
                and p != "traits.html")]
     assert len(pages) > 40 and sum(p.startswith("eigenbench/") for p in pages) >= 15

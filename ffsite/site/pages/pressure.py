@@ -114,8 +114,8 @@ class Condition:
     fewest_pairs: int
     n_models: int
     median_bend: float
-    most: list[tuple[Cell, str]]  # (model, bend with interval) bending most, most first
-    least: list[tuple[Cell, str]]  # holding best, least first
+    most: list[tuple[Cell, str, str | None]]  # (model, bend, its interval), most first
+    least: list[tuple[Cell, str, str | None]]  # holding best, least first
     movers: list[Mover]  # traits that move most on average
     table: Table
 
@@ -274,7 +274,7 @@ def condition_section(ctx: SiteContext, condition: str, shifts: pd.DataFrame,
     ranked = bend.sort_values(["bend", "model_name"], ascending=[False, True], kind="stable")
     floors = ctx.prepared(floor_counts)
     shown = [(below_floor(cells[r.model], *floors.get((r.dataset, condition, r.model), (0, 0)),
-                          what="bend"), estimate_text(r.bend, r.ci_low, r.ci_high))
+                          what="bend"), number(r.bend), interval_text(r.ci_low, r.ci_high))
              for r in ranked.itertuples(index=False)]
     trait_floors = ctx.prepared(trait_floor_counts)
 
@@ -314,9 +314,3 @@ def condition_section(ctx: SiteContext, condition: str, shifts: pd.DataFrame,
     return Condition(condition, anchor, label, description, int(bend["n_pairs"].max()),
                      int(bend["n_pairs"].min()), len(bend), float(bend["bend"].median()),
                      shown[:NAMED], shown[::-1][:NAMED], movers, table)
-
-
-def estimate_text(value: float, low: float, high: float) -> str:
-    """ "1.35 (1.22–1.55)": an estimate and its 95% interval, for running text."""
-    interval = interval_text(low, high)
-    return number(value) + (f" ({interval})" if interval else "")
