@@ -4,6 +4,7 @@ reason, and lead a dataset with a page of its own there."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 
@@ -43,3 +44,30 @@ def test_cards_count_what_was_scored_in_its_own_unit(default_site):
     poems, not 'answers'."""
     text = _text(default_site, "datasets.html")
     assert "472 scored answer sets" in text and "115 scored poems" in text
+
+
+def test_the_datasets_cards_list_each_datasets_known_defects(default_site, shared_data):
+    """Behavioral Profiling's card counts its scores under the rubric's floor and those
+    under keys that are none of its nine dimensions (the judges' misspellings, left out),
+    both counted here from the base data's contributions files."""
+    nine = {"warmth", "formality", "hedging", "aggression", "transgression", "grandiosity",
+            "tribalism", "depth", "authenticity"}
+    below = misspelt = 0
+    for path in sorted((shared_data / "behavioral_profiling" / "contributions").glob("*.json")):
+        jobs = json.loads(path.read_text("utf-8"))["job_contributions"]
+        for job in jobs.values():
+            for scores in job["contributions"].values():
+                for key, score in scores.items():
+                    if key in nine:
+                        below += score["score"] < 1
+                    else:
+                        misspelt += 1
+    page = (default_site / "datasets.html").read_text("utf-8")
+    card = page[page.index('id="dataset-behavioral_profiling"'):]
+    card = card[:card.index("</article>")]
+    assert f"{below} scores below the rubric&#39;s floor of 1" in card
+    assert f"{misspelt} scores under keys that are none of its traits" in card
+    assert "ribalism (22)" in card
+    eq = page[page.index('id="dataset-eqbench3"'):]
+    assert "judge verdicts with an error instead of a judgement: 90" in eq[:eq.index(
+        "</article>")]

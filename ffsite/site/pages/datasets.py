@@ -91,6 +91,7 @@ class DatasetCard:
     traits: list[tuple[str, str | None]]  # (label, trait page) of its traits
     source: tuple[str, str, str] | None  # credit, address, licence
     judges_page: str
+    defects: list[str]  # what its import left out or kept and marks (its known defects)
 
 
 def dataset_cards(ctx: SiteContext, index: str) -> list[DatasetCard]:
@@ -140,8 +141,40 @@ def dataset_cards(ctx: SiteContext, index: str) -> list[DatasetCard]:
             size=size, traits=[(labels.get(t, t), link(index, ctx.slugs.page(TRAITS, t)))
                                for t in traits_of.get(dataset, [])],
             source=tuple(record.source) if record else None,
-            judges_page=link(index, page_path("judges"))))
+            judges_page=link(index, page_path("judges")),
+            defects=[*ctx.prepared(left_out).get(dataset, []),
+                     *ctx.prepared(kept_defects).get(dataset, [])]))
     return cards
+
+
+def kept_defects(ctx: SiteContext) -> dict[str, list[str]]:
+    """Per scores dataset, the defects its import recorded in the file's metadata:
+    scores under the rubric's floor (kept, marked "has 0s"), scores under keys that
+    are none of its traits (left out), near-empty answers (kept, marked)."""
+    found: dict[str, list[str]] = {}
+    for path in ctx.files:
+        extra = read_file_metadata(path).get("extra") or {}
+        dataset = str(extra.get("source") or "")
+        said = found.setdefault(dataset, [])
+        below = int(extra.get("scores_below_rubric_floor") or 0)
+        if below:
+            said.append(f"{below:,} scores below the rubric's floor of 1 (a judge of the "
+                        "panel answered 0): kept, as the dataset published them, and marked "
+                        "“has 0s”")
+        keys: dict[str, int] = {}
+        for counts in (extra.get("dropped_dimension_keys") or {}).values():
+            for key, n in counts.items():
+                keys[key] = keys.get(key, 0) + int(n)
+        if keys:
+            listed = ", ".join(f"{k} ({n})" for k, n in sorted(
+                keys.items(), key=lambda kv: (-kv[1], kv[0])))
+            said.append(f"{sum(keys.values())} scores under keys that are none of its traits "
+                        f"(the judges' misspellings): left out, {listed}")
+        short = extra.get("near_empty_continuations") or {}
+        if short:
+            said.append(f"{sum(short.values())} near-empty continuations in {len(short)} "
+                        "models' answers: kept as the judges scored them, and marked")
+    return {dataset: said for dataset, said in found.items() if said}
 
 
 def trait_lists(ctx: SiteContext) -> dict[str, list[str]]:
