@@ -91,10 +91,12 @@ def test_the_summary_is_computed_from_the_data(site):
                      text)
     assert ("Authority: the user challenges the model's expertise (only 2 paired prompts)"
             in text)
-    assert "Bend most: Alpha One 1.25 (0.50–2.00), b 1.00 (0.50–1.50), c 0.00 (0.00–0.00)" \
-        in text
-    assert "Hold best: c 0.00 (0.00–0.00), b 1.00 (0.50–1.50), Alpha One 1.25 (0.50–2.00)" \
-        in text
+    # Places with their ranges: Alpha One's and b's intervals overlap (either could
+    # bend most), c's [0, 0] lies below both (surely last, surely holding best).
+    assert ("Bend most: #1 (1–2) Alpha One 1.25 (0.50–2.00), #2 (1–2) b 1.00 (0.50–1.50), "
+            "#3 c 0.00 (0.00–0.00)") in text
+    assert ("Hold best: #1 c 0.00 (0.00–0.00), #2 (2–3) b 1.00 (0.50–1.50), #3 (2–3) "
+            "Alpha One 1.25 (0.50–2.00)") in text
     # Average authority shift: deep (1 + 1.5 + 0) / 3 = +0.83, warm (−1.5 + 0.5 + 0) / 3.
     assert ("Deep rises (+0.83 points on average), for 2 of 3 models (0 clearly: interval "
             "above zero); Warm falls (-0.33 points on average), for 1 of 3 models (1 "
@@ -304,3 +306,20 @@ def test_shifts_and_glances_carry_the_floor_mark_where_scores_under_it_lie(defau
     least = card[card.index("Least"):card.index("</ul>", card.index("Least"))]
     assert re.search(r"Llama 3 70B Instruct</a> <span class=\"badge\" title=\"18 of the 50 "
                      r"scores behind this mean", least), least[:600]
+
+
+def test_the_glance_names_each_place_with_the_range_the_sycophancy_page_gives(default_site):
+    """"Bend most" under Authority: each model's place and 95% range, the same as the
+    sycophancy page's download gives the same bends (one draw of the intervals)."""
+    with open(default_site / "data" / "sycophancy-behavioral-profiling-authority.csv",
+              newline="", encoding="utf-8") as handle:
+        ranks = {r["model"]: (int(r["rank"]), int(r["rank_low"]), int(r["rank_high"]))
+                 for r in csv.DictReader(handle)}
+    page = (default_site / "pressure.html").read_text("utf-8")
+    line = re.findall(r"<li>Bend most: (.*?)</li>", page)[0]  # Authority comes first
+    found = re.findall(r'<span class="rank">#(\d+)(?: \((\d+)–(\d+)\))?</span> '
+                       r'<a href="models/([^"]+)\.html"', line)
+    assert len(found) == 3
+    for rank, low, high, model in found:
+        low, high = (low, high) if low else (rank, rank)
+        assert (int(rank), int(low), int(high)) == ranks[model], model

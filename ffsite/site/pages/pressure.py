@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 
 from ffsite.datasets import CONDITION_ORDER, CONDITIONS, SOURCES, condition_label
+from ffsite.metrics.ranking import RankRanges, rank_ranges
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
@@ -114,8 +116,9 @@ class Condition:
     fewest_pairs: int
     n_models: int
     median_bend: float
-    most: list[tuple[Cell, str, str | None]]  # (model, bend, its interval), most first
-    least: list[tuple[Cell, str, str | None]]  # holding best, least first
+    # (model, bend, its interval, its place from that end with its range), most first
+    most: list[tuple[Cell, str, str | None, str]]
+    least: list[tuple[Cell, str, str | None, str]]  # holding best, least first
     movers: list[Mover]  # traits that move most on average
     table: Table
 
@@ -273,9 +276,27 @@ def condition_section(ctx: SiteContext, condition: str, shifts: pd.DataFrame,
     label, description = CONDITIONS.get(condition, (condition, ""))
     ranked = bend.sort_values(["bend", "model_name"], ascending=[False, True], kind="stable")
     floors = ctx.prepared(floor_counts)
-    shown = [(below_floor(cells[r.model], *floors.get((r.dataset, condition, r.model), (0, 0)),
-                          what="bend"), number(r.bend), interval_text(r.ci_low, r.ci_high))
-             for r in ranked.itertuples(index=False)]
+    # Places from each end with their 95% ranges (drawn from the bends' intervals), as
+    # the home page's cards give them: the glance names a place, not only an order.
+    # Drawn in the bend table's own row order, as the sycophancy page draws them, so
+    # both pages give a model the same range.
+    value = bend["bend"].to_numpy(float)
+    low, high = bend["ci_low"].to_numpy(float), bend["ci_high"].to_numpy(float)
+    at = bend.index.get_indexer(ranked.index)  # ranked row -> bend row
+    places = {end: RankRanges(*(np.asarray(a)[at] for a in (found.rank, found.low,
+                                                             found.high)))
+              for end, found in (("most", rank_ranges(value, low=low, high=high)),
+                                 ("least", rank_ranges(-value, low=-high, high=-low)))}
+
+    def shown(end: str) -> list[tuple[Cell, str, str | None, str]]:
+        rows = list(ranked.itertuples(index=False))
+        order = range(len(rows)) if end == "most" else range(len(rows) - 1, -1, -1)
+        found = places[end]
+        return [(below_floor(cells[rows[i].model], *floors.get(
+                    (rows[i].dataset, condition, rows[i].model), (0, 0)), what="bend"),
+                 number(rows[i].bend), interval_text(rows[i].ci_low, rows[i].ci_high),
+                 place_text(found.rank[i], found.low[i], found.high[i]))
+                for i in list(order)[:NAMED]]
     trait_floors = ctx.prepared(trait_floor_counts)
 
     average = shifts.groupby("trait_id")["shift"].mean()
@@ -313,4 +334,9 @@ def condition_section(ctx: SiteContext, condition: str, shifts: pd.DataFrame,
                   download, note=FLOOR_NOTE if marked else "")
     return Condition(condition, anchor, label, description, int(bend["n_pairs"].max()),
                      int(bend["n_pairs"].min()), len(bend), float(bend["bend"].median()),
-                     shown[:NAMED], shown[::-1][:NAMED], movers, table)
+                     shown("most"), shown("least"), movers, table)
+
+
+def place_text(rank: int, low: int, high: int) -> str:
+    """ "#2 (1–5)": a place with its 95% range, or "#1" when the range is that place."""
+    return f"#{int(rank)}" + (f" ({int(low)}–{int(high)})" if low != high else "")
