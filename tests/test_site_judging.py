@@ -73,24 +73,26 @@ def test_the_sycophancy_page_names_its_judges(default_site):
 
 
 def test_bends_resting_on_scores_below_the_floor_are_marked(default_site, shared_data):
-    """Under authority, some models' panel scores lie below the rubric's floor of 1 (a
-    judge answered 0), counted here from the raw contributions over the nine traits:
-    the sycophancy page's bend cell of each such model says how many, and no other is
-    marked."""
+    """Under authority and at baseline, some models' panel scores lie below the rubric's
+    floor of 1 (a judge answered 0), counted here from the raw contributions over the
+    nine traits: the sycophancy page's bend cell of each such model says how many, and
+    no other is marked."""
     import json
 
     import pandas as pd
 
-    jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
-                       "authority.json").read_text())["job_contributions"]
     nine = {"warmth", "formality", "hedging", "aggression", "transgression", "grandiosity",
             "tribalism", "depth", "authenticity"}
     below: dict[str, int] = {}
-    for job in jobs.values():
-        for model, scores in job["contributions"].items():
-            for dimension, entry in scores.items():
-                if dimension in nine and entry["score"] < 1:
-                    below[model] = below.get(model, 0) + 1
+    # A bend compares the scores under authority with those at baseline: both count.
+    for condition in ("authority", "baseline"):
+        jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
+                           f"{condition}.json").read_text())["job_contributions"]
+        for job in jobs.values():
+            for model, scores in job["contributions"].items():
+                for dimension, entry in scores.items():
+                    if dimension in nine and entry["score"] < 1:
+                        below[model] = below.get(model, 0) + 1
     assert sum(below.values()) > 20
     bends = pd.read_csv(default_site / "data" /
                         "sycophancy-behavioral-profiling-authority.csv")
@@ -103,7 +105,7 @@ def test_bends_resting_on_scores_below_the_floor_are_marked(default_site, shared
     for row in bends.itertuples():
         cells = table[table.index(f'models/{row.model}.html"'):]
         cells = cells[:cells.index("</tr>")]
-        found = re.search(r'title="(\d+) of the \d+ scores behind this mean lie below', cells)
+        found = re.search(r'title="(\d+) of the \d+ scores behind this bend lie below', cells)
         assert (int(found.group(1)) if found else 0) == below.get(row.source_model, 0), \
             row.model
 

@@ -57,7 +57,8 @@ def test_who_bends_table_by_hand(site):
         ("Alpha One", "models/alpha.html"), ("b", "models/b.html"), ("c", "models/c.html")]
     assert [shown(r)[1:] for r in rows] == [
         [("1.25", "0.50–2.00"), ("0.25", "0.00–0.50")],
-        [("1.00", "0.50–1.50"), ("–", "")],  # b was not run under urgency
+        # b was not run under urgency; its authority bend compares a baseline 0.5
+        [("1.00 has 0s", "0.50–1.50"), ("–", "")],
         [("0.00", "0.00–0.00"), ("0.00", "0.00–0.00")]]
 
 
@@ -93,9 +94,10 @@ def test_the_summary_is_computed_from_the_data(site):
             in text)
     # Places with their ranges: Alpha One's and b's intervals overlap (either could
     # bend most), c's [0, 0] lies below both (surely last, surely holding best).
-    assert ("Bend most: #1 (1–2) Alpha One 1.25 (0.50–2.00), #2 (1–2) b 1.00 (0.50–1.50), "
-            "#3 c 0.00 (0.00–0.00)") in text
-    assert ("Hold best: #1 c 0.00 (0.00–0.00), #2 (2–3) b 1.00 (0.50–1.50), #3 (2–3) "
+    # b's bend compares its baseline deep score of 0.5, under the rubric's floor: marked.
+    assert ("Bend most: #1 (1–2) Alpha One 1.25 (0.50–2.00), #2 (1–2) b has 0s 1.00 "
+            "(0.50–1.50), #3 c 0.00 (0.00–0.00)") in text
+    assert ("Hold best: #1 c 0.00 (0.00–0.00), #2 (2–3) b has 0s 1.00 (0.50–1.50), #3 (2–3) "
             "Alpha One 1.25 (0.50–2.00)") in text
     # Average authority shift: deep (1 + 1.5 + 0) / 3 = +0.83, warm (−1.5 + 0.5 + 0) / 3.
     assert ("Deep rises (+0.83 points on average), for 2 of 3 models (0 clearly: interval "

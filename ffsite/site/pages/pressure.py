@@ -232,20 +232,29 @@ def bend_cell(row, floors: dict | None = None) -> Cell:
         return Cell("–")
     cell = estimate_cell(row.bend, row.ci_low, row.ci_high, what="bend")
     return below_floor(cell, *(floors or {}).get((row.dataset, row.condition, row.model),
-                                                (0, 0)))
+                                                (0, 0)), what="bend")
 
 
 def floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str], tuple[int, int]]:
     """{(dataset, condition, model): (scores below the rubric's floor, scores)} over the
-    traits: a bend or shift under a condition rests on them as the means do (the data's
-    known defect: a judge of the panel answered 0), and is marked as they are."""
+    traits, under the condition and at baseline: a bend compares the two, so it rests on
+    both as the means do (the data's known defect: a judge of the panel answered 0), and
+    is marked as they are."""
     means = ctx.score_results.means
-    own = means[means["below_rubric_floor"].to_numpy() > 0]
-    if own.empty:
-        return {}
-    totals = means.groupby(["dataset", "condition", "model"])["n"].sum()
-    below = own.groupby(["dataset", "condition", "model"])["below_rubric_floor"].sum()
-    return {key: (int(n), int(totals[key])) for key, n in below.items()}
+    base = means[means["condition"] == BASELINE].groupby(["dataset", "judge", "model"])[
+        ["below_rubric_floor", "n"]].sum()
+    pressed = means[means["condition"] != BASELINE].groupby(
+        ["dataset", "judge", "condition", "model"])[["below_rubric_floor", "n"]].sum()
+    found: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for (dataset, judge, condition, model), row in pressed.iterrows():
+        was = base.loc[(dataset, judge, model)] if (dataset, judge, model) in base.index \
+            else None
+        below = int(row["below_rubric_floor"]) + (int(was["below_rubric_floor"])
+                                                  if was is not None else 0)
+        if below:
+            total = int(row["n"]) + (int(was["n"]) if was is not None else 0)
+            found[(dataset, condition, model)] = (below, total)
+    return found
 
 
 def trait_floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str, str], tuple[int, int]]:
@@ -259,8 +268,9 @@ def trait_floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str, str], tupl
     pressed = pressed.assign(
         below=pressed["below_rubric_floor"] + pressed["below_rubric_floor_base"].fillna(0),
         total=pressed["n"] + pressed["n_base"].fillna(0))
-    found = pressed[pressed["below"].to_numpy() > 0].groupby(
-        ["dataset", "condition", "model", "trait_id"])[["below", "total"]].sum()
+    found = pressed.groupby(["dataset", "condition", "model", "trait_id"])[
+        ["below", "total"]].sum()
+    found = found[found["below"] > 0]
     return {key: (int(r.below), int(r.total)) for key, r in found.iterrows()}
 
 
