@@ -84,19 +84,34 @@ def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
             "badge_title": "; ".join(t for _, t in marks)}
 
 
-def judges_the_reference(dataset: str) -> str | None:
-    """What a reader must know when the model every answer of `dataset` is compared with
-    is its judge (AlpacaEval 2.0's GPT-4 Turbo); None otherwise."""
+def reference_judge(dataset: str) -> str | None:
+    """The judge of `dataset` that is its reference model itself (AlpacaEval 2.0's GPT-4
+    Turbo), or None."""
     record = find(dataset)
     if record is None or record.reference_model is None:
         return None
-    judge = dict((name, j) for j, name in record.judge_models).get(record.reference_model)
+    return dict((name, j) for j, name in record.judge_models).get(record.reference_model)
+
+
+def judges_the_reference(dataset: str) -> str | None:
+    """What a reader must know when the model every answer of `dataset` is compared with
+    is its judge, as a clause; None otherwise."""
+    judge = reference_judge(dataset)
     if judge is None:
         return None
     return (f"the judge of {dataset_name(dataset)}'s preferences ({judge}) is its reference "
-            f"model, {record.reference_model}, itself: every preference sets the judge's own "
-            "answer against another model's, so a judge that favours its own answers lowers "
-            "every win rate and rewards whatever its own answers do")
+            f"model, {find(dataset).reference_model}, itself: every preference sets the "
+            "judge's own answer against another model's, so a judge that favours its own "
+            "answers lowers every win rate and rewards whatever its own answers do")
+
+
+def reference_judge_notes(dataset: str, judge: object = None) -> tuple[str, ...]:
+    """`judges_the_reference` as a section's note, when it applies (and, given `judge`,
+    when that is the judge whose numbers the section shows)."""
+    said = judges_the_reference(dataset)
+    if said is None or (judge is not None and str(judge) != reference_judge(dataset)):
+        return ()
+    return (said[0].upper() + said[1:] + ".",)
 
 
 def contributed_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, ...]:
@@ -118,10 +133,8 @@ def self_judge_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, .
     judge = ctx.prepared(self_judges).get((dataset, model))
     if judge is None:
         return contributed_notes(ctx, dataset, model)
-    reference = judges_the_reference(dataset)
-    if reference is not None and model == ctx.config.reference_model:
-        return (reference[0].upper() + reference[1:] + ".",
-                *contributed_notes(ctx, dataset, model))
+    if model == ctx.config.reference_model and reference_judge(dataset) is not None:
+        return (*reference_judge_notes(dataset), *contributed_notes(ctx, dataset, model))
     record = find(dataset)
     others = len(record.judges) - 1 if record else 0
     share = ("alone: every number here is its own judgement" if others == 0 else

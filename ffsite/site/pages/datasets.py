@@ -18,7 +18,7 @@ from ffsite.format import read_file_metadata
 from ffsite.judges.rules import RULES_VERSION
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
-from ffsite.site.judging import judges_the_reference
+from ffsite.site.judging import reference_judge_notes
 from ffsite.site.pages.length_control import length_control_sections
 from ffsite.site.render import NOT_ZERO, number, percent
 from ffsite.site.sections import Section, SectionProvider
@@ -267,18 +267,10 @@ def preference_sections(ctx: SiteContext, dataset: str) -> list[Section]:
         summary=f"{len(own)} traits against the preferences of {judge}",
         judged_by=str(judge or ""),
         partial="sections/preference.html", datasets=(dataset,), tables=(result,),
-        charts=(profile,), notes=self_judged_notes(dataset, judge),
+        charts=(profile,), notes=reference_judge_notes(dataset, judge),
         encouraged=listed_traits(findings[findings["strength"] >= NOT_ZERO].head(TOP)),
         discouraged=listed_traits(findings[findings["strength"] <= -NOT_ZERO].sort_values(
             "strength").head(TOP)))]
-
-
-def self_judged_notes(dataset: str, judge: object) -> tuple[str, ...]:
-    """The note of a preference section whose judge is the reference model."""
-    said = judges_the_reference(dataset)
-    if said is None or str(judge) not in said:
-        return ()
-    return (said[0].upper() + said[1:] + ".",)
 
 
 def split_sections(ctx: SiteContext, dataset: str) -> list[Section]:
@@ -358,7 +350,7 @@ def win_rate_sections(ctx: SiteContext, dataset: str) -> list[Section]:
                                    f"{ctx.models.reference_model}",
                            judged_by=str(judge or ""), partial="sections/win_rates.html",
                            datasets=(dataset,), tables=(table,),
-                           notes=self_judged_notes(dataset, judge),
+                           notes=reference_judge_notes(dataset, judge),
                            absent=absent_models(ctx, dataset, set(wins["model"])))]
 
 

@@ -27,6 +27,7 @@ from ffsite.metrics.length_control import (
     overall_length_effect,
 )
 from ffsite.site.context import SiteContext
+from ffsite.site.judging import reference_judge_notes
 from ffsite.site.render import number, percent, signed
 from ffsite.site.sections import Section
 from ffsite.site.urls import TRAITS, link
@@ -62,7 +63,7 @@ def length_control_sections(ctx: SiteContext, dataset: str) -> list[Section]:
     """Raw and length-controlled strengths and win rates, for a dataset whose answers
     have lengths and whose comparisons a preference annotator decided."""
     # datasets.py lists this provider, so its helpers are imported when first used.
-    from ffsite.site.pages.datasets import dataset_page_path, default_annotator, self_judged_notes
+    from ffsite.site.pages.datasets import dataset_page_path, default_annotator
 
     both = ctx.prepared(lengths)
     comparisons = (ctx.annotations.comparisons["dataset"] == dataset).to_numpy()
@@ -101,7 +102,7 @@ def length_control_sections(ctx: SiteContext, dataset: str) -> list[Section]:
              method_note(strengths if any(t.id == "length-traits" for t in tables) else None,
                          ctx.models.reference_model if wins is not None else None,
                          str(judge), unit),
-             *self_judged_notes(dataset, judge))
+             *reference_judge_notes(dataset, judge))
     return [Section(id="length-control", heading="Length held at zero",
                     summary=f"what {judge} prefers once the answers' length difference is "
                             "held at zero",

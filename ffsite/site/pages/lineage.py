@@ -158,17 +158,22 @@ def floors(ctx: SiteContext) -> dict[tuple[str, str, str, str], tuple[int, int]]
             for r in own.itertuples(index=False)}
 
 
+def change_floor(ctx: SiteContext, row) -> tuple[int, int]:
+    """(scores under the rubric's floor, scores) behind a CHANGE_COLUMNS row: both
+    releases' means' (0, 0) when neither has any under it."""
+    found = ctx.prepared(floors)
+    earlier, later = (found.get((row.dataset, row.judge, row.trait_id, m), (0, 0))
+                      for m in (row.earlier, row.later))
+    return earlier[0] + later[0], earlier[1] + later[1]
+
+
 def marked_change_cell(ctx: SiteContext, kind: str, row) -> Cell:
     """`change_cell` of a CHANGE_COLUMNS row, marked "has 0s" when either release's mean
     rests on scores under the rubric's floor: a "real" change may be the defect's doing
     (Llama 3 to 3.1 70B on tribalism: 18 of the earlier one's 50 scores)."""
     name = ctx.registry.display_name
     cell = change_cell(kind, row, name(row.earlier), name(row.later))
-    found = ctx.prepared(floors)
-    below, n = (sum(pair) for pair in zip(
-        *(found.get((row.dataset, row.judge, row.trait_id, m), (0, 0))
-          for m in (row.earlier, row.later)), strict=True))
-    return below_floor(cell, below, n, what="change")
+    return below_floor(cell, *change_floor(ctx, row), what="change")
 
 
 @dataclass(frozen=True)
@@ -195,12 +200,10 @@ class Lane:
 def build(ctx: SiteContext) -> None:
     lineage = ctx.prepared(lineage_data)
     index = page_path(LINEAGE)
-    found = ctx.prepared(floors)
     changes = lineage.changes
     # How many of the two releases' scores lie under the rubric's floor (the pages mark
     # those changes "has 0s").
-    below = [sum(found.get((r.dataset, r.judge, r.trait_id, m), (0, 0))[0]
-                 for m in (r.earlier, r.later)) for r in changes.itertuples(index=False)]
+    below = [change_floor(ctx, r)[0] for r in changes.itertuples(index=False)]
     changes_download = ctx.output.data("lineage-changes", changes.assign(
         below_rubric_floor=np.array(below, dtype=np.int64)), "Lineage: every change between "
         "successive releases, with its 95% interval", index)
@@ -287,12 +290,8 @@ def lane(ctx: SiteContext, lineage: Lineage, family: str, page: str, dataset: st
     missing = (float("nan"),) * 3
     # Means with scores below the rubric's floor (a judge of the panel answered 0) are
     # marked here as everywhere else (the data's known defect, shown, not hidden).
-    means = ctx.score_results.means
-    condition = next((str(c) for c in estimates["condition"] if c), "")
-    own = means[(means["dataset"] == dataset) & (means["judge"] == judge)
-                & (means["condition"] == condition)] if kind == "mean" else means.iloc[:0]
-    floor = {(r.trait_id, r.model): (int(r.below_rubric_floor), int(r.n))
-             for r in own.itertuples(index=False) if r.below_rubric_floor}
+    floor = {(t, m): counts for (d, j, t, m), counts in ctx.prepared(floors).items()
+             if d == dataset and j == judge} if kind == "mean" else {}
     values = Table(f"values-{wording_slug(dataset)}", f"Each release's {kind} per trait, "
                    "with its 95% interval",
                    [Column("trait", "Trait", numeric=False),

@@ -240,38 +240,35 @@ def floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str], tuple[int, int]
     traits, under the condition and at baseline: a bend compares the two, so it rests on
     both as the means do (the data's known defect: a judge of the panel answered 0), and
     is marked as they are."""
-    means = ctx.score_results.means
-    base = means[means["condition"] == BASELINE].groupby(["dataset", "judge", "model"])[
-        ["below_rubric_floor", "n"]].sum()
-    pressed = means[means["condition"] != BASELINE].groupby(
-        ["dataset", "judge", "condition", "model"])[["below_rubric_floor", "n"]].sum()
-    found: dict[tuple[str, str, str], tuple[int, int]] = {}
-    for (dataset, judge, condition, model), row in pressed.iterrows():
-        was = base.loc[(dataset, judge, model)] if (dataset, judge, model) in base.index \
-            else None
-        below = int(row["below_rubric_floor"]) + (int(was["below_rubric_floor"])
-                                                  if was is not None else 0)
-        if below:
-            total = int(row["n"]) + (int(was["n"]) if was is not None else 0)
-            found[(dataset, condition, model)] = (below, total)
-    return found
+    return _marked(ctx.prepared(scores_behind_shifts).groupby(
+        ["dataset", "condition", "model"])[["below", "total"]].sum())
 
 
 def trait_floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str, str], tuple[int, int]]:
     """{(dataset, condition, model, trait): (scores below the rubric's floor, scores)}
     behind a shift: the condition's and the baseline's means of that trait."""
+    return _marked(ctx.prepared(scores_behind_shifts).groupby(
+        ["dataset", "condition", "model", "trait_id"])[["below", "total"]].sum())
+
+
+def scores_behind_shifts(ctx: SiteContext) -> pd.DataFrame:
+    """Per mean under a condition (not the baseline), `below` and `total`: its scores
+    under the rubric's floor, and all its scores, with those of the same model's
+    baseline mean of the trait (a shift compares the two)."""
     means = ctx.score_results.means
     keys = ["dataset", "judge", "model", "trait_id"]
     base = means.loc[means["condition"] == BASELINE, [*keys, "below_rubric_floor", "n"]]
     pressed = means[means["condition"] != BASELINE].merge(base, on=keys, how="left",
                                                           suffixes=("", "_base"))
-    pressed = pressed.assign(
+    return pressed.assign(
         below=pressed["below_rubric_floor"] + pressed["below_rubric_floor_base"].fillna(0),
         total=pressed["n"] + pressed["n_base"].fillna(0))
-    found = pressed.groupby(["dataset", "condition", "model", "trait_id"])[
-        ["below", "total"]].sum()
-    found = found[found["below"] > 0]
-    return {key: (int(r.below), int(r.total)) for key, r in found.iterrows()}
+
+
+def _marked(counts: pd.DataFrame) -> dict[tuple, tuple[int, int]]:
+    """{key: (below, total)} of the rows of `counts` with scores under the floor."""
+    counts = counts[counts["below"] > 0]
+    return {key: (int(r.below), int(r.total)) for key, r in counts.iterrows()}
 
 
 def biggest_mover(shifts: pd.DataFrame) -> str:
