@@ -453,16 +453,26 @@ FLOOR_COUNTED = FLOOR_NOTE.removesuffix(".") + (
 
 def below_floor(cell: Cell, below: int, n: int, what: str = "mean") -> Cell:
     """`cell` (a mean score, or `what` rests on such scores) marked when some of its `n`
-    scores lie under the rubric's floor: they stay in the mean, as the dataset published
-    it, and the mark says so, after any mark the cell has (a judge's)."""
+    scores lie under the rubric's floor (`floor_marks`)."""
     if not below:
         return cell
+    return dataclasses.replace(cell, **floor_marks(
+        {"badge": cell.badge, "badge_title": cell.badge_title}, below, n, what))
+
+
+def floor_marks(marks: dict[str, Any], below: int, n: int, what: str = "mean"
+                ) -> dict[str, Any]:
+    """Badge fields `marks` (a judge's, or none) with, when `below` of the `n` scores
+    behind the number lie under the rubric's floor, the "has 0s" mark after them: the
+    scores stay in the mean, as the dataset published it, and the mark says so."""
+    if not below:
+        return marks
     title = (f"{below} of the {n} scores behind this {what} lie below the rubric's lowest "
              "anchor (a judge of the panel answered 0); kept, as the dataset published them")
-    if cell.badge:
-        return dataclasses.replace(cell, badge=f"{cell.badge} · {FLOOR_MARK}",
-                                   badge_title=f"{cell.badge_title}; {title}")
-    return dataclasses.replace(cell, badge=FLOOR_MARK, badge_title=title)
+    if marks.get("badge"):
+        return {"badge": f"{marks['badge']} · {FLOOR_MARK}",
+                "badge_title": f"{marks['badge_title']}; {title}"}
+    return {"badge": FLOOR_MARK, "badge_title": title}
 
 
 def elo_cell(value: float, low: float, high: float) -> Cell:

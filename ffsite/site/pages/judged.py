@@ -24,6 +24,7 @@ from ffsite.site.views import (
     Table,
     below_floor,
     estimate_cell,
+    floor_marks,
     glance,
     rank_rows,
     standings,
@@ -109,15 +110,10 @@ def _glance(ctx: SiteContext, page: str, trait: pd.Series, own: pd.DataFrame,
     floors = {m: (int(b), int(n)) for m, b, n in zip(
         own["model"], own["below_rubric_floor"], own["n"], strict=True) if b > 0}
 
-    def marks(model: str) -> dict[str, str]:
-        """Its judge's mark and, where its mean rests on scores under the floor, that."""
-        cell = below_floor(Cell("", **judge_badge(ctx, dataset, model)),
-                           *floors.get(model, (0, 0)))
-        return {"badge": cell.badge, "badge_title": cell.badge_title} if cell.badge else {}
-
     most, least = standings(ranked, per_end, names.__getitem__,
                             lambda model: link(page, ctx.slugs.page(MODELS, model)),
-                            marks=marks)
+                            marks=lambda model: floor_marks(judge_badge(ctx, dataset, model),
+                                                            *floors.get(model, (0, 0))))
     low_end, high_end = _ends(trait["trait"])
     return glance(trait["label"], link(page, ctx.slugs.page(TRAITS, trait.name)), ranked,
                   most, least, name=names.__getitem__, low_end=low_end, high_end=high_end,
