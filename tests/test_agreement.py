@@ -66,3 +66,39 @@ def test_a_criterion_asked_of_one_kind_of_scenario_is_not_penalised_for_the_othe
     assert (row.both_relevant, row.either_relevant) == (2, 3)
     assert row.overlap == pytest.approx(2 / 3)
     assert row.cohens_kappa == pytest.approx(1.0)  # A-A and B-B: agreement 1, chance 1/2
+
+
+def test_intervals_are_those_of_resampling_the_comparisons_that_asked_both():
+    """Against a bootstrap written out here: draw the comparisons that asked both traits
+    with replacement, count kappa and overlap on each draw (numpy's percentiles of 4,000
+    draws; the two bootstraps differ by Monte Carlo error only)."""
+    rng = np.random.default_rng(11)
+    n = 600
+    first = rng.choice([1, 2, 4], size=n, p=[.45, .35, .2])
+    agree = rng.random(n) < 0.8
+    second = np.where(agree, first, rng.choice([1, 2, 4], size=n))
+    second[rng.random(n) < 0.25] = 0  # trait b not asked of a quarter of the comparisons
+    matrix = np.stack([first, second], 1).astype(np.int8)
+    votes = TraitVotes(traits=pd.DataFrame({"trait_id": ["a", "b"]}), matrix=matrix,
+                       dataset_code=np.zeros(n, np.int32), datasets=["d"],
+                       in_scope=np.ones((1, 2), dtype=bool))
+    (row,) = trait_agreement(votes, n_bootstrap=4000, seed=2).itertuples()
+    asked = matrix[matrix[:, 1] != 0]
+    assert row.asked_both == len(asked)
+    kappas, overlaps = [], []
+    for _ in range(4000):
+        drawn = asked[rng.integers(0, len(asked), len(asked))]
+        relevant = np.isin(drawn, [1, 2])
+        both = relevant.all(1)
+        a_first, a_second = (drawn[both] == 1).mean(0)
+        observed = (drawn[both, 0] == drawn[both, 1]).mean()
+        expected = a_first * a_second + (1 - a_first) * (1 - a_second)
+        kappas.append((observed - expected) / (1 - expected))
+        overlaps.append(both.sum() / relevant.any(1).sum())
+    assert (row.kappa_low, row.kappa_high) == pytest.approx(
+        tuple(np.percentile(kappas, [2.5, 97.5])), abs=0.015)
+    assert (row.overlap_low, row.overlap_high) == pytest.approx(
+        tuple(np.percentile(overlaps, [2.5, 97.5])), abs=0.015)
+    assert row.kappa_low < row.cohens_kappa < row.kappa_high
+    again = trait_agreement(votes, n_bootstrap=4000, seed=2)
+    assert again.equals(trait_agreement(votes, n_bootstrap=4000, seed=2))  # seeded

@@ -227,6 +227,37 @@ def test_bootstrap_replicates_are_the_statistics_of_resampled_models():
     assert inside.all()
 
 
+def test_judge_pair_correlations_averaged_over_traits_with_intervals():
+    """The judges page's matrix: a pair's Pearson averaged over the traits (scipy's, per
+    trait, averaged here), with a bootstrap interval over models; on one bivariate normal
+    trait the interval is Fisher's z interval's, within Monte Carlo error."""
+    data = random_panel()
+    found = panel.agreement(data, n_bootstrap=200)
+    judge = data.values.mean((1, 3))  # [model, judge, trait]
+    pairs = found.judge_pairs.set_index(["judge_a", "judge_b"])
+    expected = np.mean([stats.pearsonr(judge[:, 0, t], judge[:, 2, t])[0] for t in range(2)])
+    for a, b in ((0, 2), (2, 0)):
+        row = pairs.loc[(a, b)]
+        assert row["pearson"] == pytest.approx(expected)
+        assert row["ci_low"] < expected < row["ci_high"] and row["traits"] == 2
+    assert tuple(pairs.loc[(1, 1), ["pearson", "ci_low", "ci_high"]]) == (1, 1, 1)
+    per_trait = found.correlations.set_index(["trait_id", "judge_a", "judge_b"])
+    assert per_trait.loc[(1, 0, 2), "pearson_low"] == per_trait.loc[(1, 2, 0), "pearson_low"]
+    assert (per_trait["pearson_low"] <= per_trait["pearson"]).all()
+
+    rng = np.random.default_rng(5)
+    n, rho = 300, 0.6
+    x = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], size=n)
+    normal = PanelData.from_array(x.reshape(n, 1, 2, 1, 1))
+    row = panel.agreement(normal, n_bootstrap=4000, seed=1).judge_pairs.query(
+        "judge_a == 0 and judge_b == 1").iloc[0]
+    r = stats.pearsonr(x[:, 0], x[:, 1])[0]
+    half = 1.959964 / np.sqrt(n - 3)
+    fisher = np.tanh(np.arctanh(r) - half), np.tanh(np.arctanh(r) + half)
+    assert row["pearson"] == pytest.approx(r)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(fisher, abs=0.02)
+
+
 # ------------------------------------------------------------------ coverage, simulated
 
 def covered(frame: pd.DataFrame, truth: np.ndarray) -> np.ndarray:

@@ -19,6 +19,14 @@ def test_agreement_lists_pairs_relevant_together_and_names_the_judges(default_si
     table = html[html.index('id="agreement"'):]
     table = table[table.index("<tbody"):table.index("</table>")]
     assert table.count("<tr") == len(pairs) - len(never)
+    # Every kappa and overlap has its 95% interval, in the table and the download.
+    shown = pairs[pairs["both_relevant"] > 0]
+    assert table.count('<span class="ci">') == shown["cohens_kappa"].notna().sum() + len(shown)
+    defined = shown[shown["cohens_kappa"].notna()]
+    assert (defined["kappa_low"] <= defined["cohens_kappa"] + 1e-9).all()
+    assert (defined["cohens_kappa"] <= defined["kappa_high"] + 1e-9).all()
+    assert (shown["overlap_low"] <= shown["overlap_high"]).all()
+    assert "bootstrap over the comparisons that asked both traits (200 resamples)" in html
     assert ("The votes are <strong>claude-3.7-sonnet</strong>'s on EQ-Bench 3; "
             "<strong>rules-1</strong>'s on AlpacaEval, HH-RLHF:" in html)
 
@@ -49,7 +57,25 @@ def test_eqbench_pairs_count_only_the_comparisons_that_asked_both(default_site):
                 absent += 1
                 continue
             row = listed.loc[(first, second)]
-            assert (row["either_relevant"], row["both_relevant"]) == (either, both)
+            assert (row["either_relevant"], row["both_relevant"], row["asked_both"]) == (
+                either, both, both_asked.sum())
             checked += 1
     # 14 criteria, 91 pairs: 36 never asked together, 55 listed.
     assert len(criteria) == 14 and (absent, checked) == (36, 55)
+
+
+def test_eqbench_criteria_median_kappa_has_its_interval(default_site):
+    """The EQ-Bench page's median kappa between two criteria is the median of the 55
+    criteria pairs' kappas in the download, with a 95% interval around it."""
+    import re
+
+    listed = pd.read_csv(default_site / "data" / "trait-agreement.csv")
+    criteria = listed[listed["trait_id_a"].str.startswith("eq-")
+                      & listed["trait_id_b"].str.startswith("eq-")]
+    html = (default_site / "eqbench.html").read_text("utf-8")
+    found = re.search(r"has a median of <strong>(\d\.\d\d)</strong> \(95% interval "
+                      r"(\d\.\d\d)–(\d\.\d\d), bootstrap over the comparisons\)", html)
+    assert found, "the median kappa and its interval are not on the EQ-Bench page"
+    median, low, high = map(float, found.groups())
+    assert len(criteria) == 55 and median == round(criteria["cohens_kappa"].median(), 2)
+    assert low <= median <= high and high - low < 0.1

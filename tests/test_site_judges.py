@@ -46,6 +46,13 @@ def site(tmp_path_factory):
     return root / "site"
 
 
+def stats_pearson(x: list[float], y: list[float]) -> float:
+    """Pearson's r from its textbook formula."""
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
+    return sxy / (sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y)) ** 0.5
+
+
 def load(site, name):
     return pd.DataFrame(json.loads((site / "data" / f"{name}.json").read_text()))
 
@@ -89,6 +96,20 @@ def test_the_page_names_every_datasets_judges_and_the_rated_ones(site):
     cronbach = agreement[agreement["statistic"] == "cronbach_alpha"]["estimate"]
     assert cronbach.iloc[0] == pytest.approx(0.9)
     assert np.isfinite(agreement["estimate"]).all()
+    # The judges' correlation matrix: each pair's Pearson across the 4 models (grok-4.3
+    # and gemini-3.7-flash score 2.3 + m: exactly 1; gpt-5.5 is 3 on model 0 where the
+    # others' trend puts 1.5 higher) with its bootstrap interval in view and published.
+    pairs = load(site, "judges/llm-dreams-judge-pairs").set_index(["judge_a", "judge_b"])
+    assert pairs.loc[("grok-4.3", "gemini-3.7-flash"), "pearson"] == pytest.approx(1)
+    other = pairs.loc[("gpt-5.5", "grok-4.3")]
+    assert other["pearson"] == pytest.approx(stats_pearson([5.3, 4.3, 5.3, 6.3],
+                                                           [2.3, 3.3, 4.3, 5.3]))
+    assert other["ci_low"] <= other["pearson"] <= other["ci_high"]
+    matrix = html[html.index('id="judge-correlations"'):]
+    matrix = matrix[:matrix.index("</table>")]
+    assert matrix.count('<span class="ci">') == 6  # every pair of the 3 judges, both ways
+    assert "95% intervals (bootstrap over models)" in matrix
+    assert "data/judges/llm-dreams-correlations.csv" in html
 
 
 @pytest.mark.slow

@@ -8,9 +8,17 @@ matters where traits are asked of some comparisons only: EQ-Bench 3 asks some cr
 of one kind of scenario, and a criterion's relevance on the scenarios the other was
 never asked of would count against their overlap.  All pairs at once with matrix
 products of the 0/1 indicators.
+
+95% intervals: percentile bootstrap over the comparisons that asked both traits (the
+only ones either statistic counts).  Resampling those comparisons with replacement
+draws their six kinds (A-A, A-B, B-A, B-B, one relevant, neither) from a multinomial
+with the observed shares, so every pair's replicates are one multinomial draw each, all
+at once; comparisons are taken as independent (as the strengths' intervals take them).
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -18,8 +26,8 @@ import pandas as pd
 from ffsite.format import schema
 from ffsite.metrics.strength import TraitVotes
 
-COLUMNS = ("trait_id_a", "trait_id_b", "cohens_kappa", "overlap", "both_relevant",
-           "either_relevant")
+COLUMNS = ("trait_id_a", "trait_id_b", "cohens_kappa", "kappa_low", "kappa_high", "overlap",
+           "overlap_low", "overlap_high", "both_relevant", "either_relevant", "asked_both")
 
 
 def agreement_counts(votes: TraitVotes) -> dict[str, np.ndarray]:
@@ -40,6 +48,7 @@ def agreement_counts(votes: TraitVotes) -> dict[str, np.ndarray]:
     # relevant, minus both.
     relevant_asked = np.einsum("ni,nj->ij", relevant, asked)
     counts["either"] = relevant_asked + relevant_asked.T - both_relevant
+    counts["asked"] = np.einsum("ni,nj->ij", asked, asked)
     return counts
 
 
@@ -58,16 +67,56 @@ def kappa_and_overlap(counts: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
     return kappa, overlap, both, counts["either"]
 
 
-def trait_agreement(votes: TraitVotes) -> pd.DataFrame:
-    """One row per unordered pair of traits with a relevant vote between them."""
-    kappa, overlap, both, either = kappa_and_overlap(agreement_counts(votes))
+def trait_agreement(votes: TraitVotes, *, n_bootstrap: int = 1000, seed: int = 0,
+                    level: float = 0.95, with_draws: bool = False):
+    """One row per unordered pair of traits with a relevant vote between them (COLUMNS),
+    with 95% intervals (module docstring).  `with_draws`: also return the kappa of every
+    resample, [n_bootstrap, rows] (NaN where undefined), for statistics over pairs."""
+    counts = agreement_counts(votes)
+    kappa, overlap, both, either = kappa_and_overlap(counts)
     ids = votes.traits["trait_id"].to_numpy()
     first, second = np.triu_indices(len(ids), k=1)
     keep = either[first, second] > 0
     first, second = first[keep], second[keep]
-    return pd.DataFrame({
+    draws = _resampled(counts, first, second, n_bootstrap, seed)
+    kappa_draws, overlap_draws, _, _ = kappa_and_overlap(draws)
+    tails = [(1 - level) / 2, (1 + level) / 2]
+    kappa_bounds = overlap_bounds = np.empty((2, 0))
+    if len(first):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a pair never defined: NaN
+            kappa_bounds = np.nanquantile(kappa_draws, tails, axis=0)
+            overlap_bounds = np.nanquantile(overlap_draws, tails, axis=0)
+    defined = np.isfinite(kappa[first, second])
+    table = pd.DataFrame({
         "trait_id_a": ids[first], "trait_id_b": ids[second],
-        "cohens_kappa": kappa[first, second], "overlap": overlap[first, second],
+        "cohens_kappa": kappa[first, second],
+        "kappa_low": np.where(defined, kappa_bounds[0], np.nan),
+        "kappa_high": np.where(defined, kappa_bounds[1], np.nan),
+        "overlap": overlap[first, second],
+        "overlap_low": overlap_bounds[0], "overlap_high": overlap_bounds[1],
         "both_relevant": both[first, second].astype(np.int64),
         "either_relevant": either[first, second].astype(np.int64),
+        "asked_both": counts["asked"][first, second].astype(np.int64),
     }, columns=list(COLUMNS))
+    return (table, kappa_draws) if with_draws else table
+
+
+def _resampled(counts: dict[str, np.ndarray], first: np.ndarray, second: np.ndarray,
+               n_bootstrap: int, seed: int) -> dict[str, np.ndarray]:
+    """agreement_counts' cells of the pairs (first, second) in each of `n_bootstrap`
+    resamples of the comparisons that asked both: [n_bootstrap, pairs] each."""
+    cells = np.stack([counts[name][first, second] for name in ("aa", "ab", "ba", "bb")]
+                     + [(counts["either"] - counts["aa"] - counts["ab"] - counts["ba"]
+                         - counts["bb"])[first, second]], axis=-1)
+    asked = counts["asked"][first, second]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = np.where(asked[:, None] > 0, cells / asked[:, None], 0.0)
+    # The sixth kind (asked, neither relevant) takes what is left, so each row sums to 1.
+    shares = np.concatenate([shares, np.clip(1 - shares.sum(1, keepdims=True), 0, 1)], 1)
+    drawn = np.random.default_rng(seed).multinomial(
+        asked.astype(np.int64), shares / shares.sum(1, keepdims=True),
+        size=(n_bootstrap, len(asked))).astype(np.float64)
+    out = {name: drawn[..., k] for k, name in enumerate(("aa", "ab", "ba", "bb"))}
+    out["either"] = drawn[..., :5].sum(-1)
+    return out

@@ -1,3 +1,6 @@
+# long: means, agreement, leniency and the self-rating gap share the dense panel, its
+# bootstrap weights over models and its moderated variances; apart, each would import
+# the others' internals.
 """A panel of judges scoring the same answers: means, agreement, leniency, self-rating.
 
 `dense` lays one dataset's scores out as values[model, unit, judge, seed, trait]: a unit is
@@ -319,11 +322,14 @@ def _cronbach(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Agreement:
-    """correlations: trait_id, judge_a, judge_b, pearson, spearman, n_models (all ordered
-    pairs); reliability: trait_id, statistic, estimate, ci_low, ci_high, n_models."""
+    """correlations: trait_id, judge_a, judge_b, pearson, pearson_low, pearson_high,
+    spearman, n_models (all ordered pairs); judge_pairs: judge_a, judge_b, pearson (the
+    mean of the pair's per-trait Pearson), ci_low, ci_high, traits (all ordered pairs);
+    reliability: trait_id, statistic, estimate, ci_low, ci_high, n_models."""
 
     correlations: pd.DataFrame
     reliability: pd.DataFrame
+    judge_pairs: pd.DataFrame
 
 
 STATISTICS = ("krippendorff_alpha", "cronbach_alpha", "test_retest",
@@ -348,9 +354,9 @@ def agreement(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,
                           {"trait_id": data.traits}], {
         name: m.reshape(len(data.judges), len(data.judges), -1) for name, m in matrices.items()
     } | {"n_models": np.isfinite(common).all(1).sum(0)})
-    correlations = correlations.sort_values(["trait_id", "judge_a", "judge_b"],
-                                            ignore_index=True)
     weights = _weights(len(data.models), n_bootstrap, seed)
+    correlations, judge_pairs = _judge_pair_intervals(data, common, weights, correlations,
+                                                      level)
     retest = _pairs_pearson(weights, _mean(units, 2), 1)
     k = len(data.units)
     found = np.stack([_krippendorff(weights, judge), _cronbach(weights, judge), retest,
@@ -362,7 +368,48 @@ def agreement(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,
         "estimate": found[0], "ci_low": low, "ci_high": high,
         "n_models": np.isfinite(judge).any(1).sum(0)}, np.isfinite(found[0]))
     return Agreement(correlations, reliability[["trait_id", "statistic", "estimate",
-                                                "ci_low", "ci_high", "n_models"]])
+                                                "ci_low", "ci_high", "n_models"]],
+                     judge_pairs)
+
+
+def _judge_pair_intervals(data: PanelData, common: np.ndarray, weights: np.ndarray,
+                          correlations: pd.DataFrame, level: float
+                          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Percentile intervals (bootstrap over models, `weights`) of each judge pair's
+    Pearson per trait, added to `correlations`, and of its mean over the traits (the
+    judges page's matrix): the second frame.  A judge with itself: exactly 1, from 1 to 1."""
+    judges, traits = len(data.judges), len(data.traits)
+    first, second = np.triu_indices(judges, 1)
+    replicates = _pearson(weights, *(common[:, side].reshape(len(common), 1, -1)
+                                     for side in (first, second))).reshape(
+        len(weights), len(first), traits)
+    # A resample with one distinct model has no correlation (0 / 0, or rounding's x / 0).
+    replicates = np.where(np.isfinite(replicates), np.clip(replicates, -1, 1), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a pair without any trait: NaN
+        averaged = np.nanmean(replicates, axis=2)  # [B, pair]
+    per_trait, mean = ((_percentiles(replicates, level), _percentiles(averaged, level))
+                       if len(first) else (np.empty((2, 0, traits)), np.empty((2, 0))))
+
+    def square(values: np.ndarray, diagonal: float) -> np.ndarray:
+        """[pair, ...] over unordered pairs -> [judge, judge, ...], symmetric."""
+        out = np.full((judges, judges, *values.shape[1:]), diagonal)
+        out[first, second] = out[second, first] = values
+        return out
+
+    cells = correlations.set_index(["judge_a", "judge_b", "trait_id"]).index
+    position = [pd.Index(labels).get_indexer(cells.get_level_values(i))
+                for i, labels in enumerate((data.judges, data.judges, data.traits))]
+    for name, bound in (("pearson_low", per_trait[0]), ("pearson_high", per_trait[1])):
+        correlations[name] = square(bound, 1.0)[tuple(position)]
+    correlations = correlations[["trait_id", "judge_a", "judge_b", "pearson", "pearson_low",
+                                 "pearson_high", "spearman", "n_models"]]
+    judge_pairs = _grid([{"judge_a": data.judges}, {"judge_b": data.judges}], {
+        "pearson": square(averaged[0], 1.0), "ci_low": square(mean[0], 1.0),
+        "ci_high": square(mean[1], 1.0),
+        "traits": square(np.isfinite(replicates[0]).sum(1), traits)})
+    return (correlations.sort_values(["trait_id", "judge_a", "judge_b"], ignore_index=True),
+            judge_pairs)
 
 
 def leniency(data: PanelData, *, n_bootstrap: int = 1000, seed: int = 0,

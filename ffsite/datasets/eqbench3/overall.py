@@ -196,6 +196,8 @@ class CriteriaAgreement:
     median: float  # median kappa between two criteria
     close: float  # share of criterion pairs with kappa at least CLOSE_KAPPA
     pairs: int
+    median_low: float  # the median's 95% interval (bootstrap over the comparisons)
+    median_high: float
 
 
 def criteria_agreement(ctx: SiteContext) -> CriteriaAgreement | None:
@@ -204,24 +206,29 @@ def criteria_agreement(ctx: SiteContext) -> CriteriaAgreement | None:
     comparisons = ctx.annotations.comparisons
     own = ctx.annotations.where((comparisons["dataset"] == DATASET).to_numpy())
     criteria = criteria_table(ctx)
-    pairs = trait_agreement(trait_votes(own))
-    pairs = pairs[pairs["trait_id_a"].isin(criteria["trait_id"])
-                  & pairs["trait_id_b"].isin(criteria["trait_id"])
-                  & pairs["cohens_kappa"].notna()]
+    pairs, draws = trait_agreement(trait_votes(own), with_draws=True,
+                                   n_bootstrap=ctx.config.rating_resamples)
+    chosen = (pairs["trait_id_a"].isin(criteria["trait_id"])
+              & pairs["trait_id_b"].isin(criteria["trait_id"])
+              & pairs["cohens_kappa"].notna()).to_numpy()
+    pairs, draws = pairs[chosen], draws[:, chosen]
     if pairs.empty:
         return None
     names = criteria.set_index("trait_id")["criterion"]
     kappa = pairs["cohens_kappa"]
     median, close = float(kappa.median()), float((kappa >= CLOSE_KAPPA).mean())
+    # The median's interval: the median over the criteria pairs in each resample.
+    low, high = np.nanquantile(np.nanmedian(draws, axis=1), [0.025, 0.975])
     frame = pairs.assign(trait_a=pairs["trait_id_a"].map(names),
                          trait_b=pairs["trait_id_b"].map(names))
     figure = chart("eq-agreement-chart", charts.agreement_heatmap(
         frame, list(criteria["criterion"]),
         f"Cohen's kappa between every two EQ-Bench 3 criteria (colour; the inner square: "
         f"how often both were asked and picked a side), over the pairs where both picked "
-        f"a side: the median of the {len(pairs)} pairs is {median:.2f}, and "
+        f"a side: the median of the {len(pairs)} pairs is {median:.2f} (95% interval "
+        f"{low:.2f}–{high:.2f}), and "
         f"{close:.0%} are {CLOSE_KAPPA} or more."))
-    return CriteriaAgreement(figure, median, close, len(pairs))
+    return CriteriaAgreement(figure, median, close, len(pairs), float(low), float(high))
 
 
 def home_table(ctx: SiteContext, page: str

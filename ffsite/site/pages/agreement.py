@@ -9,15 +9,15 @@ from ffsite.metrics.results import trait_agreement
 from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.pages.home import trait_order
-from ffsite.site.render import number, signed
 from ffsite.site.urls import TRAITS, link, page_path
-from ffsite.site.views import Cell, Column, Table, chart, count_cell, sort_value
+from ffsite.site.views import Cell, Column, Table, chart, count_cell, estimate_cell
 
 
 def build(ctx: SiteContext) -> None:
     page = page_path("agreement")
     labels = ctx.labels
-    pairs = trait_agreement(ctx.votes)
+    resamples = ctx.config.rating_resamples
+    pairs = trait_agreement(ctx.votes, n_bootstrap=resamples)
     pairs = labelled(labelled(pairs, labels, "trait_id_a", "trait_a"), labels, "trait_id_b",
                      "trait_b")
     pairs = pairs.sort_values(["cohens_kappa", "trait_id_a", "trait_id_b"],
@@ -29,21 +29,22 @@ def build(ctx: SiteContext) -> None:
         Column("trait_a", "Trait", numeric=False),
         Column("trait_b", "Other trait", numeric=False),
         Column("kappa", "Kappa", cue="higher = same side more often"),
-        Column("overlap", "Overlap",
-               title="both relevant / at least one relevant"),
+        Column("overlap", "Overlap", title="both relevant / at least one relevant"),
         Column("both", "Both relevant"),
         Column("either", "Either relevant")],
         [[Cell(r.trait_a, href=link(page, ctx.slugs.page(TRAITS, r.trait_id_a)), header=True),
           Cell(r.trait_b, href=link(page, ctx.slugs.page(TRAITS, r.trait_id_b))),
-          Cell(signed(r.cohens_kappa), sort_value(r.cohens_kappa)),
-          Cell(number(r.overlap), sort_value(r.overlap)),
+          estimate_cell(r.cohens_kappa, r.kappa_low, r.kappa_high, signs=True,
+                        what="kappa", titled=False),
+          estimate_cell(r.overlap, r.overlap_low, r.overlap_high, what="overlap",
+                        titled=False),
           count_cell(r.both_relevant), count_cell(r.either_relevant)]
          # Pairs never relevant together say nothing: in the download, not the table.
          # (Pairs never asked together, such as EQ-Bench 3's role-play and analysis
          # criteria, are in neither.)
          for r in pairs.itertuples(index=False) if r.both_relevant > 0], download,
-        note="No interval: the kappa of a pair that rests on few comparisons (Both "
-             "relevant) says little.")
+        note=f"95% intervals: bootstrap over the comparisons that asked both traits "
+             f"({resamples:,} resamples).")
     heatmap = None
     if len(pairs):
         present = set(pairs["trait_id_a"]) | set(pairs["trait_id_b"])

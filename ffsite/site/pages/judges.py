@@ -133,9 +133,15 @@ def panel_tables(ctx: SiteContext, found: JudgePanel) -> dict:
         tables["reliability"] = reliability_table(ctx, reliability, download, unit=unit,
                                                   k=k)
         correlations = labelled(found.agreement.correlations, ctx.labels)
-        tables["correlations"] = correlation_table(correlations, ctx.output.data(
-            f"judges/{slug}-correlations", correlations, f"{dataset_name(dataset)}: "
-            "Pearson and Spearman correlations between judges per trait", PAGE))
+        per_trait = ctx.output.data(
+            f"judges/{slug}-correlations", correlations, f"{dataset_name(dataset)}: Pearson "
+            "and Spearman correlations between judges per trait, the Pearson's with its 95% "
+            "interval", PAGE)
+        pairs = found.agreement.judge_pairs
+        tables["correlations"] = correlation_table(pairs, ctx.output.data(
+            f"judges/{slug}-judge-pairs", pairs, f"{dataset_name(dataset)}: Pearson "
+            "correlation between judges averaged over the traits, with 95% intervals",
+            PAGE), per_trait)
     else:
         reliability = reliability[~reliability["statistic"].isin(BETWEEN_JUDGES)
                                   ].reset_index(drop=True)
@@ -194,19 +200,28 @@ def reliability_table(ctx: SiteContext, frame: pd.DataFrame, download, *,
         for s in statistics], rows, download)
 
 
-def correlation_table(correlations: pd.DataFrame, download) -> Table:
-    """Judge by judge: the Pearson correlation across models, averaged over the traits."""
-    mean = correlations.groupby(["judge_a", "judge_b"], sort=True)["pearson"].mean()
-    judges = sorted(set(correlations["judge_a"]))
-    rows = [[Cell(a, header=True)] + [
-        Cell(number(mean.get((a, b))), sort_value(mean.get((a, b))),
-             css=None if a == b else heat_class(mean.get((a, b)) - 0.5))
-        for b in judges] for a in judges]
+def correlation_table(pairs: pd.DataFrame, download, per_trait) -> Table:
+    """Judge by judge: the Pearson correlation across models, averaged over the traits,
+    with its 95% interval (bootstrap over models)."""
+    judges = sorted(set(pairs["judge_a"]))
+    by_pair = pairs.set_index(["judge_a", "judge_b"])
+    rows = []
+    for a in judges:
+        row = [Cell(a, header=True)]
+        for b in judges:
+            r = by_pair.loc[(a, b)]
+            row.append(Cell(number(r["pearson"]), sort_value(r["pearson"])) if a == b else
+                       estimate_cell(r["pearson"], r["ci_low"], r["ci_high"],
+                                     css=heat_class(r["pearson"] - 0.5),
+                                     what=f"{a} and {b}"))
+        rows.append(row)
     return Table("judge-correlations", "How alike two judges order the models: Pearson "
-                 "correlation of their means across models, averaged over the traits",
+                 "correlation of their means across models, averaged over the traits, with "
+                 "95% intervals (bootstrap over models)",
                  [Column("judge", "Judge", numeric=False)]
                  + [Column(f"j{i}", j, vertical=True) for i, j in enumerate(judges)], rows,
-                 download, note="The download has both correlations for every trait.")
+                 download, note="Per trait, both correlations (the Pearson's with its "
+                 f"interval) are in data/{per_trait.name}.csv (Downloads).")
 
 
 def judge_trait_table(ctx: SiteContext, table_id: str, caption: str, frame: pd.DataFrame,
