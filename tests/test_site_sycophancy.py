@@ -20,6 +20,11 @@ def test_the_eqbench_criterion_says_it_mostly_repeats_overall_eq(default_site):
     assert rho >= 0.9
     page = html.unescape(re.sub(r"\s+", " ", re.sub(
         r"<[^>]+>", " ", (default_site / "sycophancy.html").read_text("utf-8"))))
-    assert (f"Its Elo follows the judge's Overall EQ across the {len(wide)} models "
-            f"(Spearman {rho:.2f}): the judge's verdict on this criterion is mostly its "
-            "overall verdict, so this ranking adds little evidence of its own") in page
+    said = re.search(f"Its Elo follows the judge's Overall EQ across the {len(wide)} models "
+                     rf"\(Spearman {rho:.2f}, 95% interval (\d\.\d\d)–(\d\.\d\d) over "
+                     r"resampled models\): the judge's verdict on this criterion is mostly "
+                     "its overall verdict, so this ranking adds little evidence of its own",
+                     page)
+    assert said, "the page does not say the criterion follows overall EQ, with an interval"
+    low, high = map(float, said.groups())
+    assert 0.9 <= low <= rho <= high <= 1  # "mostly" only when the whole interval says so

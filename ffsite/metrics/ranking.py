@@ -108,6 +108,27 @@ def spearman(first: pd.Series, second: pd.Series) -> float:
     return float(np.corrcoef(ranks[:, 0], ranks[:, 1])[0, 1])
 
 
+def correlation_interval(first: pd.Series, second: pd.Series, *, ranks: bool = False,
+                         n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
+                         ) -> tuple[float, float]:
+    """The 95% percentile bootstrap interval of Pearson's (`ranks`: Spearman's)
+    correlation over the rows where both are known, resampling those rows (models) with
+    replacement, all resamples at once; (NaN, NaN) below three rows."""
+    both = np.column_stack([np.asarray(first, float), np.asarray(second, float)])
+    both = both[~np.isnan(both).any(axis=1)]
+    if len(both) < 3:
+        return float("nan"), float("nan")
+    drawn = both[np.random.default_rng(seed).integers(0, len(both), (n_bootstrap, len(both)))]
+    if ranks:
+        drawn = average_ranks(drawn, axis=1)
+    centred = drawn - drawn.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample of one repeated row
+        r = (centred[..., 0] * centred[..., 1]).sum(1) / np.sqrt(
+            (centred[..., 0] ** 2).sum(1) * (centred[..., 1] ** 2).sum(1))
+    low, high = np.nanquantile(r, [(1 - level) / 2, (1 + level) / 2])
+    return float(low), float(high)
+
+
 def draw_ranks(draws: np.ndarray) -> np.ndarray:
     """[draws, models] -> each draw's ranks, 1 + the models drawn strictly higher."""
     # All draws at once: in each sorted row, a value's count of values at most it is the

@@ -20,7 +20,7 @@ from ffsite.datasets.eqbench3.page import (
     model_cell,
 )
 from ffsite.datasets.eqbench3.scale import ANCHORS, eqbench_scale, matchups, normalise
-from ffsite.metrics.ranking import spearman
+from ffsite.metrics.ranking import correlation_interval, spearman
 from ffsite.metrics.ratings import trait_refits
 from ffsite.metrics.results import trait_agreement, trait_votes
 from ffsite.site import charts
@@ -58,6 +58,8 @@ class Overall:
     anchors: tuple[str, str]  # display names of the two models the scale pins
     pearson: float
     spearman: float
+    pearson_interval: tuple[float, float]  # 95%, bootstrap over the models
+    spearman_interval: tuple[float, float]
     shift: float  # median of EQ-Bench's scale minus the Bradley-Terry, points
     spread: float  # median distance from that shift, points
     halfwidth: float  # median half-width of EQ-Bench's ratings' intervals, points
@@ -98,7 +100,10 @@ def overall(ctx: SiteContext) -> Overall | None:
     shift = float(np.median(both["difference"]))
     return Overall(frame, (display(ctx, anchors[0]), display(ctx, anchors[1])),
                    float(both["rating"].corr(both["bt"])),
-                   spearman(both["rating"], both["bt"]), shift,
+                   spearman(both["rating"], both["bt"]),
+                   *(correlation_interval(both["rating"], both["bt"], ranks=ranks,
+                                          n_bootstrap=ctx.config.rating_resamples)
+                     for ranks in (False, True)), shift,
                    float(np.median(np.abs(both["difference"] - shift))),
                    float(np.median((both["ci_high"] - both["ci_low"]) / 2)),
                    reasons(both, shift, {m for d, m in ctx.prepared(self_judges)

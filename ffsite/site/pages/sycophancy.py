@@ -19,7 +19,12 @@ import pandas as pd
 from ffsite.datasets import DATASETS, condition_label
 from ffsite.datasets.record import Bearing
 from ffsite.metrics.indices import FF_INDICES
-from ffsite.metrics.ranking import grouped_rank_ranges, has_signal, spearman
+from ffsite.metrics.ranking import (
+    correlation_interval,
+    grouped_rank_ranges,
+    has_signal,
+    spearman,
+)
 from ffsite.site.context import SiteContext
 from ffsite.site.judging import judge_badge
 from ffsite.site.pages.datasets import model_cell
@@ -168,9 +173,11 @@ def follows_lead(ctx: SiteContext, dataset, own: pd.DataFrame, ratings: pd.DataF
     if len(both) < 3 or not np.isfinite(rho):
         return ""
     label = ctx.labels.get(lead, lead)
+    low, high = correlation_interval(both["elo"], both["elo_lead"], ranks=True,
+                                     n_bootstrap=ctx.config.rating_resamples)
     said = (f" Its Elo follows the judge's {label} across the {len(both)} models "
-            f"(Spearman {rho:.2f})")
-    if rho >= 0.9:
+            f"(Spearman {rho:.2f}, 95% interval {low:.2f}–{high:.2f} over resampled models)")
+    if low >= 0.9:
         return (said + ": the judge's verdict on this criterion is mostly its overall "
                 "verdict, so this ranking adds little evidence of its own about sycophancy.")
     return said + "."
