@@ -160,9 +160,17 @@ def test_ratings_page_and_model_ratings(site):
         if row["model"] == "R":
             assert float(row["elo"]) == 1000.0  # the anchor, exactly
     assert csv_rows(site, "indices")
-    assert "Index scores" in text(site, "ratings.html")
+    page = text(site, "ratings.html")
+    assert "Index scores" in page
+    # The index bounds put every member trait at its Elo bounds at once: a sensitivity
+    # range, and the page never calls it a 95% interval.
+    cells = page[page.index('id="indices"'):]
+    cells = cells[cells.index("<tbody>"):cells.index("</table>")]
+    assert "interval" not in cells and "range with every member trait" in cells
+    assert "A sensitivity range, not a 95% interval" in page
     model = text(site, "models/m1.html")
     assert "Elo rating per trait" in model and "Index scores" in model
+    assert "a sensitivity range, not a 95% interval" in model  # the column's title
 
 
 def test_downloads_are_grouped_by_page_and_per_item_pages_folded(site):

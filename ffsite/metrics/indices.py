@@ -5,10 +5,13 @@ that trait, average the model's z-scores (reversed traits negated), and turn the
 average into a percentile rank across the models: the lowest gets 1, the highest 100,
 the others in proportion to their rank (ties share the mean rank).
 
-The interval of model M's score: put every one of M's member traits at its lower Elo
-bound (its upper bound for a reversed trait), leave the other models at their Elo, redo
-the z-scores, averages and percentile ranks, and read M's score; then the same with the
-upper bounds.  The interval always contains the score.
+The range of model M's score (ci_low, ci_high): put every one of M's member traits at
+its lower Elo bound (its upper bound for a reversed trait), leave the other models at
+their Elo, redo the z-scores, averages and percentile ranks, and read M's score; then
+the same with the upper bounds.  The range always contains the score.  It is a
+sensitivity range, not a 95% interval (pages say so): the traits' refits are drawn
+trait by trait, so combining them would treat traits sharing comparisons, and mirrored
+traits, as independent; and the other models' uncertainty is left out.
 
 Only traits present in the ratings take part; `traits_used` says how many did for each
 (model, index).  An index none of whose traits were rated has no rows.

@@ -299,7 +299,9 @@ def ratings_and_indices(ctx: SiteContext, model: str, name: str, slug: str, page
         shown.append(Table("model-indices", "Index scores (1–100)", [
             Column("index", "Index", numeric=False),
             Column("score", "Score", cue="higher = shows the index's traits more"),
-            Column("interval", "95% interval", numeric=False),
+            Column("interval", "Range", numeric=False,
+                   title="every member trait at the ends of its 95% Elo interval, the "
+                   "other models held still: a sensitivity range, not a 95% interval"),
             Column("traits", "Rated traits")],
             [[Cell(r.index, href=link(page, page_path("ratings")), header=True),
               Cell(number(r.score, 0), sort_value(r.score)),

@@ -156,7 +156,7 @@ def judged_ratings(ctx: SiteContext, page: str) -> list[JudgedRatings]:
 
 
 def index_cell(row, anchor: str | None) -> Cell:
-    """An index score with its 95% interval in view.  The anchor's Elo is fixed at 1000
+    """An index score with its range (INDEX_NOTE) in view.  The anchor's Elo is fixed at 1000
     on every trait, so its interval has no width by construction: it says so instead.
     A score that stays put at both bounds says that too (a percentile rank moves only
     when the model passes another one)."""
@@ -169,11 +169,15 @@ def index_cell(row, anchor: str | None) -> Cell:
     else:
         interval = f"{number(row.ci_low, 0)}–{number(row.ci_high, 0)}"
     return Cell(number(row.score, 0), sort_value(row.score), interval=interval,
-                title=f"{row.traits_used} rated traits")
+                title=f"{row.traits_used} rated traits; range with every member trait at "
+                      "its Elo bounds")
 
 
-INDEX_NOTE = ("Under each score, its 95% interval: the score with the model's member traits "
-              "at the bounds of their Elo intervals, the other models held still. "
+INDEX_NOTE = ("Under each score, its range: the score with the model's member traits all "
+              "at the low (then high) ends of their 95% Elo intervals, the other models "
+              "held still. A sensitivity range, not a 95% interval: the traits' errors "
+              "need not all go one way at once, and the other models' uncertainty is left "
+              "out. "
               "“same at its bounds”: the model passes no other model even at its bounds "
               "(a percentile rank only moves when it does), typical at 1 and 100. "
               "“fixed reference”: {anchor} is the Elo anchor, fixed at 1000 on every trait, "
