@@ -408,7 +408,12 @@ FIRST_RANKED = r"""() => {
   const bottom = el => el ? Math.round(el.getBoundingClientRect().bottom + window.scrollY) : null;
   // The first rank with its range: where its right edge is, with the table at rest.
   const rank = [...document.querySelectorAll('main td[data-rank]')].find(shown);
+  // A model page's list of datasets: the first with its leading number and interval.
+  const headline = [...document.querySelectorAll('main .headlines li')]
+      .find(li => shown(li) && li.querySelector('.num') && li.querySelector('.ci-inline'));
   return {number: bottom(number), text: number ? number.textContent.trim().slice(0, 60) : null,
+          headline: bottom(headline),
+          headlineText: headline ? headline.textContent.replace(/\s+/g, ' ').trim() : null,
           judge: bottom(judge), judgeText: judge ? judge.textContent.trim().slice(0, 60) : null,
           rank: bottom(rank), rankRight: rank ? rank.getBoundingClientRect().right : null,
           rankText: rank ? rank.textContent.trim().slice(0, 60) : null};

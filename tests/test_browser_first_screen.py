@@ -4,6 +4,9 @@ site (issue 27):
 - at 390 x 844, light and dark, the first ranked number with its interval on the home
   page, on every trait page and on EigenBench's pages ends within the first 844 px, and
   so does the name of its judge; a rank there is not cut at the screen's right edge;
+- at 390 x 844 every model page with a leading number (a dataset's highest place, Elo or
+  strongest finding) shows the first of them, with its interval and the judge that gave
+  it, within the first screen;
 - at 390 and 1440 px, light and dark, no header of a numeric column spans more than two
   lines, and no table scrolls inside a box: never up and down, sideways only when it is
   wider than its column;
@@ -98,6 +101,26 @@ def test_the_first_ranked_number_is_in_the_first_screen_light(chromium, default_
     for path in first_screen_pages(default_site):
         _assert_in_first_screen(path, loads[path].checks["firstRanked"])
     _photograph(chromium, default_root, "light")
+
+
+def test_a_model_pages_leading_number_is_in_the_first_screen(default_phone_loads):
+    """From the session's phone visit (390 px wide): the list of datasets at the top of
+    every model page, each with its leading number and interval, starts in the first
+    screen, judge named in the same line."""
+    loads, _ = default_phone_loads
+    models = [path for path in loads if re.fullmatch(r"models/[^/]+\.html", path)]
+    with_number = 0
+    for path in models:
+        found = loads[path].checks["firstRanked"]
+        if found["headline"] is None:
+            continue
+        with_number += 1
+        assert found["headline"] <= PHONE["height"], (path, found["headline"])
+        assert re.search(r"(scored|judged|counted) (by|in|by program)", found["headlineText"]), (
+            path, found["headlineText"])  # the summary, with its judge, leads the line
+    # Every model page of the default site has one (a model only in datasets whose
+    # sections lead with no number, such as EigenBench's, would not).
+    assert with_number == len(models) and len(models) > 300, (with_number, len(models))
 
 
 def test_the_first_ranked_number_is_in_the_first_screen_dark(chromium, default_site,

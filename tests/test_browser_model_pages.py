@@ -38,7 +38,7 @@ FACTS = """() => {
   return {
     width: document.documentElement.scrollWidth,
     height: document.documentElement.scrollHeight,
-    listed: [...document.querySelectorAll('nav.in-datasets a')].map(
+    listed: [...document.querySelectorAll('nav.in-datasets a[href^="#"]')].map(
         a => a.getAttribute('href').slice(1)),
     sections: [...document.querySelectorAll('section.model-section')].map(s => s.id),
     intervals: [...document.querySelectorAll('.model-section .ci')].map(ci => ({

@@ -189,6 +189,29 @@ def test_in_these_datasets_links_each_section(site):
     assert "Judged personality (bp)" in nav and "2 traits scored by J on 2 prompts" in nav
 
 
+def test_each_listed_dataset_leads_with_its_number_by_hand(site):
+    """The list at the top of the page: each section's leading number with its interval
+    (and rank), worked out below from the same tiny data; the registry's names of the
+    model in each dataset and its note fold away under the main facts."""
+    html = html_of(site, "models/m1.html")
+    nav = re.search(r'<nav class="in-datasets".*?</nav>', html, re.S).group(0)
+    items = [unescape(re.sub(r"<[^>]+>", "", li)) for li in re.findall(r"<li>(.*?)</li>",
+                                                                       nav, re.S)]
+    # bp: m1 is 2nd of 3 on Warmth (mean 7, range 1–2: test below) and 3rd on
+    # Formality: Warmth is its highest place.
+    assert items[0].endswith("; highest place: Warmth 7.00 (6.00–8.00), #2 of 3 (range 1–2)")
+    # pw: Elo on its only criterion, first of three.
+    assert re.search(r"; Elo: is warmer \d{4} \(\d+–\d+\), #1 of 3", items[1]), items[1]
+    # d: is more verbose +0.33 and is more concise (its mirror, -0.33): the first of the
+    # two farthest from 0 (idxmax keeps the first, the table's order).
+    assert re.search(r"; shown (most|least): is more (verbose|concise) [+-]0\.33 \([+-]",
+                     items[2]), items[2]
+    details = re.search(r'<details class="model-names">\s*<summary>(.*?)</summary>', html)
+    assert details.group(1) == "Names in the datasets, and a note"
+    assert html.index('<dt>Released</dt>') < html.index('class="model-names"') < html.index(
+        "<dt>Name in bp</dt>")
+
+
 def test_judged_personality_numbers_by_hand(site):
     html = section(html_of(site, "models/m1.html"), "personality")
     assert "Judge: <strong>J</strong>, a panel of two test judges." in html
@@ -372,3 +395,21 @@ def test_a_section_without_derived_votes_shows_no_strength_column(default_site):
     assert "Strength vs others" in by_heading["Judged personality (Behavioral Profiling)"]
     dreams = by_heading["Judged personality (llm-dreams)"]
     assert "Strength vs others" not in dreams and "derived from the scores" not in dreams
+
+
+def test_a_leading_number_a_model_gave_itself_says_so(default_site):
+    """Claude 3.7 Sonnet is EQ-Bench 3's judge; Claude 4.5 Sonnet one of Behavioral
+    Profiling's three: the leading numbers they helped give their own answers carry the
+    judge badge, the others none."""
+    def items(model: str) -> dict[str, str]:
+        html = html_of(default_site, f"models/{model}.html")
+        nav = re.search(r'<nav class="in-datasets".*?</nav>', html, re.S).group(0)
+        return {re.search(r'href="#([^"]+)"', li).group(1): li
+                for li in re.findall(r"<li>(.*?)</li>", nav, re.S)}
+
+    badge = '<span class="badge" title="this model is {}'
+    sonnet = items("claude-3.7-sonnet")
+    assert badge.format("claude-3.7-sonnet") in sonnet["eqbench"]
+    assert 'class="badge"' not in sonnet["personality"]  # Behavioral Profiling: not a judge
+    newer = items("claude-4.5-sonnet")
+    assert badge.format("Claude-4.5-Sonnet") in newer["personality"]

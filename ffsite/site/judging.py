@@ -127,6 +127,13 @@ def contributed_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, 
             f"{how}; {run_line(run)}.",)
 
 
+def own_judge(ctx: SiteContext, dataset: str, model: str) -> str:
+    """The judge `model` is on `dataset` (its name as the dataset's judges are named), or
+    "" when it judged none of the dataset's answers: a number it gave its own answers is
+    marked where it is shown."""
+    return ctx.prepared(self_judges).get((dataset, model)) or ""
+
+
 def self_judge_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, ...]:
     """The notes a model's section on `dataset` carries when the model judged it or a
     contributor added it."""

@@ -18,11 +18,38 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pandas as pd
+
 from ffsite.datasets import SOURCES
 from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
 from ffsite.site.urls import MODELS, page_path
 from ffsite.site.views import Chart, Table
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A section's leading number for the list at the top of a model page: "highest
+    place: Warmth 7.9 (7.6–8.2), #3 of 46 (range 2–6)"; the section's summary beside it
+    names the judge."""
+
+    lead: str  # what the number is, "highest place"
+    label: str  # the trait or criterion
+    href: str | None  # its page
+    value: str
+    interval: str  # its 95% interval
+    rank: str = ""  # "#3 of 46 (range 2–6)"
+    judged_itself: str = ""  # the judge, when this model is (one of) the section's judges
+
+
+def rank_text(rank: float, of: float, low: float, high: float) -> str:
+    """"#3 of 46 (range 2–6)", the range dropped when it is the one place."""
+    if pd.isna(rank) or int(rank) == 0:
+        return ""
+    text = f"#{int(rank)} of {int(of)}"
+    if pd.notna(low) and pd.notna(high) and int(low) != int(high):
+        text += f" (range {int(low)}–{int(high)})"
+    return text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,6 +66,8 @@ class Section:
     tables: tuple[Table, ...] = ()  # in the order drawn
     charts: tuple[Chart, ...] = ()
     notes: tuple[str, ...] = ()  # what a reader should know that no table says
+    # The section's one number a model page lists first, in its first screen (or None).
+    headline: Headline | None = None
 
     @property
     def downloads(self) -> list[Download]:

@@ -297,14 +297,18 @@ class ListedTrait:
     trait_id: str
     trait: str
     strength: float
+    interval: str  # its 95% interval, "+0.49 to +0.58"
 
 
 def listed_traits(frame: pd.DataFrame) -> tuple[ListedTrait, ...]:
-    """The rows of a findings frame (trait_id, trait, strength) as plain values: a page
-    renders them without pandas (and a fork's pickle of the pages carries no frames)."""
-    return tuple(ListedTrait(*row) for row in zip(
-        frame["trait_id"].tolist(), frame["trait"].tolist(), frame["strength"].tolist(),
-        strict=True))
+    """The rows of a findings frame (trait_id, trait, strength, strength_low,
+    strength_high) as plain values: a page renders them without pandas (and a fork's
+    pickle of the pages carries no frames)."""
+    return tuple(ListedTrait(trait_id, trait, strength, interval_text(low, high, signs=True))
+                 for trait_id, trait, strength, low, high in zip(
+                     frame["trait_id"].tolist(), frame["trait"].tolist(),
+                     frame["strength"].tolist(), frame["strength_low"].tolist(),
+                     frame["strength_high"].tolist(), strict=True))
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,17 @@ from ffsite._names import safe_name
 from ffsite.datasets import dataset_name, find
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site.context import SiteContext, labelled
-from ffsite.site.judging import self_judge_notes
+from ffsite.site.judging import own_judge, self_judge_notes
 from ffsite.site.render import heat_class, number
-from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
+from ffsite.site.sections import (
+    Credit,
+    Headline,
+    Section,
+    judge_name,
+    model_page,
+    rank_text,
+    source_credit,
+)
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -22,6 +30,7 @@ from ffsite.site.views import (
     Table,
     count_cell,
     estimate_cell,
+    interval_text,
     rank_cell,
     rank_column,
     sort_value,
@@ -111,7 +120,26 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
         anchor=ctx.registry.display_name(anchor) if anchor else None,
         anchor_page=ctx.slugs.page(MODELS, anchor) if anchor else None,
         is_anchor=model == anchor, min_valid=ctx.min_valid, source=source_credit(dataset),
-        page=own_page(dataset))
+        page=own_page(dataset), headline=lead_elo(ctx, page, merged, dataset, anchor,
+                                                  own_judge(ctx, dataset, model)))
+
+
+def lead_elo(ctx: SiteContext, page: str, merged: pd.DataFrame, dataset: str,
+             anchor: str | None, judged_itself: str = "") -> Headline | None:
+    """The model's Elo on the dataset's summing-up criterion (EQ-Bench 3's overall EQ),
+    else on its first rated criterion, for the top of its page; None for the anchor (its
+    Elo is fixed) or a model without a rating."""
+    rated = merged[merged["elo"].notna()]
+    if rated.empty or rated["model"].iat[0] == anchor:
+        return None
+    record = find(dataset)
+    lead = rated[rated["trait_id"] == (record.lead_trait if record else None)]
+    row = (lead if len(lead) else rated).iloc[0]
+    return Headline("Elo", row["criterion"], link(page, ctx.slugs.page(TRAITS, row["trait_id"])),
+                    number(row["elo"], 0), interval_text(row["elo_ci_low"], row["elo_ci_high"],
+                                                         0),
+                    rank_text(row["elo_rank"], row["models_rated"], row["elo_rank_low"],
+                              row["elo_rank_high"]), judged_itself)
 
 
 def criterion_row(ctx: SiteContext, page: str, r, anchor: str | None) -> list[Cell]:

@@ -12,11 +12,19 @@ import pandas as pd
 from ffsite.datasets import BASELINE, CONDITIONS, condition_label, dataset_name, find
 from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.site.context import SiteContext, labelled
-from ffsite.site.judging import self_judge_notes
+from ffsite.site.judging import own_judge, self_judge_notes
 from ffsite.site.output import Download
 from ffsite.site.pages.pressure import bend_cell, floor_counts
 from ffsite.site.render import heat_class, number
-from ffsite.site.sections import Credit, Section, judge_name, model_page, source_credit
+from ffsite.site.sections import (
+    Credit,
+    Headline,
+    Section,
+    judge_name,
+    model_page,
+    rank_text,
+    source_credit,
+)
 from ffsite.site.urls import TRAITS, link, page_path
 from ffsite.site.views import (
     FLOOR_COUNTED,
@@ -27,6 +35,7 @@ from ffsite.site.views import (
     below_floor,
     count_cell,
     estimate_cell,
+    interval_text,
     rank_cell,
     sort_value,
 )
@@ -149,7 +158,8 @@ class JudgedScores:
                           "repeated answers”)"
                           if record and record.unit else "resamples the prompts"),
                 models=int(part["models_ranked"].max()), source=source_credit(dataset),
-                derived=derived))
+                derived=derived, headline=highest_place(ctx, page, part, own_judge(
+                    ctx, dataset, model))))
         return found
 
     def pressure(self, ctx: SiteContext, model: str
@@ -209,6 +219,23 @@ def pressure_tables(ctx: SiteContext, page: str, dataset: str, judge: str,
                          & (shifts["judge"] == judge)).to_numpy()]
     return [bend_table(own_bend, bend_download, ctx.prepared(floor_counts)),
             shifts_table(ctx, page, own_shifts, shifts_download)]
+
+
+def highest_place(ctx: SiteContext, page: str, part: pd.DataFrame, judged_itself: str = ""
+                  ) -> Headline | None:
+    """The trait on which the model takes its highest place among the scored models
+    (the higher mean breaks a tie), for the top of its page; None when nothing is
+    ranked.  `judged_itself`: the judge, when the model is one of them."""
+    ranked = part[part["rank"].fillna(0) > 0]
+    if ranked.empty:
+        return None
+    best = ranked.sort_values(["rank", "mean", "trait_id"], ascending=[True, False, True],
+                              kind="stable").iloc[0]
+    return Headline("highest place", best["trait"],
+                    link(page, ctx.slugs.page(TRAITS, best["trait_id"])),
+                    number(best["mean"]), interval_text(best["ci_low"], best["ci_high"]),
+                    rank_text(best["rank"], best["models_ranked"], best["rank_low"],
+                              best["rank_high"]), judged_itself)
 
 
 def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,

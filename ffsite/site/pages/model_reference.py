@@ -20,8 +20,8 @@ from ffsite.site.output import Download
 from ffsite.site.pages import communication
 from ffsite.site.pages.model_runs import RunSummary, run_summaries
 from ffsite.site.pages.ratings import rating_table, trait_boards
-from ffsite.site.render import NOT_ZERO, heat_class, number
-from ffsite.site.sections import Credit, Section, model_page, source_credit
+from ffsite.site.render import NOT_ZERO, heat_class, number, signed
+from ffsite.site.sections import Credit, Headline, Section, model_page, source_credit
 from ffsite.site.urls import DATASETS, MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
     Cell,
@@ -31,6 +31,7 @@ from ffsite.site.views import (
     chart,
     count_cell,
     estimate_cell,
+    interval_text,
     listed_traits,
     metric_columns,
     sort_value,
@@ -164,7 +165,21 @@ class VersusReference:
             most=listed_traits(findings[findings["strength"] >= NOT_ZERO].head(TOP)),
             least=listed_traits(findings[findings["strength"] <= -NOT_ZERO].sort_values(
                 "strength").head(TOP)),
-            examples=examples, summaries=run_summaries(ctx, model))
+            examples=examples, summaries=run_summaries(ctx, model),
+            headline=strongest(ctx, page, findings))
+
+
+def strongest(ctx: SiteContext, page: str, findings: pd.DataFrame) -> Headline | None:
+    """The finding farthest from 0 (shown most or least against the reference), for the
+    top of the model's page; None without a finding beyond ±NOT_ZERO."""
+    clear = findings[findings["strength"].abs() >= NOT_ZERO]
+    if clear.empty:
+        return None
+    row = clear.loc[clear["strength"].abs().idxmax()]
+    return Headline("shown most" if row["strength"] > 0 else "shown least", row["trait"],
+                    link(page, ctx.slugs.page(TRAITS, row["trait_id"])),
+                    signed(row["strength"]), interval_text(row["strength_low"],
+                                                           row["strength_high"], signs=True))
 
 
 def reference_prompts(ctx: SiteContext) -> dict[str, int]:

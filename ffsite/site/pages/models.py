@@ -77,10 +77,15 @@ def _model_page(ctx: SiteContext, model: str) -> None:
     by_provider = [provider(ctx, model) for provider in MODEL_SECTIONS]
     sections = [s for found in by_provider for s in found]
     name = ctx.registry.display_name(model)
+    facts = model_facts(ctx, model, [d for s in sections for d in s.datasets])
+    # The datasets' own names and the note fold away under the main facts: the list of
+    # datasets, each with its leading number, then fits a phone's first screen.
+    folded = [(label, value) for label, value in facts
+              if label == "Note" or label.startswith("Name in ")]
     ctx.output.page(model_page(ctx, model)[1], "model.html", section=page_path("index"),
                     model=model, name=name,
                     description=model_description(ctx, model, name, sections),
-                    facts=model_facts(ctx, model, [d for s in sections for d in s.datasets]),
+                    facts=[fact for fact in facts if fact not in folded], folded=folded,
                     sections=sections, by_provider=by_provider,
                     charts=[c for s in sections for c in s.charts],
                     trait_pages=ctx.slugs.pages(TRAITS))
