@@ -16,6 +16,11 @@ ones it does (`Registry.check_merges`, given the names the data uses).
 Lineage: an entry may name its `family` (the maker's line of releases, "Claude Sonnet")
 and its `predecessor` (the id of the release it replaced).  A predecessor must be another
 entry, released no later than it, and predecessors never loop.
+
+Variants: `variant_of` names the entry whose weights this one runs in another setting
+(extended thinking switched on, AlpacaEval's runs prompted to be concise or verbose).  It
+must be another entry's id that is not itself a variant.  Pages mark a variant of a
+dataset's judge where the judge rated it: the same model judged its own weights' answers.
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ from ffsite.format import Annotations, Scores
 
 REGISTRY_FILE = "models.toml"
 _KEYS = {"id", "name", "organisation", "open_weights", "released", "family", "predecessor",
-         "aliases", "note"}
+         "variant_of", "aliases", "note"}
+_TEXT_KEYS = ("id", "name", "organisation", "released", "family", "predecessor", "variant_of",
+              "note")
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class Model:
     released: str | None = None  # YYYY-MM-DD, YYYY-MM or YYYY
     family: str | None = None  # the line of releases it belongs to ("Claude Sonnet")
     predecessor: str | None = None  # the id of the release it replaced
+    variant_of: str | None = None  # the id of the model it runs in another setting
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # dataset -> names
     note: str | None = None  # why an alias is what it is, when that is not obvious
 
@@ -167,6 +175,7 @@ def load_registry(content_dir: str | Path, *, reference: str | None = None) -> R
               for number, entry in enumerate(entries)]
     _one_name_one_model(models, path, reference)
     _lineage_checked(models, path)
+    _variants_checked(models, path)
     return Registry(tuple(models), path)
 
 
@@ -237,6 +246,23 @@ def _lineage_checked(models: list[Model], path: Path) -> None:
             current = by_id[current].predecessor
 
 
+def _variants_checked(models: list[Model], path: Path) -> None:
+    """Refuse a `variant_of` that is no entry's id, the entry itself, or a variant."""
+    by_id = {model.id: model for model in models}
+    for number, model in enumerate(models):
+        base = model.variant_of
+        if base is None:
+            continue
+        where = f"{path}: [[models]] entry {number} (id '{model.id}')"
+        if base not in by_id:
+            raise FfsiteError(f"{where}: 'variant_of' '{base}' is no entry's id")
+        if base == model.id:
+            raise FfsiteError(f"{where}: 'variant_of' is the entry itself")
+        if by_id[base].variant_of is not None:
+            raise FfsiteError(f"{where}: 'variant_of' '{base}' is itself a variant (of "
+                              f"'{by_id[base].variant_of}'); name that entry instead")
+
+
 def _model(entry: object, where: str) -> Model:
     if not isinstance(entry, dict):
         raise FfsiteError(f"{where}: expected a table")
@@ -251,11 +277,11 @@ def _model(entry: object, where: str) -> Model:
     for key in ("id", "name"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise FfsiteError(f"{where}: '{key}' must be a non-empty text")
-    for key in ("organisation", "released", "family", "predecessor", "note"):
+    for key in _TEXT_KEYS[2:]:
         if key in entry and (not isinstance(entry[key], str) or not entry[key].strip()):
             raise FfsiteError(f"{where}: '{key}' must be a non-empty text (leave an unknown "
                               "fact out)")
-    for key in ("id", "name", "organisation", "released", "family", "predecessor", "note"):
+    for key in _TEXT_KEYS:
         problem = text_problem(entry.get(key), one_line=key != "note")
         if problem:
             raise FfsiteError(f"{where}: '{key}': {problem}")
@@ -282,6 +308,7 @@ def _model(entry: object, where: str) -> Model:
     return Model(id=entry["id"], name=entry["name"], organisation=entry.get("organisation"),
                  open_weights=entry.get("open_weights"), released=released,
                  family=entry.get("family"), predecessor=entry.get("predecessor"),
+                 variant_of=entry.get("variant_of"),
                  aliases=dict(sorted(clean.items())), note=entry.get("note"))
 
 

@@ -202,6 +202,49 @@ def test_lineage_mistakes_are_one_line_errors(tmp_path, change, needle):
     assert needle in str(error.value) and "\n" not in str(error.value)
 
 
+VARIANTS = LINEAGE + """
+[[models]]
+id = "b-thinking"
+name = "A 2 (thinking)"
+variant_of = "b"
+"""
+
+
+def test_variant_of_is_read_and_checked(tmp_path):
+    assert registry_from(tmp_path, VARIANTS).get("b-thinking").variant_of == "b"
+    for change, needle in [
+        (('variant_of = "b"', 'variant_of = "zz"'), "entry 3 (id 'b-thinking'): 'variant_of' "
+         "'zz' is no entry's id"),
+        (('variant_of = "b"', 'variant_of = "b-thinking"'), "'variant_of' is the entry itself"),
+        (('variant_of = "b"', 'variant_of = "x"\n\n[[models]]\nid = "x"\nname = "X"\n'
+          'variant_of = "b"'), "entry 3 (id 'b-thinking'): 'variant_of' 'x' is itself a "
+         "variant (of 'b'); name that entry instead"),
+        (('variant_of = "b"', 'variant_of = "b\\u001b[31m"'), "'variant_of': text holds the "
+         "control character U+001B"),
+    ]:
+        text = VARIANTS.replace(*change)
+        assert text != VARIANTS
+        with pytest.raises(FfsiteError) as error:
+            registry_from(tmp_path, text)
+        assert needle in str(error.value) and "\n" not in str(error.value), change
+
+
+def test_the_shipped_variants_name_their_base_model():
+    from ffsite.models import load_registry as load
+
+    registry = load(REPO / "content")
+    variants = {m.id: m.variant_of for m in registry.models if m.variant_of}
+    assert variants["claude-4.5-sonnet-thinking"] == "claude-4.5-sonnet"
+    assert variants["gpt4_1106_preview_verbose"] == "gpt4_1106_preview"
+    # Every thinking mode and prompted style whose base has an entry names it.
+    for model in registry.models:
+        for suffix in ("-thinking", "_concise", "_verbose"):
+            base = model.id.removesuffix(suffix)
+            if base != model.id and registry.get(base) is not None:
+                assert variants.get(model.id) == base, model.id
+    assert len(variants) == 18
+
+
 def test_a_month_is_not_after_a_day_of_it(tmp_path):
     """'2024-06' and '2024-06-01' are compared to the month both give: not 'after'."""
     registry_from(tmp_path, LINEAGE.replace('released = "2024-03"', 'released = "2024-06"'))

@@ -399,17 +399,29 @@ def test_a_section_without_derived_votes_shows_no_strength_column(default_site):
 
 def test_a_leading_number_a_model_gave_itself_says_so(default_site):
     """Claude 3.7 Sonnet is EQ-Bench 3's judge; Claude 4.5 Sonnet one of Behavioral
-    Profiling's three: the leading numbers they helped give their own answers carry the
-    judge badge, the others none."""
+    Profiling's three, and Claude 4.5 Sonnet (thinking) its variant (the registry's
+    variant_of): the leading numbers they helped give their own weights' answers carry
+    the badge, the others none."""
     def items(model: str) -> dict[str, str]:
         html = html_of(default_site, f"models/{model}.html")
         nav = re.search(r'<nav class="in-datasets".*?</nav>', html, re.S).group(0)
-        return {re.search(r'href="#([^"]+)"', li).group(1): li
+        return {re.search(r'href="#([^"]+)"', li).group(1): unescape(li)
                 for li in re.findall(r"<li>(.*?)</li>", nav, re.S)}
 
-    badge = '<span class="badge" title="this model is {}'
     sonnet = items("claude-3.7-sonnet")
-    assert badge.format("claude-3.7-sonnet") in sonnet["eqbench"]
+    assert "one of the judges of EQ-Bench 3 (claude-3.7-sonnet)" in sonnet["eqbench"]
+    assert '">judge</span>' in sonnet["eqbench"]
     assert 'class="badge"' not in sonnet["personality"]  # Behavioral Profiling: not a judge
     newer = items("claude-4.5-sonnet")
-    assert badge.format("Claude-4.5-Sonnet") in newer["personality"]
+    assert "one of the judges of Behavioral Profiling (Claude-4.5-Sonnet)" in newer[
+        "personality"]
+    thinking = items("claude-4.5-sonnet-thinking")
+    assert '">judge\'s variant</span>' in thinking["personality"]
+    assert ("a variant of Claude 4.5 Sonnet (the same model in another setting), one of the "
+            "judges of Behavioral Profiling (Claude-4.5-Sonnet)") in thinking["personality"]
+    page = unescape(html_of(default_site, "models/claude-4.5-sonnet-thinking.html"))
+    assert "This model is a variant of Claude 4.5 Sonnet" in page  # its section's note
+    ratings = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", unescape(
+        html_of(default_site, "ratings.html"))))
+    assert ("judge's variant Claude 4.5 Sonnet (thinking) is a variant of a judge (the same "
+            "model in another setting)") in ratings

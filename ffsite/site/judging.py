@@ -28,6 +28,19 @@ def self_judges(ctx: SiteContext) -> dict[tuple[str, str], str]:
     return found
 
 
+def variant_judges(ctx: SiteContext) -> dict[tuple[str, str], tuple[str, str]]:
+    """{(dataset, model id): (the judge, the judge's model id)} for every model the
+    registry calls a variant (`variant_of`) of one of its dataset's judges: thinking
+    switched on, or prompted to a style, the judge's own weights wrote the answers."""
+    judges = ctx.prepared(self_judges)
+    found = {}
+    for model in ctx.registry.models:
+        for (dataset, judge_model), judge in judges.items():
+            if model.variant_of is not None and model.variant_of == judge_model:
+                found[(dataset, model.id)] = (judge, judge_model)
+    return found
+
+
 def contributions(ctx: SiteContext) -> dict[tuple[str, str], dict[str, Any]]:
     """{(dataset, model id): the run summary} of every model a contributor added through
     a dataset's protocol (`ffsite protocol run`: its file's summary names the protocol);
@@ -66,6 +79,7 @@ def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
     """The Cell fields that mark a model that judged `dataset`, that a contributor added
     to it, or whose answers on it need a word (its `answer_marks`); {} otherwise."""
     judge = ctx.prepared(self_judges).get((dataset, model))
+    variant = ctx.prepared(variant_judges).get((dataset, model))
     run = ctx.prepared(contributions).get((dataset, model))
     answers = ctx.prepared(answer_marks).get((dataset, model))
     marks = []
@@ -73,6 +87,8 @@ def judge_badge(ctx: SiteContext, dataset: str, model: str) -> dict[str, str]:
         marks.append(("judge", judges_the_reference(dataset) or (
             f"this model is one of the judges of {dataset_name(dataset)} ({judge}): it "
             "scored its own answers too")))
+    if variant is not None:
+        marks.append(("judge's variant", variant_clause(ctx, dataset, variant)))
     if run is not None:
         marks.append(("contributed", f"added by a contributor through ffsite protocol "
                       f"{run.get('protocol')} ({run_line(run)})"))
@@ -127,11 +143,12 @@ def contributed_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, 
             f"{how}; {run_line(run)}.",)
 
 
-def own_judge(ctx: SiteContext, dataset: str, model: str) -> str:
-    """The judge `model` is on `dataset` (its name as the dataset's judges are named), or
-    "" when it judged none of the dataset's answers: a number it gave its own answers is
-    marked where it is shown."""
-    return ctx.prepared(self_judges).get((dataset, model)) or ""
+def variant_clause(ctx: SiteContext, dataset: str, variant: tuple[str, str]) -> str:
+    """What a reader must know of a model that is a variant of `dataset`'s judge."""
+    judge, judge_model = variant
+    return (f"this model is a variant of {ctx.registry.display_name(judge_model)} (the "
+            f"same model in another setting), one of the judges of {dataset_name(dataset)} "
+            f"({judge}): the judge scored answers its own weights wrote")
 
 
 def self_judge_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, ...]:
@@ -139,6 +156,11 @@ def self_judge_notes(ctx: SiteContext, dataset: str, model: str) -> tuple[str, .
     contributor added it."""
     judge = ctx.prepared(self_judges).get((dataset, model))
     if judge is None:
+        variant = ctx.prepared(variant_judges).get((dataset, model))
+        if variant is not None:
+            clause = variant_clause(ctx, dataset, variant)
+            return (clause[0].upper() + clause[1:] + ".",
+                    *contributed_notes(ctx, dataset, model))
         return contributed_notes(ctx, dataset, model)
     if model == ctx.config.reference_model and reference_judge(dataset) is not None:
         return (*reference_judge_notes(dataset), *contributed_notes(ctx, dataset, model))

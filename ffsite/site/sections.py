@@ -39,7 +39,10 @@ class Headline:
     value: str
     interval: str  # its 95% interval
     rank: str = ""  # "#3 of 46 (range 2–6)"
-    judged_itself: str = ""  # the judge, when this model is (one of) the section's judges
+    # judging.judge_badge's marks: the model judged these numbers, is a variant of a
+    # judge, was added by a contributor.
+    badge: str = ""
+    badge_title: str = ""
 
 
 def rank_text(rank: float, of: float, low: float, high: float) -> str:

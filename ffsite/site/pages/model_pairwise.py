@@ -12,7 +12,7 @@ from ffsite._names import safe_name
 from ffsite.datasets import dataset_name, find
 from ffsite.metrics.results import PairwiseResults
 from ffsite.site.context import SiteContext, labelled
-from ffsite.site.judging import own_judge, self_judge_notes
+from ffsite.site.judging import judge_badge, self_judge_notes
 from ffsite.site.render import heat_class, number
 from ffsite.site.sections import (
     Credit,
@@ -121,11 +121,11 @@ def pairwise_section(ctx: SiteContext, results: PairwiseResults, merged: pd.Data
         anchor_page=ctx.slugs.page(MODELS, anchor) if anchor else None,
         is_anchor=model == anchor, min_valid=ctx.min_valid, source=source_credit(dataset),
         page=own_page(dataset), headline=lead_elo(ctx, page, merged, dataset, anchor,
-                                                  own_judge(ctx, dataset, model)))
+                                                  judge_badge(ctx, dataset, model)))
 
 
 def lead_elo(ctx: SiteContext, page: str, merged: pd.DataFrame, dataset: str,
-             anchor: str | None, judged_itself: str = "") -> Headline | None:
+             anchor: str | None, marks: dict[str, str]) -> Headline | None:
     """The model's Elo on the dataset's summing-up criterion (EQ-Bench 3's overall EQ),
     else on its first rated criterion, for the top of its page; None for the anchor (its
     Elo is fixed) or a model without a rating."""
@@ -139,7 +139,7 @@ def lead_elo(ctx: SiteContext, page: str, merged: pd.DataFrame, dataset: str,
                     number(row["elo"], 0), interval_text(row["elo_ci_low"], row["elo_ci_high"],
                                                          0),
                     rank_text(row["elo_rank"], row["models_rated"], row["elo_rank_low"],
-                              row["elo_rank_high"]), judged_itself)
+                              row["elo_rank_high"]), **marks)
 
 
 def criterion_row(ctx: SiteContext, page: str, r, anchor: str | None) -> list[Cell]:

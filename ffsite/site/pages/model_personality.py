@@ -12,7 +12,7 @@ import pandas as pd
 from ffsite.datasets import BASELINE, CONDITIONS, condition_label, dataset_name, find
 from ffsite.metrics.ranking import grouped_rank_ranges
 from ffsite.site.context import SiteContext, labelled
-from ffsite.site.judging import own_judge, self_judge_notes
+from ffsite.site.judging import judge_badge, self_judge_notes
 from ffsite.site.output import Download
 from ffsite.site.pages.pressure import bend_cell, floor_counts
 from ffsite.site.render import heat_class, number
@@ -158,7 +158,7 @@ class JudgedScores:
                           "repeated answers”)"
                           if record and record.unit else "resamples the prompts"),
                 models=int(part["models_ranked"].max()), source=source_credit(dataset),
-                derived=derived, headline=highest_place(ctx, page, part, own_judge(
+                derived=derived, headline=highest_place(ctx, page, part, judge_badge(
                     ctx, dataset, model))))
         return found
 
@@ -221,11 +221,11 @@ def pressure_tables(ctx: SiteContext, page: str, dataset: str, judge: str,
             shifts_table(ctx, page, own_shifts, shifts_download)]
 
 
-def highest_place(ctx: SiteContext, page: str, part: pd.DataFrame, judged_itself: str = ""
-                  ) -> Headline | None:
+def highest_place(ctx: SiteContext, page: str, part: pd.DataFrame,
+                  marks: dict[str, str]) -> Headline | None:
     """The trait on which the model takes its highest place among the scored models
     (the higher mean breaks a tie), for the top of its page; None when nothing is
-    ranked.  `judged_itself`: the judge, when the model is one of them."""
+    ranked.  `marks`: its judge_badge."""
     ranked = part[part["rank"].fillna(0) > 0]
     if ranked.empty:
         return None
@@ -235,7 +235,7 @@ def highest_place(ctx: SiteContext, page: str, part: pd.DataFrame, judged_itself
                     link(page, ctx.slugs.page(TRAITS, best["trait_id"])),
                     number(best["mean"]), interval_text(best["ci_low"], best["ci_high"]),
                     rank_text(best["rank"], best["models_ranked"], best["rank_low"],
-                              best["rank_high"]), judged_itself)
+                              best["rank_high"]), **marks)
 
 
 def personality_table(ctx: SiteContext, page: str, part: pd.DataFrame,

@@ -3,7 +3,7 @@ anchored on the reference model) and the personality indices built from them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -14,7 +14,7 @@ from ffsite.metrics.ranking import has_signal
 from ffsite.metrics.results import DEFAULT_INDICES
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
-from ffsite.site.judging import self_judges
+from ffsite.site.judging import self_judges, variant_judges
 from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.home import leaderboard_traits, trait_order
@@ -100,6 +100,7 @@ class JudgedRatings:
     traits: list[tuple[str, str | None]]  # (label, trait page)
     self_judged: list[str]  # rated models that are its judges too (they rated themselves)
     derived: bool = False  # its matches are votes derived from scores, not a judge's
+    variants: list[str] = field(default_factory=list)  # rated variants of its judges
 
 
 def judged_ratings(ctx: SiteContext, page: str) -> list[JudgedRatings]:
@@ -151,7 +152,10 @@ def judged_ratings(ctx: SiteContext, page: str) -> list[JudgedRatings]:
                                    sorted(ctx.registry.display_name(m) for (d, m) in
                                           ctx.prepared(self_judges) if d == dataset
                                           and m in rated),
-                                   derived=dataset not in ctx.pairwise))
+                                   derived=dataset not in ctx.pairwise,
+                                   variants=sorted(ctx.registry.display_name(m) for (d, m) in
+                                                   ctx.prepared(variant_judges)
+                                                   if d == dataset and m in rated)))
     return found
 
 
