@@ -2,7 +2,8 @@
 site (issue 27):
 
 - at 390 x 844, light and dark, the first ranked number with its interval on the home
-  page, on every trait page and on EigenBench's pages ends within the first 844 px, and
+  page, on every trait page, the EQ-Bench 3 page and EigenBench's pages ends within the
+  first 844 px, and
   so does the name of its judge; a rank there is not cut at the screen's right edge;
 - at 390 x 844 every model page with a leading number (a dataset's highest place, Elo or
   strongest finding) shows the first of them, with its interval and the judge that gave
@@ -63,9 +64,9 @@ def test_the_layout_depends_on_the_width_only():
 
 
 def first_screen_pages(site: Path) -> list[str]:
-    """The home page, every trait page, the pressure page, and EigenBench's overview and
-    constitutions."""
-    pages = ["index.html", "eigenbench.html", "pressure.html",
+    """The home page, every trait page, the pressure and EQ-Bench 3 pages, and EigenBench's
+    overview and constitutions."""
+    pages = ["index.html", "eigenbench.html", "pressure.html", "eqbench.html",
              *(p for p in site_pages(site) if p.startswith(("traits/", "eigenbench/"))
                and p != "traits.html")]
     assert len(pages) > 40 and sum(p.startswith("eigenbench/") for p in pages) >= 15

@@ -171,9 +171,9 @@ def overall_table(ctx: SiteContext, found: Overall, download: Download) -> Table
                                                           sort_value(r.difference)),
              count_cell(r.matchups)]
             for r in frame.itertuples(index=False)]
+    # (The paragraph above the table gives the scale's two anchors.)
     return Table("eq-overall", f"Overall EQ of {len(frame)} models on EQ-Bench's scale "
-                 f"({found.anchors[0]} = 1500, {found.anchors[1]} = 200; judge "
-                 f"{JUDGE_NAME})", [
+                 f"(judge {JUDGE_NAME})", [
                      Column("model", "Model", numeric=False),
                      Column("eqbench", "EQ-Bench's rating", cue=CUE,
                             title="EQ-Bench 3's own method, recomputed from the verdicts"),
