@@ -425,3 +425,11 @@ def test_a_leading_number_a_model_gave_itself_says_so(default_site):
         html_of(default_site, "ratings.html"))))
     assert ("judge's variant Claude 4.5 Sonnet (thinking) is a variant of a judge (the same "
             "model in another setting)") in ratings
+    # Compare marks it too (its script says so under each section the judge rated).
+    compare = html_of(default_site, "compare.html")
+    index = json.loads(re.search(r'<script type="application/json" id="compare-index">(.*?)'
+                                 r"</script>", compare, re.S).group(1))
+    code = index["models"].index("claude-4.5-sonnet-thinking")
+    marked = [s["id"] for s in index["sections"] if code in s["variantJudged"]]
+    assert marked and all(s.startswith("behavioral_profiling") for s in marked), marked
+    assert not any(code in s["selfJudged"] for s in index["sections"])

@@ -225,9 +225,15 @@
     block.appendChild(el("h2", section.title));
     block.appendChild(el("p", section.what + "; judge: " + section.judge + ". " + section.note, "note"));
     [[a, names[0]], [b, names[1]]].forEach(function (pair) {
-      if ((section.selfJudged || []).indexOf(INDEX.models.indexOf(pair[0])) >= 0) {
+      var code = INDEX.models.indexOf(pair[0]);
+      if ((section.selfJudged || []).indexOf(code) >= 0) {
         block.appendChild(el("p", pair[1] + " is one of this dataset's judges: here it " +
                              "also rated its own answers.", "note self-judged"));
+      }
+      if ((section.variantJudged || []).indexOf(code) >= 0) {
+        block.appendChild(el("p", pair[1] + " is a variant of one of this dataset's judges " +
+                             "(the same model in another setting): the judge rated answers " +
+                             "its own weights wrote.", "note self-judged"));
       }
     });
     var rows = rowsOf(section, data, a, b);

@@ -19,7 +19,7 @@ import numpy as np
 
 from ffsite.site.compare_data import Section, sections
 from ffsite.site.context import SiteContext
-from ffsite.site.judging import self_judges
+from ffsite.site.judging import self_judges, variant_judges
 from ffsite.site.pages.home import leaderboard_traits
 from ffsite.site.render import json_script
 from ffsite.site.urls import page_path
@@ -34,6 +34,7 @@ def build(ctx: SiteContext) -> None:
                     key=lambda m: (ctx.registry.display_name(m).lower(), m))
     code = {m: k for k, m in enumerate(models)}
     judging_itself = self_judges(ctx)  # (dataset, model) -> the judge it is
+    variants = ctx.prepared(variant_judges)
     index = {"models": models, "names": [ctx.registry.display_name(m) for m in models],
              "sections": []}
     for number, section in enumerate(found):
@@ -48,7 +49,10 @@ def build(ctx: SiteContext) -> None:
             "models": [code[m] for m in section.models],
             # Models that are judges of this section's numbers: they rated themselves.
             "selfJudged": [code[m] for m in section.models
-                           if (section.dataset, m) in judging_itself]})
+                           if (section.dataset, m) in judging_itself],
+            # Variants of a judge (registry's variant_of): its weights wrote the answers.
+            "variantJudged": [code[m] for m in section.models
+                              if (section.dataset, m) in variants]})
     first, second = default_pair(found, models)
     index["first"], index["second"] = first, second
     board = ctx.prepared(leaderboard_traits)
