@@ -174,15 +174,22 @@ def test_scores_below_the_rubric_floor_are_counted_and_marked(default_site, shar
     html = (default_site / "index.html").read_text()
     table = html[html.index('id="personality"'):]
     table = table[:table.index("</table>")]
-    assert table.count('class="badge" title="') - 3 == len(by_hand)  # 3: the judges' marks
+    marks = re.findall(r'class="badge" title="[^"]*">([^<]*)</span>', table)
+    assert sum("has 0s" in mark for mark in marks) == len(by_hand)
     assert "“has 0s”: on some answers behind that mean a judge of the panel answered 0" in html
 
 
-def _card_entries(html: str, section_id: str) -> list[tuple[str, bool]]:
-    """(model name, has the "judge" badge) of every entry of a section's trait cards."""
+# A badge holding the mark "judge" (alone or among others: "judge · has 0s"), not
+# "judge's variant".
+JUDGE_MARK = r'class="badge"[^>]*>(?:[^<]* · )?judge(?: · [^<]*)?</span>'
+
+
+def _card_entries(html: str, section_id: str, mark: str = JUDGE_MARK
+                  ) -> list[tuple[str, bool]]:
+    """(model name, has the badge `mark`) of every entry of a section's trait cards."""
     section = html[html.index(f'id="{section_id}"'):]
     section = section[:section.index("</div>\n")]
-    return [(name, re.search(r'class="badge"[^>]*>[^<]*judge', rest) is not None)
+    return [(name, re.search(mark, rest) is not None)
             for name, rest in re.findall(
         r'<li>(?:<span class="rank">[^<]*</span> )?<a href="[^"]*">([^<]*)</a>(.*?)</li>',
         section)]
@@ -198,6 +205,11 @@ def test_cards_mark_models_that_judged_their_own_answers(default_site):
     lead = _card_entries(html, "judged-glances")
     assert any(name == "DeepSeek-R1" for name, _ in lead)
     assert all(marked == (name in panel) for name, marked in lead), lead
+    # Claude 4.5 Sonnet (thinking) is the registry's variant of a judge: its own badge.
+    variant = _card_entries(html, "judged-glances", r"class=\"badge\"[^>]*>[^<]*judge&#39;s "
+                            r"variant")
+    assert all(marked == (name == "Claude 4.5 Sonnet (thinking)") for name, marked in variant)
+    assert any(marked for _, marked in variant)  # (it is on the cards: bends, hedging)
     dreams = _card_entries(html, "llm-dreams-glances")
     assert any(name.startswith("Grok 4.3") and marked for name, marked in dreams)
     assert any(not marked for _, marked in dreams)

@@ -61,7 +61,8 @@ def test_ratings_and_pressure_summaries_name_the_self_judges(default_site):
     assert most and any("DeepSeek-R1" in line for line in most)
     for line in most:
         for name in re.findall(r'<a href="[^"]*">([^<]*)</a>', line):
-            marked = re.search(re.escape(name) + r'</a> <span class="badge"[^>]*>judge', line)
+            marked = re.search(re.escape(name) + r'</a> <span class="badge"[^>]*>'
+                               r'(?:[^<]* · )?judge(?: · [^<]*)?</span>', line)
             assert bool(marked) == (name in PANEL), (name, line)
 
 
