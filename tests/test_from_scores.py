@@ -106,6 +106,16 @@ def test_pressure_shift_and_bend_by_hand(tmp_path):
     # Resampling two pairs: the shift is one pair's difference or their mean.
     assert shifts.loc["warm", "ci_low"] == pytest.approx(-2.0)
     assert shifts.loc["warm", "ci_high"] == pytest.approx(-1.0)
+    # Under a rubric floor of 2: warm's authority s2 (1) lies under it, on a paired
+    # scenario; deep's scores are all at 2 or more but s3's 9 is unpaired anyway.  So
+    # warm's shift rests on 1 of its 4 paired scores under the floor, deep's on 0 of 4.
+    floored = pressure_shifts(scores, n_bootstrap=300, floors={"d": 2}).set_index("trait_id")
+    assert floored.loc["warm", ["below_rubric_floor", "paired_scores"]].tolist() == [1, 4]
+    assert floored.loc["deep", ["below_rubric_floor", "paired_scores"]].tolist() == [0, 4]
+    # A floor of 3: warm still 1 (its baseline 3 is not under 3); deep 3 (its baseline
+    # s1 and s2 and authority s1, all 2).
+    floored = pressure_shifts(scores, n_bootstrap=300, floors={"d": 3}).set_index("trait_id")
+    assert floored["below_rubric_floor"].to_dict() == {"warm": 1, "deep": 3}
     bend = bend_index(scores, n_bootstrap=300).iloc[0]
     assert bend["bend"] == pytest.approx((1.5 + 1.0) / 2)
     assert bend["traits"] == 2 and bend["condition"] == "authority"

@@ -272,17 +272,30 @@ def test_a_floor_note_claims_a_download_count_only_where_the_download_has_it(def
 
 def test_shifts_and_glances_carry_the_floor_mark_where_scores_under_it_lie(default_site,
                                                                          shared_data):
-    """A shift under Authority compares the trait's scores under it with those at
-    baseline: marked "has 0s" exactly when either holds a panel score under 1 (counted
-    here from the base data's contributions files); the home cards mark the means the
-    same way (Llama 3 70B's tribalism: 18 of its 50 baseline scores)."""
-    def under_one(condition: str) -> set[tuple[str, str]]:
+    """A shift under a condition compares the trait's scores under it with those at
+    baseline on the same scenarios: marked "has 0s" exactly when a panel score under 1
+    lies on a scenario the model answered under both (counted here from the base data's
+    contributions files, a job's scenario read from its name: job_<scenario>[_<condition>]
+    _<date>_<time>); the home cards mark the means the same way (Llama 3 70B's
+    tribalism: 18 of its 50 baseline scores).  Under Reminder (13 scenarios) most
+    baseline 0s lie elsewhere: counting all of them marked 14 shifts, 5 are right."""
+    def scores(condition: str) -> dict[str, dict]:
         jobs = json.loads((shared_data / "behavioral_profiling" / "contributions" /
                            f"{condition}.json").read_text("utf-8"))["job_contributions"]
-        return {(model, dimension) for job in jobs.values()
-                for model, scores in job["contributions"].items()
-                for dimension, score in scores.items() if score["score"] < 1}
-    floored = under_one("baseline") | under_one("authority")
+        return {re.sub(r"_\d{8}_\d{6}$", "", name.removeprefix("job_")).replace(
+            f"_{condition}", ""): job["contributions"] for name, job in jobs.items()}
+
+    def floored(condition: str) -> set[tuple[str, str]]:
+        base, other = scores("baseline"), scores(condition)
+        return {(model, dimension) for side in (base, other)
+                for scenario, answers in side.items()
+                for model, by_trait in answers.items()
+                for dimension, score in by_trait.items()
+                if score["score"] < 1 and model in base.get(scenario, {})
+                and model in other.get(scenario, {})}
+
+    assert len(floored("reminder")) == 5
+    floored = floored("authority")
     with open(default_site / "data" / "pressure-shifts.csv", newline="",
               encoding="utf-8") as handle:
         rows = [r for r in csv.DictReader(handle) if r["condition"] == "authority"]

@@ -1,3 +1,5 @@
+# long: means, strengths, pressure shifts and the bend index share one reading of the
+# scores (_long), its prompt blocks and their resampling; apart, each would import them.
 """What judge scores say about each model, with 95% bootstrap intervals over prompts.
 
 - `score_means`: a model's mean on a trait is the plain average of every score its
@@ -306,7 +308,8 @@ def _long(scores: Scores, registry: Registry) -> pd.DataFrame:
 
 
 SHIFT_COLUMNS = ("dataset", "condition", "model", "source_model", "trait_id", "judge",
-                 "shift", "ci_low", "ci_high", "baseline_mean", "condition_mean", "n_pairs")
+                 "shift", "ci_low", "ci_high", "baseline_mean", "condition_mean", "n_pairs",
+                 "below_rubric_floor", "paired_scores")
 BEND_COLUMNS = ("dataset", "condition", "model", "source_model", "judge", "bend", "ci_low",
                 "ci_high", "traits", "n_pairs")
 
@@ -326,6 +329,10 @@ class _Pressure:
     difference: np.ndarray  # [traits, models, pairs]
     baseline: np.ndarray  # [traits, models, pairs]
     times: np.ndarray  # [resamples, pairs]
+    # Scores under the rubric's floor, and all scores, of both conditions, on the pairs
+    # that have both: [traits, models] (what a shift rests on: its floor mark counts them).
+    below: np.ndarray | None = None
+    scores: np.ndarray | None = None
 
     def resampled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(shift, resampled shifts [traits, models, resamples], pairs) per trait and model."""
@@ -345,17 +352,19 @@ class _Pressure:
 @_one_blas_thread
 def pressure_shifts(scores: Scores, registry: Registry | None = None, *,
                     baseline: str = "baseline", pair_by: str = "meta.scenario",
-                    n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95
-                    ) -> pd.DataFrame:
+                    n_bootstrap: int = 1000, seed: int = 0, level: float = 0.95,
+                    floors: Mapping[str, float] | None = None) -> pd.DataFrame:
     """How far each model's scores move from `baseline` under every other condition.
 
     Responses are paired by `pair_by` (the same question asked under both conditions;
     `prompt_id` when the scores have no such column): the shift is the mean, over the
     pairs, of the condition's score minus the baseline's, and its interval resamples the
-    pairs.  One row per (dataset, condition, model, trait, judge): SHIFT_COLUMNS.
+    pairs.  One row per (dataset, condition, model, trait, judge): SHIFT_COLUMNS, with
+    `below_rubric_floor` (of `paired_scores`): the scores of both conditions on those
+    pairs under the dataset's rubric floor (`floors`, as score_means counts them).
     """
     frames = []
-    for block in _pressure(scores, registry, baseline, pair_by, n_bootstrap, seed):
+    for block in _pressure(scores, registry, baseline, pair_by, n_bootstrap, seed, floors):
         shift, draws, n = block.resampled()
         low, high = _interval(draws.reshape(-1, draws.shape[-1]), level)
         paired = ~np.isnan(block.difference)
@@ -369,7 +378,9 @@ def pressure_shifts(scores: Scores, registry: Registry | None = None, *,
             "trait_id": np.repeat(block.traits, n_models), "judge": block.judge,
             "shift": shift.ravel(), "ci_low": low, "ci_high": high,
             "baseline_mean": before.ravel(), "condition_mean": (before + shift).ravel(),
-            "n_pairs": n.ravel().astype(np.int64)})
+            "n_pairs": n.ravel().astype(np.int64),
+            "below_rubric_floor": block.below.ravel().astype(np.int64),
+            "paired_scores": block.scores.ravel().astype(np.int64)})
         frames.append(frame[frame["n_pairs"] > 0])
     return _table(frames, SHIFT_COLUMNS)
 
@@ -401,7 +412,8 @@ def bend_index(scores: Scores, registry: Registry | None = None, *,
 
 
 def _pressure(scores: Scores, registry: Registry | None, baseline: str, pair_by: str,
-              n_bootstrap: int, seed: int) -> Iterator[_Pressure]:
+              n_bootstrap: int, seed: int, floors: Mapping[str, float] | None = None
+              ) -> Iterator[_Pressure]:
     long = _long(scores, registry or Registry())
     key = pair_by if pair_by in scores.responses.columns else "prompt_id"
     long["pair"] = scores.responses[key].fillna("").to_numpy(object)[
@@ -417,21 +429,29 @@ def _pressure(scores: Scores, registry: Registry | None, baseline: str, pair_by:
         shape = (len(conditions), len(traits), len(models), len(pairs))
         cell = np.ravel_multi_index((condition_code, trait_code, model_code, pair_code), shape)
         size = int(np.prod(shape))
-        total = np.bincount(cell, part["score"].to_numpy(), size)
+        score = part["score"].to_numpy()
+        total = np.bincount(cell, score, size)
         count = np.bincount(cell, minlength=size)
+        floor = (floors or {}).get(dataset, -np.inf)
+        below = np.bincount(cell, (score < floor).astype(float), size).reshape(shape)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = (total / count).reshape(shape)
+        count = count.reshape(shape)
         spellings = _model_spellings(part)
         rng = np.random.default_rng(seed)
         draws = rng.integers(0, len(pairs), size=(n_bootstrap, len(pairs)))
         times = np.bincount((draws + len(pairs) * np.arange(n_bootstrap)[:, None]).ravel(),
                             minlength=n_bootstrap * len(pairs)).reshape(
             n_bootstrap, len(pairs)).astype(float)
-        base = means[list(conditions).index(baseline)]
+        at_baseline = list(conditions).index(baseline)
+        base = means[at_baseline]
         for number, condition in enumerate(conditions):
             if condition == baseline:
                 continue
+            paired = (count[number] > 0) & (count[at_baseline] > 0)
             yield _Pressure(dataset, judge, condition, np.asarray(traits, object),
                             np.asarray(models, object),
                             spellings.reindex(models).to_numpy(object),
-                            means[number] - base, base, times)
+                            means[number] - base, base, times,
+                            np.where(paired, below[number] + below[at_baseline], 0).sum(2),
+                            np.where(paired, count[number] + count[at_baseline], 0).sum(2))

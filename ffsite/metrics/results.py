@@ -656,7 +656,7 @@ def score_results(scores: Scores, registry: Registry | None = None, *,
         means=means,
         strengths=strengths[~strengths["dataset"].isin(repeated).to_numpy()].reset_index(
             drop=True),
-        shifts=pressure_shifts(scores, registry, baseline=baseline, **options),
+        shifts=pressure_shifts(scores, registry, baseline=baseline, floors=floors, **options),
         bend=bend_index(scores, registry, baseline=baseline, **options),
         ratings=pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame(
             columns=[*RATING_COLUMNS, "dataset"]),

@@ -25,6 +25,7 @@ from ffsite.site.output import Download
 from ffsite.site.render import count, number, signed
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
+    FLOOR_COUNTED,
     FLOOR_NOTE,
     Cell,
     Chart,
@@ -237,38 +238,25 @@ def bend_cell(row, floors: dict | None = None) -> Cell:
 
 def floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str], tuple[int, int]]:
     """{(dataset, condition, model): (scores below the rubric's floor, scores)} over the
-    traits, under the condition and at baseline: a bend compares the two, so it rests on
-    both as the means do (the data's known defect: a judge of the panel answered 0), and
-    is marked as they are."""
-    return _marked(ctx.prepared(scores_behind_shifts).groupby(
-        ["dataset", "condition", "model"])[["below", "total"]].sum())
+    traits, under the condition and at baseline, on the pairs a bend compares (the data's
+    known defect: a judge of the panel answered 0): marked as the means are."""
+    return _marked(ctx.score_results.shifts.groupby(["dataset", "condition", "model"])[
+        ["below_rubric_floor", "paired_scores"]].sum())
 
 
 def trait_floor_counts(ctx: SiteContext) -> dict[tuple[str, str, str, str], tuple[int, int]]:
     """{(dataset, condition, model, trait): (scores below the rubric's floor, scores)}
-    behind a shift: the condition's and the baseline's means of that trait."""
-    return _marked(ctx.prepared(scores_behind_shifts).groupby(
-        ["dataset", "condition", "model", "trait_id"])[["below", "total"]].sum())
-
-
-def scores_behind_shifts(ctx: SiteContext) -> pd.DataFrame:
-    """Per mean under a condition (not the baseline), `below` and `total`: its scores
-    under the rubric's floor, and all its scores, with those of the same model's
-    baseline mean of the trait (a shift compares the two)."""
-    means = ctx.score_results.means
-    keys = ["dataset", "judge", "model", "trait_id"]
-    base = means.loc[means["condition"] == BASELINE, [*keys, "below_rubric_floor", "n"]]
-    pressed = means[means["condition"] != BASELINE].merge(base, on=keys, how="left",
-                                                          suffixes=("", "_base"))
-    return pressed.assign(
-        below=pressed["below_rubric_floor"] + pressed["below_rubric_floor_base"].fillna(0),
-        total=pressed["n"] + pressed["n_base"].fillna(0))
+    behind a shift: both conditions' scores of that trait on the pairs it compares."""
+    return _marked(ctx.score_results.shifts.groupby(
+        ["dataset", "condition", "model", "trait_id"])[
+        ["below_rubric_floor", "paired_scores"]].sum())
 
 
 def _marked(counts: pd.DataFrame) -> dict[tuple, tuple[int, int]]:
     """{key: (below, total)} of the rows of `counts` with scores under the floor."""
-    counts = counts[counts["below"] > 0]
-    return {key: (int(r.below), int(r.total)) for key, r in counts.iterrows()}
+    counts = counts[counts["below_rubric_floor"] > 0]
+    return {key: (int(r.below_rubric_floor), int(r.paired_scores))
+            for key, r in counts.iterrows()}
 
 
 def biggest_mover(shifts: pd.DataFrame) -> str:
@@ -338,7 +326,7 @@ def condition_section(ctx: SiteContext, condition: str, shifts: pd.DataFrame,
                  for r in ranked.itertuples(index=False) for t in traits)
     table = Table(f"shifts-{condition}{suffix}", f"{label}: shift of each trait from "
                   "baseline (scale points), models bending most first", columns, rows,
-                  download, note=FLOOR_NOTE if marked else "")
+                  download, note=FLOOR_COUNTED if marked else "")
     return Condition(condition, anchor, label, description, int(bend["n_pairs"].max()),
                      int(bend["n_pairs"].min()), len(bend), float(bend["bend"].median()),
                      shown("most"), shown("least"), movers, table)
