@@ -74,8 +74,11 @@ def test_eqbench_criteria_median_kappa_has_its_interval(default_site):
                       & listed["trait_id_b"].str.startswith("eq-")]
     html = (default_site / "eqbench.html").read_text("utf-8")
     found = re.search(r"has a median of <strong>(\d\.\d\d)</strong> \(95% interval "
-                      r"(\d\.\d\d)–(\d\.\d\d), bootstrap over the comparisons\)", html)
+                      r"(\d\.\d\d)–(\d\.\d\d), bootstrap over the comparisons\), and "
+                      r"(\d+)% \((\d+)–(\d+)%\) of the 55 pairs", html)
     assert found, "the median kappa and its interval are not on the EQ-Bench page"
-    median, low, high = map(float, found.groups())
+    median, low, high, close, close_low, close_high = map(float, found.groups())
     assert len(criteria) == 55 and median == round(criteria["cohens_kappa"].median(), 2)
     assert low <= median <= high and high - low < 0.1
+    assert close == round(100 * (criteria["cohens_kappa"] >= 0.9).mean())
+    assert close_low <= close <= close_high

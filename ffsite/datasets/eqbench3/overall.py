@@ -203,6 +203,8 @@ class CriteriaAgreement:
     pairs: int
     median_low: float  # the median's 95% interval (bootstrap over the comparisons)
     median_high: float
+    close_low: float  # the share's 95% interval, the same bootstrap
+    close_high: float
 
 
 def criteria_agreement(ctx: SiteContext) -> CriteriaAgreement | None:
@@ -222,8 +224,10 @@ def criteria_agreement(ctx: SiteContext) -> CriteriaAgreement | None:
     names = criteria.set_index("trait_id")["criterion"]
     kappa = pairs["cohens_kappa"]
     median, close = float(kappa.median()), float((kappa >= CLOSE_KAPPA).mean())
-    # The median's interval: the median over the criteria pairs in each resample.
+    # The intervals of the median and the share: over the criteria pairs in each resample.
     low, high = np.nanquantile(np.nanmedian(draws, axis=1), [0.025, 0.975])
+    close_low, close_high = np.nanquantile(np.nanmean(np.where(
+        np.isnan(draws), np.nan, draws >= CLOSE_KAPPA), axis=1), [0.025, 0.975])
     frame = pairs.assign(trait_a=pairs["trait_id_a"].map(names),
                          trait_b=pairs["trait_id_b"].map(names))
     figure = chart("eq-agreement-chart", charts.agreement_heatmap(
@@ -233,7 +237,8 @@ def criteria_agreement(ctx: SiteContext) -> CriteriaAgreement | None:
         f"a side: the median of the {len(pairs)} pairs is {median:.2f} (95% interval "
         f"{low:.2f}–{high:.2f}), and "
         f"{close:.0%} are {CLOSE_KAPPA} or more."))
-    return CriteriaAgreement(figure, median, close, len(pairs), float(low), float(high))
+    return CriteriaAgreement(figure, median, close, len(pairs), float(low), float(high),
+                             float(close_low), float(close_high))
 
 
 def home_table(ctx: SiteContext, page: str
