@@ -102,3 +102,28 @@ def test_intervals_are_those_of_resampling_the_comparisons_that_asked_both():
     assert row.kappa_low < row.cohens_kappa < row.kappa_high
     again = trait_agreement(votes, n_bootstrap=4000, seed=2)
     assert again.equals(trait_agreement(votes, n_bootstrap=4000, seed=2))  # seeded
+
+
+def test_a_pair_that_always_agrees_gets_the_exact_bound_not_a_zero_width_interval():
+    """40 comparisons, both traits relevant on all, always on the same side (30 A, 10 B):
+    every resample gives kappa 1 and overlap 1.  The lower bounds are the exact ones of a
+    share seen 40 times in 40 (0.025 ** (1 / 40), Clopper-Pearson's), the agreement
+    share turned into kappa with the chance agreement 0.75² + 0.25² = 0.625."""
+    matrix = np.array([[1, 1]] * 30 + [[2, 2]] * 10, dtype=np.int8)
+    votes = TraitVotes(traits=pd.DataFrame({"trait_id": ["a", "b"]}), matrix=matrix,
+                       dataset_code=np.zeros(40, np.int32), datasets=["d"],
+                       in_scope=np.ones((1, 2), dtype=bool))
+    (row,) = trait_agreement(votes, n_bootstrap=500).itertuples()
+    seen = 0.025 ** (1 / 40)
+    assert row.cohens_kappa == 1 and row.kappa_high == 1
+    assert row.kappa_low == pytest.approx((seen - 0.625) / (1 - 0.625))
+    assert row.overlap == 1 and row.overlap_low == pytest.approx(seen)
+    # Always opposite sides (A-B 30 times, B-A 10): no agreement seen in 40, chance
+    # agreement 0.75 x 0.25 + 0.25 x 0.75 = 0.375, kappa -0.375 / 0.625 = -0.6.  The
+    # upper bound is at least the exact one of an agreement share seen 0 times in 40.
+    opposite = TraitVotes(traits=votes.traits, matrix=np.array(
+        [[1, 2]] * 30 + [[2, 1]] * 10, dtype=np.int8), dataset_code=votes.dataset_code,
+        datasets=["d"], in_scope=votes.in_scope)
+    (row,) = trait_agreement(opposite, n_bootstrap=500).itertuples()
+    assert row.cohens_kappa == pytest.approx(-0.6) and row.kappa_low <= -0.6
+    assert row.kappa_high >= (1 - seen - 0.375) / (1 - 0.375) - 1e-12

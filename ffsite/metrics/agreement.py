@@ -14,6 +14,8 @@ only ones either statistic counts).  Resampling those comparisons with replaceme
 draws their six kinds (A-A, A-B, B-A, B-B, one relevant, neither) from a multinomial
 with the observed shares, so every pair's replicates are one multinomial draw each, all
 at once; comparisons are taken as independent (as the strengths' intervals take them).
+Where every resample gives the same end (all shared votes agree, kappa +1), the open
+side takes the exact bound of a share seen in all n cases (`_at_the_ends`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ def trait_agreement(votes: TraitVotes, *, n_bootstrap: int = 1000, seed: int = 0
             kappa_bounds = np.nanquantile(kappa_draws, tails, axis=0)
             overlap_bounds = np.nanquantile(overlap_draws, tails, axis=0)
     defined = np.isfinite(kappa[first, second])
+    kappa_bounds, overlap_bounds = _at_the_ends(counts, first, second, kappa_bounds,
+                                                overlap_bounds, (1 - level) / 2)
     table = pd.DataFrame({
         "trait_id_a": ids[first], "trait_id_b": ids[second],
         "cohens_kappa": kappa[first, second],
@@ -100,6 +104,37 @@ def trait_agreement(votes: TraitVotes, *, n_bootstrap: int = 1000, seed: int = 0
         "asked_both": counts["asked"][first, second].astype(np.int64),
     }, columns=list(COLUMNS))
     return (table, kappa_draws) if with_draws else table
+
+
+def _at_the_ends(counts: dict[str, np.ndarray], first: np.ndarray, second: np.ndarray,
+                 kappa_bounds: np.ndarray, overlap_bounds: np.ndarray, tail: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds where every resample gives the same end: a pair whose n shared votes
+    all agree (kappa +1) or all disagree (-1), or whose relevant comparisons are all or
+    none shared (overlap 1 or 0), has the bootstrap's interval of no width, which no
+    sample proves.  There the open side takes the exact (Clopper-Pearson) bound of a
+    share seen in all n: tail ** (1 / n), the agreement share turned into kappa with the
+    observed chance agreement."""
+    aa, ab, ba, bb = (counts[name][first, second] for name in ("aa", "ab", "ba", "bb"))
+    both, either = aa + ab + ba + bb, counts["either"][first, second]
+    kappa_bounds, overlap_bounds = kappa_bounds.copy(), overlap_bounds.copy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        seen = tail ** (1 / both)  # the least share that makes n of n likelier than tail
+        a_first, a_second = (aa + ab) / both, (aa + ba) / both
+        chance = a_first * a_second + (1 - a_first) * (1 - a_second)
+        agree = (seen - chance) / (1 - chance)
+        disagree = (1 - seen - chance) / (1 - chance)
+        kept = tail ** (1 / either)
+    all_agree = (ab + ba == 0) & (both > 0) & (chance < 1)
+    all_disagree = (aa + bb == 0) & (both > 0) & (chance < 1)
+    kappa_bounds[0] = np.where(all_agree, np.fmin(kappa_bounds[0], agree), kappa_bounds[0])
+    kappa_bounds[1] = np.where(all_disagree, np.fmax(kappa_bounds[1], disagree),
+                               kappa_bounds[1])
+    overlap_bounds[0] = np.where((both == either) & (either > 0),
+                                 np.fmin(overlap_bounds[0], kept), overlap_bounds[0])
+    overlap_bounds[1] = np.where((both == 0) & (either > 0),
+                                 np.fmax(overlap_bounds[1], 1 - kept), overlap_bounds[1])
+    return kappa_bounds, overlap_bounds
 
 
 def _resampled(counts: dict[str, np.ndarray], first: np.ndarray, second: np.ndarray,
