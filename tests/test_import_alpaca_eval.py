@@ -105,10 +105,18 @@ def test_unknown_reference_is_a_clear_error(tmp_path):
     assert not (tmp_path / "x.parquet").exists()
 
 
+@pytest.fixture(scope="module")
+def real_import(shared_data):
+    """All of the real AlpacaEval data imported once (reference gpt4_1106_preview, seed 0:
+    the defaults) for the tests that read it."""
+    return import_alpaca_eval(shared_data / "alpaca_eval", reference="gpt4_1106_preview",
+                              seed=0)
+
+
 @pytest.mark.slow  # imports all of the real AlpacaEval data
-def test_real_data_counts(shared_data):
+def test_real_data_counts(shared_data, real_import):
     folder = shared_data / "alpaca_eval"
-    result = import_alpaca_eval(folder, reference="gpt4_1106_preview", seed=0)
+    result = real_import
     table = result.table
     # Independently: every other model's instructions that the reference also answered,
     # both answers non-empty (a comparison with an empty one is left out).
@@ -183,8 +191,7 @@ def test_a_comparison_with_an_empty_answer_is_left_out_and_counted(tmp_path):
 
 
 @pytest.mark.slow  # > 3 s: a kill and resume, a real build or fit (CI runs it)
-def test_real_data_leaves_out_the_25_empty_answers(shared_data):
+def test_real_data_leaves_out_the_25_empty_answers(real_import):
     from ffsite.datasets.alpaca_eval.importer import EMPTY
 
-    result = import_alpaca_eval(shared_data / "alpaca_eval")
-    assert result.skipped[EMPTY] == 25  # ../shared/data/README.md: 22 of gemma-2b-it
+    assert real_import.skipped[EMPTY] == 25  # ../shared/data/README.md: 22 of gemma-2b-it
