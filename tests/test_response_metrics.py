@@ -117,11 +117,34 @@ def test_a_rare_marks_interval_stops_at_zero_and_another_measures_does_not():
     # Emojis 0, 0, 0, 0, 3: mean 0.6, sd sqrt((4 * 0.36 + 5.76) / 4) = sqrt(1.8) = 1.341641,
     # half-width 1.959964 * 1.341641 / sqrt(5) = 1.175978: 0.6 - 1.175978 < 0, cut at 0
     # for a trait (a count is never negative); a measure of its own keeps -0.575978.
+    # Above, the trait's bound is at least the share of responses with an emoji (1 of 5)
+    # at its exact upper bound, the p with P(at most 1 of 5) = 0.025, solved here, times
+    # the 3 emojis of the one response that has them: 0.716418 * 3 = 2.149254, higher
+    # than the normal 1.775978, which the other measure keeps.
+    from scipy.optimize import brentq
+
     frame = rows("r", emojis=[0.0, 0.0, 0.0, 0.0, 3.0], balance=[0.0, 0.0, 0.0, 0.0, 3.0])
     emojis, balance = estimate(frame, "r", "emojis"), estimate(frame, "r", "balance")
-    assert emojis["low"] == 0 and emojis["high"] == pytest.approx(1.775978, abs=1e-6)
+    upper = brentq(lambda p: (1 - p) ** 5 + 5 * p * (1 - p) ** 4 - 0.025, 1e-9, 1 - 1e-9)
+    assert emojis["low"] == 0 and emojis["high"] == pytest.approx(3 * upper, abs=1e-6)
+    assert emojis["high"] == pytest.approx(2.149254, abs=1e-6)
     assert balance["low"] == pytest.approx(-0.575978, abs=1e-6)
-    assert balance["high"] == emojis["high"]
+    assert balance["high"] == pytest.approx(1.775978, abs=1e-6)
+
+
+def test_a_mark_never_used_reaches_up_to_the_share_it_could_have():
+    """A model that never used an emoji in 40 responses: the share with one is at most
+    1 - 0.025 ** (1 / 40) (exact: P(none of 40) = 0.025), times the smallest count any
+    response shows (1, another model's); a common measure keeps the normal interval."""
+    frame = pd.concat([rows("none", emojis=[0.0] * 40, words=[10.0, 20.0] * 20),
+                       rows("other", emojis=[1.0, 2.0], words=[5.0, 7.0])],
+                      ignore_index=True)
+    none = estimate(frame, "none", "emojis")
+    assert none["mean"] == 0 and none["low"] == 0
+    assert none["high"] == pytest.approx(1 - 0.025 ** (1 / 40))
+    words = estimate(frame, "none", "words")  # 10 and 20, twenty times each
+    half = 1.959964 * np.std([10.0, 20.0] * 20, ddof=1) / np.sqrt(40)
+    assert (words["low"], words["high"]) == pytest.approx((15 - half, 15 + half), abs=1e-6)
 
 
 def test_one_response_gives_no_interval_and_an_undefined_value_does_not_count():

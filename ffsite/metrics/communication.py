@@ -8,6 +8,14 @@ model's answers: Wilson's score interval for the 0/1 measures, whose mean is a s
 sample standard deviation (ddof 1) of the model's values.  One response gives no
 interval (no spread to measure): NaN.  A response whose measure is undefined (NaN: the
 average sentence length of an answer with no sentence) counts in neither the mean nor n.
+
+A mark a model rarely uses (an emoji in 1 of 805 answers) makes the normal interval far
+too short above: the mean then rests on the few responses that have it.  For the traits
+(counts, never negative) the upper bound is therefore at least the share of the model's
+responses with the mark, k of n, at its exact (Clopper-Pearson) upper bound, times the
+mean count in those k; with k = 0, that bound (1 - 0.025^(1/n)) times the smallest count
+any response of the file shows.  Where the mark is common, the normal bound is the
+higher and stays; the lower bound is the normal one, cut at 0.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from collections.abc import Collection, Iterable
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from ffsite.format.response_metrics import ID_COLUMNS, read_response_metrics
 from ffsite.judges.communication import COMMUNICATION_TRAITS, SHARES
@@ -72,6 +81,11 @@ def communication_estimates(frame: pd.DataFrame, shares: Collection[str] = SHARE
     low, high = mean - half, mean + half
     floor = np.array([0.0 if m in NEVER_NEGATIVE else -np.inf for m in measures])
     low = np.where(np.isnan(low), np.nan, np.maximum(low, floor))
+    counted = np.array([m in NEVER_NEGATIVE for m in measures]) & ~is_share
+    if counted.any():
+        marked = (values > 0).groupby(with_model["model"].astype(str), sort=True).sum()
+        low, high = _at_least_the_marks_share(low, high, mean, n, marked.to_numpy(float),
+                                              values, counted)
     wilson_low, wilson_high = wilson_interval(mean * n, n)  # successes = share · trials
     low = np.where(is_share, wilson_low, low)
     high = np.where(is_share, wilson_high, high)
@@ -87,3 +101,20 @@ def communication_estimates(frame: pd.DataFrame, shares: Collection[str] = SHARE
         "n": n.reshape(-1).astype(np.int64),
         "mean": mean.reshape(-1), "low": low.reshape(-1), "high": high.reshape(-1),
     })
+
+
+def _at_least_the_marks_share(low: np.ndarray, high: np.ndarray, mean: np.ndarray,
+                              n: np.ndarray, marked: np.ndarray, values: pd.DataFrame,
+                              counted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[models, measures] upper bounds raised, in the `counted` columns, to the share of
+    responses with the mark (`marked` of `n`) at its Clopper-Pearson upper bound times
+    the mean count among them (module docstring); NaN bounds (one response) stay NaN."""
+    tail = (1 - 0.95) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_high = np.where(marked < n, special.betaincinv(marked + 1, n - marked, 1 - tail),
+                              1.0)
+        per_marked = mean * n / marked  # the mean count in the responses with the mark
+    smallest = values.where(values > 0).min().to_numpy()  # NaN: no response has the mark
+    per_marked = np.where(marked > 0, per_marked, smallest[None, :])
+    widen = counted[None, :] & ~np.isnan(high) & ~np.isnan(per_marked)
+    return low, np.where(widen, np.fmax(high, share_high * per_marked), high)
