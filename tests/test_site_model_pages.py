@@ -202,6 +202,7 @@ def test_each_listed_dataset_leads_with_its_number_by_hand(site):
     assert items[0].endswith("; highest place: Warmth 7.00 (6.00–8.00), #2 of 3 (range 1–2)")
     # pw: Elo on its only criterion, first of three.
     assert re.search(r"; Elo: is warmer \d{4} \(\d+–\d+\), #1 of 3", items[1]), items[1]
+    assert "2 traits judged by j in 3 comparisons with R" in items[2]  # its judge named
     # d: is more verbose +0.33 and is more concise (its mirror, -0.33): the first of the
     # two farthest from 0 (idxmax keeps the first, the table's order).
     assert re.search(r"; shown (most|least): is more (verbose|concise) [+-]0\.33 \([+-]",

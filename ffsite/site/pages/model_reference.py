@@ -149,8 +149,9 @@ class VersusReference:
         return VersusReferenceSection(
             id=SECTION_ID, heading=(f"Text statistics ({where}, rule-based judge)" if rules
                                     else f"Traits against the reference ({where})"),
-            summary=f"{len(own)} traits {'counted by program' if rules else 'judged'} in "
-                    f"{n_reference:,} comparisons with {reference_name(ctx)}",
+            summary=f"{len(own)} traits "
+                    f"{'counted by program' if rules else 'judged by ' + ', '.join(judges)} "
+                    f"in {n_reference:,} comparisons with {reference_name(ctx)}",
             judged_by=", ".join(judges), partial="sections/versus_reference.html",
             datasets=tuple(datasets), tables=tuple(t for t in tables if t is not None),
             charts=(profile,),
