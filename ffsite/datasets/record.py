@@ -12,13 +12,14 @@ when used: reading the list of datasets costs no pandas import, so
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 # The condition of the unchanged prompts, by the scores format's convention (docs/format.md).
 BASELINE = "baseline"
-Texts = tuple[dict[str, str], dict[str, str]]  # (prompts by id, responses by id)
+Texts = tuple[Mapping[str, str], Mapping[str, str]]  # (prompts by id, responses by id)
 
 
 class Source(NamedTuple):

@@ -17,13 +17,14 @@ import pandas as pd
 from markupsafe import Markup
 
 from ffsite.collect.files import responses_file
+from ffsite.datasets.record import Texts
+from ffsite.datasets.texts import TextsById, text_lengths
 from ffsite.errors import FfsiteError
 from ffsite.format import schema
 from ffsite.format.read import Annotations
 from ffsite.metrics.results import ModelResults, TraitVotes
 from ffsite.site.render import response_html
 
-Texts = tuple[dict[str, str], dict[str, str]]  # (prompts, responses) of one dataset
 COLUMNS = ("dataset", "comparison_id", "prompt_id", "model_a", "model_b", "response_a_id",
            "response_b_id")
 
@@ -73,11 +74,11 @@ class ExamplePool:
                 continue
             prompts, responses = texts
             rows = np.flatnonzero(columns["dataset"] == dataset)
-            for row, prompt, a, b in zip(rows, columns["prompt_id"][rows],
-                                         columns["response_a_id"][rows],
-                                         columns["response_b_id"][rows], strict=True):
-                has_text[row] = prompt in prompts and a in responses and b in responses
-                length[row] = len(responses.get(a) or "") + len(responses.get(b) or "")
+            a, b = columns["response_a_id"][rows], columns["response_b_id"][rows]
+            has_text[rows] = [prompt in prompts and first in responses and second in responses
+                              for prompt, first, second in zip(columns["prompt_id"][rows], a,
+                                                               b, strict=True)]
+            length[rows] = text_lengths(responses, a) + text_lengths(responses, b)
         ids = votes.traits["trait_id"]
         return cls(columns, has_text, length, labels.reindex(ids).to_numpy(),
                    ids.map(pages).to_numpy(), texts_for, preference_of)
@@ -173,7 +174,8 @@ def with_contributed_answers(texts: Texts, files: list[Path],
                               f"{MAX_ANSWERS_BYTES:,} an answers file may have; remove it or "
                               "re-create it with ffsite annotate")
     outputs = read(answers)
-    prompts, responses = dict(texts[0]), dict(texts[1])
+    prompts = dict(texts[0])
     prompts.update(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
-    responses.update(zip(outputs["response_id"], outputs["output"], strict=True))
-    return prompts, responses
+    responses = texts[1] if isinstance(texts[1], TextsById) else TextsById(
+        list(texts[1]), list(texts[1].values()))
+    return prompts, responses.plus(outputs["response_id"], outputs["output"])

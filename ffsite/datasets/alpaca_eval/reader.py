@@ -20,6 +20,7 @@ import pandas as pd
 from ffsite._read import read_json
 from ffsite.datasets.alpaca_eval import DATASET
 from ffsite.datasets.prompt_set import PromptSet
+from ffsite.datasets.texts import TextsById
 from ffsite.errors import FfsiteError
 
 NAME = DATASET.id
@@ -111,12 +112,11 @@ def load_judge_annotations(root: str | os.PathLike) -> pd.DataFrame:
         ["model", "prompt_id", "reference", "preference", "annotator"]]
 
 
-def load_texts(root: str | os.PathLike) -> tuple[dict[str, str], dict[str, str]]:
+def load_texts(root: str | os.PathLike) -> tuple[dict[str, str], TextsById]:
     """(prompts, responses) keyed by the ids annotation files use."""
     outputs = load_outputs(root)
     prompts = dict(zip(outputs["prompt_id"], outputs["instruction"], strict=True))
-    responses = dict(zip(outputs["response_id"], outputs["output"], strict=True))
-    return prompts, responses
+    return prompts, TextsById(outputs["response_id"], outputs["output"])
 
 
 def prompt_set(root: str | os.PathLike, reference: str = REFERENCE_MODEL) -> PromptSet:

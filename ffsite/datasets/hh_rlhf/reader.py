@@ -16,6 +16,7 @@ import pandas as pd
 
 from ffsite._read import loads_json
 from ffsite.datasets.hh_rlhf import DATASET
+from ffsite.datasets.texts import TextsById
 from ffsite.errors import FfsiteError
 
 NAME = DATASET.id
@@ -86,9 +87,9 @@ def _conversations(path: Path, line_number: int, line: str) -> tuple[str, str]:
     return record["chosen"], record["rejected"]
 
 
-def load_texts(root: str | os.PathLike) -> tuple[dict[str, str], dict[str, str]]:
+def load_texts(root: str | os.PathLike) -> tuple[dict[str, str], TextsById]:
     pairs = load_pairs(root)
     prompts = dict(zip(pairs["prompt_id"], pairs["prompt"], strict=True))
-    responses = {**dict(zip(pairs["chosen_id"], pairs["chosen"], strict=True)),
-                 **dict(zip(pairs["rejected_id"], pairs["rejected"], strict=True))}
+    responses = TextsById(pairs["chosen_id"], pairs["chosen"]).plus(pairs["rejected_id"],
+                                                                    pairs["rejected"])
     return prompts, responses

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite.datasets.llm_dreams import DATASET
+from ffsite.datasets.texts import TextsById
 from ffsite.errors import FfsiteError
 
 NAME = DATASET.id
@@ -162,13 +163,12 @@ def read_model_dates(root: str | os.PathLike) -> dict[str, str]:
     return {str(model): str(date) for model, date in sorted(document.items())}
 
 
-def load_texts(root: Path) -> tuple[dict[str, str], dict[str, str]]:
+def load_texts(root: Path) -> tuple[dict[str, str], TextsById]:
     """(the openings by dreamNNN, every continuation by `continuation_id`)."""
     answers = read_answers(root)
-    responses = {continuation_id(m, k, d): text for m, k, d, text in zip(
-        answers["model"], answers["answer_set"], answers["dream"], answers["text"],
-        strict=True)}
-    return read_openings(root), responses
+    ids = [continuation_id(m, k, d) for m, k, d in zip(
+        answers["model"], answers["answer_set"], answers["dream"], strict=True)]
+    return read_openings(root), TextsById(ids, answers["text"])
 
 
 def _text(path: Path) -> str:
