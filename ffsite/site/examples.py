@@ -51,7 +51,7 @@ class Example:
 class ExamplePool:
     """Everything example pages need, prepared once for all models."""
 
-    columns: dict[str, np.ndarray]  # per comparison, as Python objects
+    comparisons: pd.DataFrame  # the COLUMNS of every comparison
     has_text: np.ndarray  # per comparison: prompt and both responses have texts
     length: np.ndarray  # per comparison: characters of both responses
     labels: np.ndarray  # per trait (column of the vote matrix)
@@ -64,8 +64,7 @@ class ExamplePool:
                pages: dict[str, str], texts_for: Callable[[str], Texts | None],
                preference_of: Callable[[int], tuple[str, int] | None],
                datasets: list[str]) -> ExamplePool:
-        comparisons = annotations.comparisons
-        columns = {name: comparisons[name].astype(object).to_numpy() for name in COLUMNS}
+        comparisons = annotations.comparisons[list(COLUMNS)]
         has_text = np.zeros(len(comparisons), dtype=bool)
         length = np.zeros(len(comparisons), dtype=np.int64)
         for dataset in datasets:
@@ -73,14 +72,15 @@ class ExamplePool:
             if texts is None:
                 continue
             prompts, responses = texts
-            rows = np.flatnonzero(columns["dataset"] == dataset)
-            a, b = columns["response_a_id"][rows], columns["response_b_id"][rows]
+            rows = np.flatnonzero((comparisons["dataset"] == dataset).to_numpy(bool))
+            part = comparisons.iloc[rows]
+            a, b = (part[f"response_{side}_id"].to_numpy(object) for side in "ab")
             has_text[rows] = [prompt in prompts and first in responses and second in responses
-                              for prompt, first, second in zip(columns["prompt_id"][rows], a,
-                                                               b, strict=True)]
+                              for prompt, first, second in zip(
+                                  part["prompt_id"].to_numpy(object), a, b, strict=True)]
             length[rows] = text_lengths(responses, a) + text_lengths(responses, b)
         ids = votes.traits["trait_id"]
-        return cls(columns, has_text, length, labels.reindex(ids).to_numpy(),
+        return cls(comparisons, has_text, length, labels.reindex(ids).to_numpy(),
                    ids.map(pages).to_numpy(), texts_for, preference_of)
 
 
@@ -122,7 +122,7 @@ def choose_examples(pool: ExamplePool, votes: TraitVotes, results: ModelResults,
 
 
 def _example(pool: ExamplePool, row: int, codes: np.ndarray, anchor: str) -> Example:
-    record = {name: values[row] for name, values in pool.columns.items()}
+    record = pool.comparisons.iloc[row].to_dict()
     prompts, responses = pool.texts_for(record["dataset"])
     html_a, cut_a = response_html(responses[record["response_a_id"]])
     html_b, cut_b = response_html(responses[record["response_b_id"]])
