@@ -34,8 +34,7 @@ def read_bytes(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES,
     suffix = f"; {hint}" if hint else ""
     try:
         if path.suffix == ".gz":
-            with gzip.open(path, "rb") as handle:
-                data = handle.read(max_bytes + 1)
+            data = _unpacked(path, max_bytes)
         else:
             if path.stat().st_size > max_bytes:
                 raise _too_large(path, max_bytes)
@@ -50,6 +49,22 @@ def read_bytes(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES,
     if len(data) > max_bytes:
         raise _too_large(path, max_bytes)
     return data
+
+
+READ_CHUNK = 1 << 20
+
+
+def _unpacked(path: Path, max_bytes: int) -> bytes:
+    """A gzipped file's bytes, read a chunk at a time up to `max_bytes` (one read of
+    `max_bytes` would ask the system for all of them at once: 1 GB for a 4 MB file)."""
+    chunks, size = [], 0
+    with gzip.open(path, "rb") as handle:
+        while chunk := handle.read(min(READ_CHUNK, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                break
+    return b"".join(chunks)
 
 
 def _too_large(path: Path, max_bytes: int) -> FfsiteError:
