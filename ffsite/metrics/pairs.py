@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ffsite.format import schema
 from ffsite.metrics.bias import Z_95, wilson_interval
 from ffsite.metrics.strength import (
     Reference,
     TraitVotes,
     count_outcomes,
-    metrics_from_counts,
 )
 
 
@@ -35,10 +35,11 @@ class PairCounts:
 
 
 def outcome_triples(counts: np.ndarray) -> np.ndarray:
-    """(agreed, disagreed, all votes) from count_outcomes' counts, stacked last."""
-    metrics = metrics_from_counts(counts)
-    return np.stack([metrics["agreed"], metrics["disagreed"], metrics["num_votes"]],
-                    axis=-1).astype(np.int64)
+    """(agreed, disagreed, all votes) from count_outcomes' counts, stacked last: the
+    three of metrics_from_counts' metrics the explorer ships, without the others."""
+    trait_a, trait_b = counts[..., schema.A, :], counts[..., schema.B, :]
+    return np.stack([trait_a[..., 0] + trait_b[..., 1], trait_a[..., 1] + trait_b[..., 0],
+                     counts.sum(axis=(-1, -2))], axis=-1).astype(np.int64)
 
 
 def pair_counts(votes: TraitVotes, model_a: np.ndarray, model_b: np.ndarray,

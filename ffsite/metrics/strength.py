@@ -273,7 +273,7 @@ def asked(counts: np.ndarray) -> np.ndarray:
 
 def metrics_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
     """Every FF metric from counts[..., vote code, side]; shapes follow counts[..., 0, 0]."""
-    counts = counts.astype(np.int64)
+    counts = np.asarray(counts, dtype=np.int64)  # (no copy when it is already)
     a_a, a_b = counts[..., schema.A, 0], counts[..., schema.A, 1]
     b_a, b_b = counts[..., schema.B, 0], counts[..., schema.B, 1]
     num_votes = counts.sum(axis=(-1, -2))
