@@ -17,7 +17,6 @@ killed leaves its tables to the pages, which compute them and meet any error the
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import warnings
@@ -25,6 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
+from ffsite._memory import hold_for_children, let_go
 from ffsite._stored import keeping
 
 
@@ -45,13 +45,11 @@ class Ahead:
                 os, "fork"):
             return None
         read, write = os.pipe()
-        # The child's garbage collector leaves alone what the parent made: scanning it
-        # would write to every object's header and so copy the pages holding them.
-        gc.freeze()
+        hold_for_children()  # (ffsite._memory: or both would copy every page they share)
         try:
             child = os.fork()
         except OSError:  # no room for a second process: the pages compute everything
-            gc.unfreeze()
+            let_go()
             os.close(read)
             os.close(write)
             return None
@@ -68,7 +66,6 @@ class Ahead:
                 status = 0
             finally:
                 os._exit(status)  # no cleanup of the parent's: no atexit, no buffers flushed
-        gc.unfreeze()
         os.close(write)
         return cls(tables, child, read)
 
@@ -95,6 +92,7 @@ class Ahead:
         self.over = True
         os.close(self.reports)
         os.waitpid(self.child, 0)
+        let_go()
 
 
 class once(cached_property):  # noqa: N801 (named like the decorator it extends)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ffsite._cache import cache_root
+from ffsite._memory import give_back_freed_memory
 from ffsite._stored import kept_in
 from ffsite.datasets.folder import existing_base_dir
 from ffsite.errors import FfsiteError, ParameterError
@@ -122,6 +123,7 @@ def _build_site(annotations: str | os.PathLike, out: str | os.PathLike,
         _build_pages(ctx)
         progress.step("drawing the charts")
         draw_charts(c for page in output.pages for c in page.context.get("charts", []))
+    give_back_freed_memory()  # what computing the pages freed, before they are written
     common["nav"] = visible_nav(output)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

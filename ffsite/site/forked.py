@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ffsite._memory import hold_for_children, let_go
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -37,7 +39,14 @@ def in_halves(items: Sequence[T], work: Callable[[T], R], *, at_least: int = FOR
     theirs_at = [n for n in range(len(items)) if marked[n]]
     own_at = [n for n in range(len(items)) if not marked[n]]
     read, write = os.pipe()
-    child = os.fork()
+    hold_for_children()  # (ffsite._memory: or both would copy every page they share)
+    try:
+        child = os.fork()
+    except OSError:  # no room for a second process: this one does everything
+        let_go()
+        os.close(read)
+        os.close(write)
+        return [work(item) for item in items]
     if child == 0:  # the child: its share, handed over, and leave at once
         status = 1
         try:
@@ -54,6 +63,7 @@ def in_halves(items: Sequence[T], work: Callable[[T], R], *, at_least: int = FOR
         with os.fdopen(read, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(child, 0)
+        let_go()
     theirs = pickle.loads(data) if status == 0 and data else [
         work(items[n]) for n in theirs_at]
     results: list = [None] * len(items)
