@@ -5,8 +5,8 @@ never a traceback (or, for libyaml, a crashed process)."""
 from __future__ import annotations
 
 import gzip
-import tracemalloc
 import json
+import tracemalloc
 
 import pytest
 from helpers import run_cli, run_main
