@@ -35,6 +35,10 @@ import pandas as pd
 
 STORE_VERSION = "1"  # bump when the encoding below changes
 TREE = "tree"  # the npz entry holding the JSON tree
+# A dataclass field with this in its metadata is left out of the key: nothing computed
+# reads it (a registry's path names its file in messages only), and a key holding it
+# would tell apart the same inputs read from another folder, or by another path.
+NOT_AN_INPUT = "ffsite.not_an_input"
 T = TypeVar("T")
 
 _folder: Path | None = None  # where results are kept while a build asks (`kept_in`)
@@ -163,6 +167,8 @@ def _feed(hasher: Any, value: Any) -> None:
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         hasher.update(f"C{type(value).__module__}.{type(value).__qualname__}".encode())
         for field in dataclasses.fields(value):
+            if field.metadata.get(NOT_AN_INPUT):  # (e.g. the file it was read from)
+                continue
             _feed(hasher, field.name)
             _feed(hasher, getattr(value, field.name))
     else:

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ffsite._read import read_toml
+from ffsite._stored import NOT_AN_INPUT
 from ffsite._text import text_problem
 from ffsite.errors import FfsiteError
 from ffsite.format import Annotations, Scores
@@ -63,7 +64,8 @@ class Model:
 @dataclass(frozen=True)
 class Registry:
     models: tuple[Model, ...] = ()
-    path: Path | None = None  # the file it was read from, for messages
+    # The file it was read from, for messages: not what results are computed from.
+    path: Path | None = field(default=None, compare=False, metadata={NOT_AN_INPUT: True})
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_alias", {

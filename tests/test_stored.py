@@ -24,6 +24,7 @@ from ffsite.metrics import eigenbench as eb
 from ffsite.metrics.from_scores import mean_differences
 from ffsite.metrics.ratings import ratings_table, trait_refits
 from ffsite.metrics.results import score_results
+from ffsite.models import Model, Registry
 
 
 def assert_same(left: object, right: object) -> None:
@@ -229,6 +230,18 @@ def test_inputs_hash_by_every_difference_that_could_matter() -> None:
     assert _stored.digest(object_text) != _stored.digest(pd.Series([1, None], dtype=object))
     assert _stored.digest(pd.Series([np.float64(1.5)], dtype=object)) != _stored.digest(
         pd.Series([1.5], dtype=object))  # numpy scalars are told apart from floats
+
+
+def test_a_registry_read_from_another_path_is_the_same_input() -> None:
+    # Its path names the file in messages; the same models read from another folder (a
+    # copied content folder, or the same one by an absolute path) must find the results
+    # kept from the first: the score results were computed again on every such build.
+    model = Model(id="lab/m", name="M", aliases={"bp": ("m",)})
+    here, there = (Registry((model,), Path(p)) for p in ("content/models.toml",
+                                                        "/elsewhere/content/models.toml"))
+    assert _stored.digest(here) == _stored.digest(there) and here == there
+    other = Registry((dataclasses.replace(model, name="M 2"),), Path("content/models.toml"))
+    assert _stored.digest(other) != _stored.digest(here)
 
 
 def test_a_package_code_version_reads_every_module_under_it(tmp_path: Path) -> None:
