@@ -24,8 +24,9 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from ffsite._memory import hold_for_children, let_go
+from ffsite._memory import let_go
 from ffsite._stored import keeping
+from ffsite.site.forked import fork_with_pipe
 
 
 class Ahead:
@@ -44,30 +45,23 @@ class Ahead:
         if not tables or not keeping() or (os.cpu_count() or 1) < 2 or not hasattr(
                 os, "fork"):
             return None
-        read, write = os.pipe()
-        hold_for_children()  # (ffsite._memory: or both would copy every page they share)
-        try:
-            child = os.fork()
-        except OSError:  # no room for a second process: the pages compute everything
-            let_go()
-            os.close(read)
-            os.close(write)
+        forked = fork_with_pipe()
+        if forked is None:  # no room for a second process: the pages compute everything
             return None
+        child, end = forked
         if child == 0:  # the child: compute, report, and leave at once
             status = 1
             try:
-                os.close(read)
                 # It writes nowhere: a lock on stderr held by another thread of the
                 # parent at the fork (`serve`'s) would never be let go here.
                 warnings.simplefilter("ignore")
                 for table in tables:
                     compute(table)
-                    os.write(write, b".")
+                    os.write(end, b".")
                 status = 0
             finally:
                 os._exit(status)  # no cleanup of the parent's: no atexit, no buffers flushed
-        os.close(write)
-        return cls(tables, child, read)
+        return cls(tables, child, end)
 
     def wait_for(self, table: Any) -> None:
         """Return once the child has kept `table`, or has ended without it; at once for

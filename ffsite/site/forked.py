@@ -38,29 +38,22 @@ def in_halves(items: Sequence[T], work: Callable[[T], R], *, at_least: int = FOR
     marked = [bool(beside[n]) if beside else n % 2 == 1 for n in range(len(items))]
     theirs_at = [n for n in range(len(items)) if marked[n]]
     own_at = [n for n in range(len(items)) if not marked[n]]
-    read, write = os.pipe()
-    hold_for_children()  # (ffsite._memory: or both would copy every page they share)
-    try:
-        child = os.fork()
-    except OSError:  # no room for a second process: this one does everything
-        let_go()
-        os.close(read)
-        os.close(write)
+    forked = fork_with_pipe()
+    if forked is None:  # no room for a second process: this one does everything
         return [work(item) for item in items]
+    child, end = forked
     if child == 0:  # the child: its share, handed over, and leave at once
         status = 1
         try:
-            os.close(read)
-            with os.fdopen(write, "wb") as pipe:
+            with os.fdopen(end, "wb") as pipe:
                 _Pickler(pipe).dump([work(items[n]) for n in theirs_at])
             status = 0
         finally:
             os._exit(status)  # no cleanup of the parent's: no atexit, no buffers flushed
-    os.close(write)
     try:
         own = [work(items[n]) for n in own_at]
     finally:  # read before waiting: a child with more than a pipe's worth waits for it
-        with os.fdopen(read, "rb") as pipe:
+        with os.fdopen(end, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(child, 0)
         let_go()
@@ -70,6 +63,25 @@ def in_halves(items: Sequence[T], work: Callable[[T], R], *, at_least: int = FOR
     for n, result in zip([*own_at, *theirs_at], [*own, *theirs], strict=True):
         results[n] = result
     return results
+
+
+def fork_with_pipe() -> tuple[int, int] | None:
+    """Fork with a pipe from the child to this process: (0, the pipe's writing end) in
+    the child, (the child's pid, its reading end) here; None when no process could be
+    made.  What exists now is held out of both processes' garbage collections
+    (ffsite._memory: or both would copy every page they share); call `let_go` once the
+    child has been waited for."""
+    read, write = os.pipe()
+    hold_for_children()
+    try:
+        child = os.fork()
+    except OSError:
+        let_go()
+        os.close(read)
+        os.close(write)
+        return None
+    os.close(read if child == 0 else write)
+    return child, write if child == 0 else read
 
 
 class _Pickler(pickle.Pickler):
