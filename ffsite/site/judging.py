@@ -35,8 +35,10 @@ def variant_judges(ctx: SiteContext) -> dict[tuple[str, str], tuple[str, str]]:
     judges = ctx.prepared(self_judges)
     found = {}
     for model in ctx.registry.models:
+        if model.variant_of is None:
+            continue
         for (dataset, judge_model), judge in judges.items():
-            if model.variant_of is not None and model.variant_of == judge_model:
+            if judge_model == model.variant_of:
                 found[(dataset, model.id)] = (judge, judge_model)
     return found
 
