@@ -19,6 +19,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
+# Screenshots for a person to look at are taken only when $FFSITE_SCREENSHOTS is set
+# (`photograph`): no assertion reads them, and the suite's 196 of them (32 whole pages up
+# to 15,000 px tall) cost Chromium about 60 s of CPU, 8% of the suite (docs/performance.md).
+TAKE_SCREENSHOTS = bool(os.environ.get("FFSITE_SCREENSHOTS"))
 QUIET = 0.1  # s without a request starting or ending: a first load is over (_FirstLoad)
 PREFIX = "/ffsite/"  # the site is served under a subpath, as a project site is
 SCHEMES = ("light", "dark")
@@ -226,6 +230,17 @@ IN_PAGE_WAIT = """(timeout) => new Promise(resolve => {
   };
   poll();
 })"""
+
+
+def photograph(target, name: str, **options) -> None:
+    """A screenshot of `target` (a Playwright page or locator) as SCREENSHOTS/`name`,
+    when $FFSITE_SCREENSHOTS is set; `options` go to its `screenshot`."""
+    if not TAKE_SCREENSHOTS:
+        return
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / name
+    path.unlink(missing_ok=True)
+    target.screenshot(path=str(path), **options)
 
 
 def in_page_wait(page, ready: str, timeout_ms: int = 10_000):

@@ -66,17 +66,10 @@ def ink_contrast(ink: dict) -> float:
                     background)
 
 
-def _shot(name: str) -> str:
-    from browser import SCREENSHOTS
-
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return str(SCREENSHOTS / name)
-
-
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_eqbench_pages_read_on_phone_and_desktop(chromium, default_root, width, scheme):
-    from browser import Watch, open_page
+    from browser import TAKE_SCREENSHOTS, Watch, open_page, photograph
 
     context = chromium.new_context(viewport={"width": width, "height": 900},
                                    color_scheme=scheme)
@@ -102,12 +95,13 @@ def test_eqbench_pages_read_on_phone_and_desktop(chromium, default_root, width, 
             assert facts["unlabelled"] == 0, path
             assert min(ink_contrast(ink) for ink in facts["ink"]) >= 4.5, (path, scheme)
             name = path.replace("/", "-").removesuffix(".html")
-            page.screenshot(path=_shot(f"{name}-{width}-{scheme}.png"), full_page=False)
+            photograph(page, f"{name}-{width}-{scheme}.png")
         # The last page opened was the trait page; eqbench.html has the examples.
         open_page(page, default_root + "eqbench.html")
         assert page.evaluate(FACTS, [])["reasoning"] == 4  # two pairs, both orders
-        page.locator("#examples").scroll_into_view_if_needed()
-        page.screenshot(path=_shot(f"eqbench-examples-{width}-{scheme}.png"))
+        if TAKE_SCREENSHOTS:
+            page.locator("#examples").scroll_into_view_if_needed()
+            photograph(page, f"eqbench-examples-{width}-{scheme}.png")
         assert watch.take() == []
     finally:
         context.close()

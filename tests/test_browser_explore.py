@@ -333,7 +333,7 @@ def brightness(css: str) -> float:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [390, 1440])
 def test_explore_reads_on_a_phone_and_a_desktop(chromium, default_root, width, scheme):
-    from browser import SCREENSHOTS
+    from browser import TAKE_SCREENSHOTS, photograph
 
     context = chromium.new_context(viewport={"width": width, "height": 900},
                                    color_scheme=scheme)
@@ -350,9 +350,9 @@ def test_explore_reads_on_a_phone_and_a_desktop(chromium, default_root, width, s
     assert (brightness(layout["background"]) < 0.3) == (scheme == "dark")
     # the page, its scripts and styles, the dataset's counts and one file of datapoints
     assert page.evaluate(WEIGHT) < 1_000_000
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"explore-{width}-{scheme}.png"))
-    page.locator("#vw-point").scroll_into_view_if_needed()
-    page.screenshot(path=str(SCREENSHOTS / f"explore-viewer-{width}-{scheme}.png"))
+    photograph(page, f"explore-{width}-{scheme}.png")
+    if TAKE_SCREENSHOTS:
+        page.locator("#vw-point").scroll_into_view_if_needed()
+        photograph(page, f"explore-viewer-{width}-{scheme}.png")
     context.close()
     assert watch.dialogs == [] and watch.take() == []

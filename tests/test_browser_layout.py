@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from browser import LAYOUT_CHECKS as FACTS
-from browser import SCREENSHOTS, Watch, open_page, site_pages
+from browser import TAKE_SCREENSHOTS, Watch, open_page, photograph, site_pages
 
 PHONE, DESKTOP = 390, 1440
 WIDTHS = (PHONE, DESKTOP)
@@ -61,13 +61,12 @@ def _measure(context, root: str, pages: list[str], photographed: set[str],
         open_page(page, root + path)
         measured[path] = page.evaluate(FACTS)
         measured[path]["problems"] = watch.take()
-        if path in photographed:  # the first screen, and the first table in view
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        if TAKE_SCREENSHOTS and path in photographed:  # the first screen, the first table
             name = path.removesuffix(".html").replace("/", "-")
-            page.screenshot(path=str(SCREENSHOTS / f"layout-{name}-{suffix}.png"))
+            photograph(page, f"layout-{name}-{suffix}.png")
             if page.locator(".table-wrap").count():
                 page.locator(".table-wrap").first.scroll_into_view_if_needed()
-                page.screenshot(path=str(SCREENSHOTS / f"layout-{name}-table-{suffix}.png"))
+                photograph(page, f"layout-{name}-table-{suffix}.png")
     return measured
 
 
@@ -251,7 +250,7 @@ def test_header_row_and_first_column_stay_in_view_while_a_table_scrolls(
                 assert stuck[name]["onTop"], (path, width, scheme, name, stuck[name])
                 assert _opaque(stuck[name]["background"]), (path, scheme, name, stuck[name])
             shot = path.removesuffix(".html")
-            page.screenshot(path=str(SCREENSHOTS / f"layout-{shot}-scrolled-{width}-{scheme}.png"))
+            photograph(page, f"layout-{shot}-scrolled-{width}-{scheme}.png")
         assert watch.take() == []
     finally:
         context.close()

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from browser import SCHEMES, SCREENSHOTS, Watch, open_page
+from browser import SCHEMES, Watch, open_page, photograph
 
 REPO = Path(__file__).resolve().parents[1]
 WIDTHS = (390, 1440)
@@ -80,7 +80,7 @@ def test_every_families_lineage_page_reads(chromium, default_site, default_root,
             assert facts["tables"] >= 3, family  # releases, then changes and numbers
             assert facts["wide"] <= 0, f"{family}: the page scrolls sideways"
             if family == "Claude Sonnet":
-                page.screenshot(path=SCREENSHOTS / f"lineage-{width}-{scheme}.png")
+                photograph(page, f"lineage-{width}-{scheme}.png")
         assert watch.take() == []
     finally:
         context.close()

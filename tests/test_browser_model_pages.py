@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import SCHEMES, SCREENSHOTS, Watch, open_page
+from browser import SCHEMES, Watch, open_page, photograph
 
 REPO = Path(__file__).resolve().parents[1]
 # model id -> the sections its page must have ("In these datasets" lists them in order).
@@ -93,7 +93,6 @@ def test_sections_follow_the_data(default_site):
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_model_pages_on_phone_and_desktop(chromium, default_site, default_root, scheme, width):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = chromium.new_context(color_scheme=scheme,
                                    viewport={"width": width, "height": 900})
     watch = Watch(default_root).attach(context)
@@ -117,8 +116,6 @@ def test_model_pages_on_phone_and_desktop(chromium, default_site, default_root, 
                 assert INTERVAL.fullmatch(interval["text"]), (where, interval)
             assert facts["overflowing"] == [], where
             assert facts["narrowest"] >= 40, (where, facts["narrowest"])
-            target = SCREENSHOTS / f"model-{model}-{width}-{scheme}.png"
-            target.unlink(missing_ok=True)
-            page.screenshot(path=target, full_page=True)
+            photograph(page, f"model-{model}-{width}-{scheme}.png", full_page=True)
     finally:
         context.close()

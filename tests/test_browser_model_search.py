@@ -10,7 +10,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser import REPO, SCREENSHOTS, Watch, open_page
+from browser import REPO, Watch, open_page, photograph
 
 from ffsite.models import load_registry
 
@@ -87,8 +87,7 @@ def test_model_search_keeps_the_matching_rows(watched, default_root, width):
     place = box.bounding_box()
     assert place["x"] >= 0 and place["x"] + place["width"] <= width
     box.fill("mistral")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"model-search-{width}.png")
+    photograph(page, f"model-search-{width}.png")
     # A shared link opens the same view; clearing the box shows every row again.
     open_page(page, page.url)
     assert box.input_value() == "mistral"

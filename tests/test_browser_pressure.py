@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import PAGE_FACTS, SCHEMES, SCREENSHOTS, Watch, open_page
+from browser import PAGE_FACTS, SCHEMES, Watch, open_page, photograph
 from test_browser_a11y import contrast, effective_background, over, parse_colour
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,7 +78,6 @@ SYMBOLS = ("id => [...document.querySelectorAll('#' + id + ' .chart-wide svg "
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_pages_read_on_phone_and_desktop(chromium, default_root, scheme, width):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = chromium.new_context(color_scheme=scheme,
                                    viewport={"width": width, "height": 900})
     watch = Watch(default_root).attach(context)
@@ -103,9 +102,7 @@ def test_pages_read_on_phone_and_desktop(chromium, default_root, scheme, width):
             assert ratios[worst] >= 4.5, (where, ratios[worst], intervals[worst])
             assert facts["broken"] == [], (where, facts["broken"][:10])
             assert facts["narrowest"] >= 40, (where, facts["narrowest"])
-            shot = SCREENSHOTS / f"{name}-{scheme}-{width}.png"
-            shot.unlink(missing_ok=True)
-            page.screenshot(path=shot, full_page=width == 390)
+            photograph(page, f"{name}-{scheme}-{width}.png", full_page=width == 390)
     finally:
         context.close()
 

@@ -80,7 +80,7 @@ def test_every_mean_in_the_table_shows_its_interval(default_site):
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_home_page_reads_on_phone_and_desktop(chromium, default_root, width, scheme):
-    from browser import Watch, open_page
+    from browser import Watch, open_page, photograph
 
     context = chromium.new_context(viewport={"width": width, "height": 900},
                                    color_scheme=scheme)
@@ -103,16 +103,9 @@ def test_the_home_page_reads_on_phone_and_desktop(chromium, default_root, width,
         # inside a word (one line of text each).
         assert all(w > 20 and h > 5 for w, h in facts["ci"])
         assert max(facts["headers"]) < 30
-        page.screenshot(path=_shot(f"home-judged-{width}-{scheme}.png"), full_page=False)
+        photograph(page, f"home-judged-{width}-{scheme}.png")
     finally:
         context.close()
-
-
-def _shot(name: str) -> str:
-    from browser import SCREENSHOTS
-
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return str(SCREENSHOTS / name)
 
 
 def test_scored_traits_publish_derived_ratings_anchored_on_the_configured_model(default_site):

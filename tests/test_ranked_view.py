@@ -326,7 +326,7 @@ def test_index_intervals_never_print_zero_width(default_site):
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
 def test_ranked_summary_and_intervals_in_view(chromium, default_root, width):
-    from browser import SCREENSHOTS, Watch, open_page
+    from browser import Watch, open_page, photograph
 
     context = chromium.new_context(viewport={"width": width, "height": 900},
                                    has_touch=width == PHONE)
@@ -360,16 +360,14 @@ def test_ranked_summary_and_intervals_in_view(chromium, default_root, width):
         assert sum(" to " in t for t in facts["cellText"]) >= 30
         assert facts["ciSeen"]
         assert facts["headlineBars"] >= 2  # rules (error bars) and dots
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.locator("#text-glances").screenshot(
-            path=str(SCREENSHOTS / f"home-ranked-{width}.png"))
+        photograph(page.locator("#text-glances"), f"home-ranked-{width}.png")
     finally:
         context.close()
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
 def test_compare_marks_differences_distinguishable_from_zero(chromium, default_root, width):
-    from browser import SCREENSHOTS, Watch, open_page
+    from browser import Watch, open_page, photograph
 
     context = chromium.new_context(viewport={"width": width, "height": 900})
     watch = Watch(default_root).attach(context)
@@ -414,8 +412,7 @@ def test_compare_marks_differences_distinguishable_from_zero(chromium, default_r
             assert " to " in row["a"] and " to " in row["b"] and " to " in row["diff"]
         verdicts = {row["verdict"] for row in rows}
         assert verdicts == {"distinguishable from 0", "not distinguishable from 0"}
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"compare-{width}.png"), full_page=False)
+        photograph(page, f"compare-{width}.png")
     finally:
         context.close()
 
