@@ -207,3 +207,22 @@ def test_eqbench3_longer_side_per_comparison(tmp_path):
     # neighbour's is, 0 where equal or unknown; an entry with an error has no verdict.
     assert longer_sides_in(tmp_path) == {
         "7:m1:m2:1": 1, "7:m3:m1:1": 2, "7:m2:m3:1": 0, "7:m3:m2:1": 0}
+
+
+def test_a_site_of_scores_alone_has_no_side_biases(tmp_path):
+    """poem-eval's published scores alone (one judge scoring answers, no pair voted on):
+    the site builds, the Judges page says there are no side biases, and the table is
+    published empty (the build ended in pandas' string methods on the empty column)."""
+    from site_fixture import REPO, write_content
+
+    from ffsite.site.build import build_site
+
+    content = write_content(tmp_path / "content")
+    (content / "site.toml").write_text('title = "Scores alone"\n', "utf-8")  # no reference
+    site = tmp_path / "site"
+    build_site(REPO / "annotations" / "poem_eval", site, content=content,
+               templates=REPO / "templates")
+    assert json.loads((site / "data" / "judge-bias.json").read_text("utf-8")) == []
+    html = (site / "judges.html").read_text("utf-8")
+    assert "No judge of these annotations votes on pairs" in html
+    assert '<table class="data sortable" id="bias">' not in html

@@ -82,9 +82,10 @@ def bias_table(ctx: SiteContext) -> pd.DataFrame:
         f"over {n:,} votes; for {total - n:,}, {ORDER_NOT_IN_DATA}"
         for n, total in zip(table["with_order"], table["decided"], strict=True)]
     table["length_note"] = np.where(averaged, LENGTH_AVERAGES, "")
-    split = table["judge"].str.split("\x1f", expand=True)
-    table["judge"] = split[0].to_numpy()
-    table.insert(1, "role", split[1].to_numpy())
+    # (split by hand: a site of scores alone has no pairwise judge, and pandas' string
+    # methods refuse an empty column)
+    table["judge"] = [name.split("\x1f")[0] for name in judge_names]
+    table.insert(1, "role", [name.split("\x1f")[1] for name in judge_names])
     return table[table["decided"] > 0].reset_index(drop=True)
 
 
