@@ -76,8 +76,10 @@ def test_nothing_is_computed_ahead_where_it_cannot_help(tmp_path, monkeypatch):
 
 def test_the_site_is_the_same_with_and_without_tables_computed_ahead(tmp_path, monkeypatch):
     from ffsite.site import build as build_module
+    from ffsite.site import context
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(context, "FORK_FROM_ROWS", 0)  # (the tiny site is far smaller)
     children = []
     start = Ahead.start
 
@@ -98,3 +100,23 @@ def test_the_site_is_the_same_with_and_without_tables_computed_ahead(tmp_path, m
     assert children[1] is None
     assert alone.keys() == computed_ahead.keys()
     assert [name for name in alone if alone[name] != computed_ahead[name]] == []
+
+
+def test_a_site_too_small_for_a_fork_to_pay_forks_nothing(tmp_path, monkeypatch):
+    """The tiny site's 28 votes: nothing computed ahead, no builder side by side, and the
+    same site as when both are forced (the test above)."""
+    from ffsite.site import context, forked
+
+    forks = []
+    fork = forked.fork_with_pipe
+    monkeypatch.setattr(forked, "fork_with_pipe", lambda: forks.append(1) or fork())
+    monkeypatch.setattr(ahead_module, "fork_with_pipe", forked.fork_with_pipe)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "cache-small"))
+    small = tree(build_tiny(tmp_path / "small"))
+    assert forks == []
+    monkeypatch.setattr(context, "FORK_FROM_ROWS", 0)
+    monkeypatch.setenv("FFSITE_CACHE_DIR", str(tmp_path / "cache-forked"))
+    assert tree(build_tiny(tmp_path / "forked")) == small
+    assert len(forks) >= 2  # computing ahead, and a run of builders side by side

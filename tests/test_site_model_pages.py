@@ -102,6 +102,7 @@ def test_model_pages_built_two_at_a_time_are_those_built_in_one_process(site, tm
                                                                       monkeypatch):
     """With many models (a site's 338) the pages after the first are built in two halves,
     a forked child building the second; here forced with this site's few."""
+    from ffsite.site import context
     from ffsite.site.pages import models
 
     record = tmp_path / "builders.txt"
@@ -114,6 +115,7 @@ def test_model_pages_built_two_at_a_time_are_those_built_in_one_process(site, tm
 
     monkeypatch.setattr(models, "_model_page", recorded)
     monkeypatch.setattr(models, "FORK_FROM", 0)
+    monkeypatch.setattr(context, "FORK_FROM_ROWS", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     halves = build_model_pages_site(tmp_path / "halves")
     assert len(set(record.read_text().split())) == 2  # this process and its child

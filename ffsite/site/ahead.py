@@ -10,8 +10,9 @@ computes them in the order pages ask and keeps each in the results store
 finds it there, the very value it would have computed (the store guarantees it).  The
 child touches nothing else: no file but the store's, no output, no progress lines.
 
-When nothing is kept (no store), on one core, or without fork, nothing is computed
-ahead and every page computes what it asks for, as before.  A child that fails or is
+When nothing is kept (no store), on one core, without fork, or for a site too small for
+a fork to pay (SiteContext.forks_pay), nothing is computed ahead and every page computes
+what it asks for, as before.  A child that fails or is
 killed leaves its tables to the pages, which compute them and meet any error themselves.
 """
 

@@ -50,6 +50,14 @@ from ffsite.site.urls import Slugs
 from ffsite.traits import trait_label
 
 EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
+# A site with fewer votes and scores than this is built in this process alone: a forked
+# child (tables computed ahead, page builders side by side) costs more CPU than it saves
+# time.  Measured on 2026-12-07 (one dataset's committed annotations at a time, with a
+# forked child / without): HH-RLHF (25,000 votes) 1.0-1.2 s / 1.0-1.2 s, EQ-Bench 3
+# (51,000) 6.7-7.8 s with 9-11 s of CPU / 7.5 s with 8; Behavioral Profiling (97,000
+# scores) 6.1-6.3 / 7.4-7.5 s; AlpacaEval (650,000 votes) 10.2-10.6 / 13.7-14.1 s; the
+# tests' six-comparison site 0.65 / 0.41 CPU seconds.
+FORK_FROM_ROWS = 60_000
 # The code behind `results.score_results`: every metrics and format module, the registry.
 SCORE_CODE = (ffsite.metrics, ffsite.format, ffsite.models, ffsite._text)
 SEEDED_VOTE_COLUMNS = ["dataset", "comparison_id", "trait_id", "seed", "vote", "margin"]
@@ -215,13 +223,21 @@ class SiteContext:
             self._prepared[prepare] = prepare(self)
         return self._prepared[prepare]
 
+    @property
+    def forks_pay(self) -> bool:
+        """Whether the site is large enough for a forked child to save time
+        (FORK_FROM_ROWS)."""
+        return (len(self.annotations.votes) + len(self.scores) + len(self.judge_scores)
+                >= FORK_FROM_ROWS)
+
     def compute_ahead(self, tables: Sequence[str | Callable[[SiteContext], Any]]) -> None:
         """Compute `tables` (a table's name, or a `prepared` function) ahead, in a child
-        process, while pages are built (ffsite.site.ahead); `finish_ahead` ends it."""
+        process, while pages are built (ffsite.site.ahead), when forks pay;
+        `finish_ahead` ends it."""
         def compute(table: str | Callable[[SiteContext], Any]) -> None:
             self.progress = Progress(quiet=True)  # (the child's copy: it says nothing)
             getattr(self, table) if isinstance(table, str) else self.prepared(table)
-        self._ahead = Ahead.start(tables, compute)
+        self._ahead = Ahead.start(tables if self.forks_pay else [], compute)
 
     def wait_ahead(self) -> None:
         """Return once every table computed ahead is in (or its child has ended)."""

@@ -53,7 +53,8 @@ class _Recorded(Progress):
 def build_side_by_side(ctx: SiteContext, builders: Sequence[Callable[[SiteContext], None]],
                        beside: Sequence[bool]) -> None:
     """Run `builders`, those marked `beside` in a forked child (when there is a second
-    core), and add what each made to `ctx.output` in their order."""
+    core and the site is large enough for it to pay: `ctx.forks_pay`), and add what each
+    made to `ctx.output` in their order."""
     ctx.wait_ahead()
     output, progress = ctx.output, ctx.progress
     start, notes = output.mark(), len(ctx.notes)
@@ -70,7 +71,8 @@ def build_side_by_side(ctx: SiteContext, builders: Sequence[Callable[[SiteContex
             ctx.progress = progress
         return Built(*output.since(start), ctx.notes[notes:], recorded.lines)
 
-    found = in_halves(builders, run, at_least=2, beside=beside)
+    found = (in_halves(builders, run, at_least=2, beside=beside) if ctx.forks_pay
+             else [run(builder) for builder in builders])
     output.rewind(start)
     del ctx.notes[notes:]
     for built in found:
