@@ -1,3 +1,4 @@
+# long: every table and file fact a page builder reads, each computed once, in one place
 """What every page builder gets: the settings, the votes, the results, and the site's
 names for things: each trait's label and each page's slug.
 
@@ -50,13 +51,9 @@ from ffsite.site.urls import Slugs
 from ffsite.traits import trait_label
 
 EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
-# A site with fewer votes and scores than this is built in this process alone: a forked
-# child (tables computed ahead, page builders side by side) costs more CPU than it saves
-# time.  Measured on 2026-12-07 (one dataset's committed annotations at a time, with a
-# forked child / without): HH-RLHF (25,000 votes) 1.0-1.2 s / 1.0-1.2 s, EQ-Bench 3
-# (51,000) 6.7-7.8 s with 9-11 s of CPU / 7.5 s with 8; Behavioral Profiling (97,000
-# scores) 6.1-6.3 / 7.4-7.5 s; AlpacaEval (650,000 votes) 10.2-10.6 / 13.7-14.1 s; the
-# tests' six-comparison site 0.65 / 0.41 CPU seconds.
+# Fewer votes and scores than this: the site is built in this process alone, as a forked
+# child (tables ahead, builders side by side) costs more CPU than it saves (measured per
+# dataset: docs/performance.md, "Small sites in one process").
 FORK_FROM_ROWS = 60_000
 # The code behind `results.score_results`: every metrics and format module, the registry.
 SCORE_CODE = (ffsite.metrics, ffsite.format, ffsite.models, ffsite._text)
@@ -225,8 +222,7 @@ class SiteContext:
 
     @property
     def forks_pay(self) -> bool:
-        """Whether the site is large enough for a forked child to save time
-        (FORK_FROM_ROWS)."""
+        """Whether the site is large enough for a forked child to save time."""
         return (len(self.annotations.votes) + len(self.scores) + len(self.judge_scores)
                 >= FORK_FROM_ROWS)
 
