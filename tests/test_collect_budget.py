@@ -13,8 +13,9 @@ import asyncio
 import json
 
 import pytest
-from annotate_helpers import api_env, make_base_data, make_run_inputs, run_cli, run_subprocess
+from annotate_helpers import api_env, make_base_data, make_run_inputs, run_cli
 from chat_server import ChatServer, Reply, hashed_judge
+from helpers import run_here
 
 from ffsite.collect.api.budget import Budget
 from ffsite.collect.api.session import run_sync  # a browser test's loop may run
@@ -120,11 +121,10 @@ def eigenbench(tmp_path, server, budget: float) -> None:
                "--reflection-max-tokens", "10", "--judge-max-tokens", "10",
                "--concurrency", "4", "--max-cost", str(budget),
                *[part for model in models for part in ("--model", model)]]
-    process = run_subprocess(command, api_env(server.url))
-    _, stderr = process.communicate(timeout=120)
+    done = run_here(*command, env=api_env(server.url))
     # Stopped in the answers: nothing to judge, which the run says (or, with room for
     # some comparisons, it writes what it has).
-    assert process.returncode == 0 or "nothing was judged" in stderr, stderr
+    assert done.returncode == 0 or "nothing was judged" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("budget", [0.02, 0.3])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from annotate_helpers import run_subprocess
+from helpers import run_here
 
 from ffsite.collect.eigenbench.constitution import (
     MAX_CRITERIA,
@@ -38,12 +38,12 @@ def test_every_published_constitution_loads_as_written(shared_data):
 def test_a_published_constitution_drives_a_dry_run(shared_data, tmp_path):
     (tmp_path / "scenarios.txt").write_text("Is it kind to tell a white lie?\n")
     kindness = shared_data / "eigenbench_constitutions" / "kindness.json"
-    process = run_subprocess(["eigenbench", "run", "--constitution", str(kindness),
-                              "--prompts", str(tmp_path / "scenarios.txt"), "--dry-run",
-                              "--out", str(tmp_path / "v.parquet"),
-                              *[part for m in MODELS for part in ("--model", m)]], {})
-    stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 0, stderr
+    done = run_here("eigenbench", "run", "--constitution", str(kindness), "--prompts",
+                    str(tmp_path / "scenarios.txt"), "--dry-run", "--out",
+                    str(tmp_path / "v.parquet"),
+                    *[part for m in MODELS for part in ("--model", m)])
+    stdout, stderr = done.stdout, done.stderr
+    assert done.returncode == 0, stderr
     assert "under 'kindness' (8 criteria)" in stdout
     assert "nothing was sent" in stdout and "warning" not in stderr
 
@@ -63,11 +63,11 @@ def test_bad_json_constitutions_are_refused(text, message):
 
 def test_without_self_judgments_the_run_warns(tmp_path):
     (tmp_path / "scenarios.txt").write_text("Is it kind to tell a white lie?\n")
-    process = run_subprocess(["eigenbench", "run", "--constitution", "hhh", "--prompts",
-                              str(tmp_path / "scenarios.txt"), "--dry-run",
-                              "--no-self-judgments", "--out", str(tmp_path / "v.parquet"),
-                              *[part for m in MODELS for part in ("--model", m)]], {})
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 0, stderr
+    done = run_here("eigenbench", "run", "--constitution", "hhh", "--prompts",
+                    str(tmp_path / "scenarios.txt"), "--dry-run", "--no-self-judgments",
+                    "--out", str(tmp_path / "v.parquet"),
+                    *[part for m in MODELS for part in ("--model", m)])
+    stderr = done.stderr
+    assert done.returncode == 0, stderr
     assert "warning: --no-self-judgments" in stderr
     assert "extrapolated" in stderr and "intervals widen" in stderr

@@ -3,8 +3,10 @@ design, faults, the cache, the key, the budget, then `fit` and the site page.
 
 The server plays a population whose true order is known: each model's answer carries
 its quality; honest judges pick, per criterion, the answer of higher quality; one judge
-always picks the answer shown first (the both-orders rule must neutralise it).  Runs go
-through subprocesses: asyncio in-process fails after the browser tests of a full run.
+always picks the answer shown first (the both-orders rule must neutralise it).  Commands
+run in this process (helpers.run_here: the browser tests, whose Playwright holds the
+thread's event loop, run after all others, tests/conftest.py), except the run killed
+with SIGKILL.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 from annotate_helpers import KEY, api_env, make_base_data, run_subprocess
 from chat_server import ChatServer, Reply, Request
+from helpers import run_here
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite.collect.api import Api
@@ -95,10 +98,10 @@ def inputs(tmp_path):
     return make_base_data(tmp_path / "base", 8), tmp_path
 
 
-def run(command: list[str], url: str, timeout: float = 120) -> tuple[int, str, str]:
-    process = run_subprocess(command, api_env(url))
-    stdout, stderr = process.communicate(timeout=timeout)
-    return process.returncode, stdout, stderr
+def run(command: list[str], url: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of `ffsite COMMAND` against the server at `url`."""
+    done = run_here(*command, env=api_env(url))
+    return done.returncode, done.stdout, done.stderr
 
 
 # ------------------------------------------------------------------------ the design
@@ -230,11 +233,10 @@ def test_run_with_faults_then_fit_and_page(inputs):
     write_tiny(site_annotations)
     (site_annotations / "votes.parquet").write_bytes((tmp / "votes.parquet").read_bytes())
     content = write_content(tmp / "content")
-    process = run_subprocess(["build", "--annotations", str(site_annotations), "--content",
-                              str(content), "--templates", str(REPO / "templates"), "--out",
-                              str(tmp / "site"), "--quiet"], {})
-    _, stderr = process.communicate(timeout=300)
-    assert process.returncode == 0, stderr
+    built = run_here("build", "--annotations", str(site_annotations), "--content",
+                     str(content), "--templates", str(REPO / "templates"), "--out",
+                     str(tmp / "site"), "--quiet")
+    assert built.returncode == 0, built.stderr
     page = (tmp / "site" / "eigenbench" / "kind.html").read_text()
     assert all(model in page for model in MODELS)
     ratings = json.loads((tmp / "site" / "data" / "eigenbench" / "kind" /
@@ -260,9 +262,8 @@ def test_rerun_makes_no_calls_and_writes_the_same_bytes(inputs):
     assert (tmp / "votes.parquet").read_bytes() == first
     assert "0 new" in stdout
     # Without faults the fit recovers the population's whole order.
-    process = run_subprocess(["eigenbench", "fit", str(tmp / "votes.parquet"), "--dims", "1",
-                              "--bootstrap", "20", "--format", "json"], {})
-    fitted = json.loads(process.communicate(timeout=120)[0])
+    fitted = json.loads(run_here("eigenbench", "fit", str(tmp / "votes.parquet"), "--dims",
+                                 "1", "--bootstrap", "20", "--format", "json").stdout)
     assert [r["model"] for r in fitted["ratings"]] == sorted(MODELS, key=QUALITY.get,
                                                                reverse=True)
     assert fitted["notes"]["turned_into_ties"] == 2 * 2 * 12  # all the first-shown's picks
@@ -383,14 +384,13 @@ def test_annotated_pairs_with_judge_models_are_eigenbench_input(tmp_path):
     document = {"metadata": {"version": "2.0", "default_annotator": "pref"},
                 "annotators": annotators, "comparisons": comparisons}
     (tmp_path / "pairs.json").write_text(json.dumps(document))
-    process = run_subprocess(["import", "annotated-pairs", str(tmp_path / "pairs.json"),
-                              "--out", str(tmp_path / "pairs.parquet")], {})
-    assert process.wait(timeout=120) == 0, process.stderr.read()
-    process = run_subprocess(["eigenbench", "fit", str(tmp_path / "pairs.parquet"),
-                              "--dims", "1", "--bootstrap", "0", "--format", "json"], {})
-    stdout, stderr = process.communicate(timeout=120)
-    assert process.returncode == 0, stderr
-    fitted = json.loads(stdout)
+    imported = run_here("import", "annotated-pairs", str(tmp_path / "pairs.json"), "--out",
+                        str(tmp_path / "pairs.parquet"))
+    assert imported.returncode == 0, imported.stderr
+    done = run_here("eigenbench", "fit", str(tmp_path / "pairs.parquet"), "--dims", "1",
+                    "--bootstrap", "0", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    fitted = json.loads(done.stdout)
     assert [r["model"] for r in fitted["ratings"]] == order
     assert fitted["judgments"] == 6 * 6 * 2  # 6 scenarios x 6 pairs x 2 outside judges
 
@@ -434,9 +434,9 @@ def test_scenarios_from_a_file_need_no_base_data(tmp_path):
     ("s.json", "[1,", "not valid JSON")])
 def test_bad_scenario_files_end_in_one_line(tmp_path, name, text, message):
     (tmp_path / name).write_text(text)
-    process = run_subprocess(["eigenbench", "run", "--constitution", "hhh", "--prompts",
-                              str(tmp_path / name), "--dry-run",
-                              *[part for m in MODELS for part in ("--model", m)]], {})
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 1 and message in stderr
+    done = run_here("eigenbench", "run", "--constitution", "hhh", "--prompts",
+                    str(tmp_path / name), "--dry-run",
+                    *[part for m in MODELS for part in ("--model", m)])
+    stderr = done.stderr
+    assert done.returncode == 1 and message in stderr
     assert stderr.count("\n") == 1 and "Traceback" not in stderr

@@ -6,8 +6,8 @@ import json
 import shutil
 
 import pytest
-from annotate_helpers import instructions, make_base_data, run_cli, run_subprocess
-from helpers import trait, write_test_votes
+from annotate_helpers import instructions, make_base_data, run_cli
+from helpers import run_here, trait, write_test_votes
 
 from ffsite.collect.annotate.contrib import check_contribution
 from ffsite.errors import FfsiteError
@@ -102,10 +102,10 @@ def test_cli_error_is_one_line_and_exit_1(site, tmp_path):
     folder, base, answers = site
     path = contribute(tmp_path, base, answers, "new-model", tmp_path / "c.parquet", limit=8)
     shutil.copy(path, tmp_path / "copy.parquet")
-    process = run_subprocess(["validate", str(tmp_path / "copy.parquet"), "--site",
-                              str(folder)], NO_API)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 1
+    done = run_here("validate", str(tmp_path / "copy.parquet"), "--site", str(folder),
+                    env=NO_API)
+    stderr = done.stderr
+    assert done.returncode == 1
     assert stderr.count("\n") == 1 and stderr.startswith("error: ")
     assert "Traceback" not in stderr
 
@@ -123,14 +123,11 @@ def test_a_contribution_of_mostly_invalid_votes_is_refused(site, tmp_path):
 
     out = folder / "contrib" / "broken.parquet"
     with ChatServer(half_broken) as server:
-        # In a process of its own: a browser test earlier in the session leaves an event
-        # loop running in this one, and annotate runs its own.
-        made = run_subprocess(["annotate", "--model", "broken", "--judge", "j", "--responses",
-                               str(_site_answers(tmp_path)), "--base-data", str(base),
-                               "--cache-dir", str(tmp_path / "cache"), "--out", str(out),
-                               "--max-invalid", "1"], api_env(server.url))
-        _, err = made.communicate(timeout=120)
-    assert made.returncode == 0, err
+        made = run_here("annotate", "--model", "broken", "--judge", "j", "--responses",
+                        str(_site_answers(tmp_path)), "--base-data", str(base), "--cache-dir",
+                        str(tmp_path / "cache"), "--out", str(out), "--max-invalid", "1",
+                        env=api_env(server.url))
+    assert made.returncode == 0, made.stderr
     result = _validate(out, "--site", folder)
     assert result.exit_code == 1
     assert "50.0% of the votes are invalid, more than the 20% a contribution may have" in str(
