@@ -12,8 +12,8 @@ child touches nothing else: no file but the store's, no output, no progress line
 
 When nothing is kept (no store), on one core, without fork, or for a site too small for
 a fork to pay (SiteContext.forks_pay), nothing is computed ahead and every page computes
-what it asks for, as before.  A child that fails or is
-killed leaves its tables to the pages, which compute them and meet any error themselves.
+what it asks for, as before.  A child that fails or is killed leaves its tables to the
+pages, which compute them and meet any error themselves.
 """
 
 from __future__ import annotations
