@@ -77,7 +77,7 @@ def built(tmp_path_factory, shared_data: Path) -> Path:
                                response_id=dreamt["response_id"].str.replace(
                                    DREAMER, CRAFTED_MODEL)).drop_duplicates(
         ["response_id", "trait_id", "seed"]), contrib / "crafted.parquet")
-    content = write_content(root / "content", rating_resamples=20)
+    content = write_content(root / "content", rating_resamples=20, eigenbench_resamples=20)
     shutil.copy(REPO / "content" / "models.toml", content / "models.toml")
     from ffsite.site.build import build_site
 

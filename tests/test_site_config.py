@@ -20,16 +20,16 @@ def config_of(tmp_path: Path, text: str) -> SiteConfig:
 def test_an_empty_file_gives_the_defaults(tmp_path):
     assert config_of(tmp_path, "") == SiteConfig(
         content_dir=tmp_path, title="ffsite", reference_model=None, min_valid_votes=10,
-        base_url=None, examples=True, rating_resamples=1000)
+        base_url=None, examples=True, rating_resamples=1000, eigenbench_resamples=200)
 
 
 def test_every_key_is_read(tmp_path):
     config = config_of(tmp_path, 'title = "T"\nreference_model = "R"\nmin_valid_votes = 3\n'
                        'base_url = "https://x.org/site"\nexamples = false\n'
-                       'rating_resamples = 20\n')
+                       'rating_resamples = 20\neigenbench_resamples = 40\n')
     assert config == SiteConfig(content_dir=tmp_path, title="T", reference_model="R",
                                 min_valid_votes=3, base_url="https://x.org/site/",
-                                examples=False, rating_resamples=20)
+                                examples=False, rating_resamples=20, eigenbench_resamples=40)
 
 
 def test_empty_strings_of_optional_keys_mean_unset(tmp_path):
@@ -45,7 +45,7 @@ def test_the_repository_settings_load():
 @pytest.mark.parametrize(("text", "message"), [
     ('reference_modle = "R"\n', "site.toml: unknown key 'reference_modle'; allowed: title, "
      "description, reference_model, min_valid_votes, base_url, examples, rating_resamples, "
-     "anchor_model"),
+     "eigenbench_resamples, anchor_model"),
     ("title = 3\n", "site.toml: key 'title' must be a str, not int"),
     ('min_valid_votes = "3"\n', "site.toml: key 'min_valid_votes' must be a int, not str"),
     ("min_valid_votes = true\n", "site.toml: key 'min_valid_votes' must be a int, not bool"),
@@ -53,6 +53,7 @@ def test_the_repository_settings_load():
     ("base_url = 1.5\n", "site.toml: key 'base_url' must be a str, not float"),
     ("min_valid_votes = 0\n", "site.toml: key 'min_valid_votes' must be at least 1"),
     ("rating_resamples = -1\n", "site.toml: key 'rating_resamples' must be at least 1"),
+    ("eigenbench_resamples = 0\n", "site.toml: key 'eigenbench_resamples' must be at least 1"),
     ('base_url = "ffsite/"\n', "site.toml: key 'base_url' must start with '/' or 'https://'"),
     ("title = \n", "site.toml: not valid TOML ("),
 ])

@@ -23,6 +23,7 @@ N_MODELS = 6
 PAGE = f"eigenbench/{safe_name(fixture.CONSTITUTION)}.html"
 SLUG = safe_name(fixture.CONSTITUTION)
 PHONE, DESKTOP = 390, 1440
+REFITS = 60  # the site's `eigenbench_resamples` (200 by default)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def eigen_site(tmp_path_factory) -> Path:
     write_tiny(annotations)
     fixture.write_simulated_votes(annotations, fixture.truth(N_MODELS, 2, seed=31), 600,
                                   seed=32)
-    content = write_content(root / "content")
+    content = write_content(root / "content", eigenbench_resamples=REFITS)
     build_site(annotations, root / "site", content=content, templates=REPO / "templates")
     return root / "site"
 
@@ -74,8 +75,14 @@ def test_published_ratings_are_the_fit_of_the_judgments(eigen_site):
         assert row.rank_low <= row.rank <= row.rank_high
     judgments = eb.judgments_from_annotations(
         read_annotations([eigen_site.parent / "annotations"]), fixture.CONSTITUTION)
-    direct = eb.eigenbench(judgments, n_bootstrap=200, seed=0)
+    direct = eb.eigenbench(judgments, n_bootstrap=REFITS, seed=0)
     np.testing.assert_allclose(ratings["elo"], direct.ratings["elo"], rtol=1e-12)
+    # The intervals are those of the site's REFITS refits, and the page says how many.
+    np.testing.assert_allclose(ratings[["ci_low", "ci_high"]],
+                               direct.ratings[["ci_low", "ci_high"]], rtol=1e-9)
+    assert eb.eigenbench(judgments, n_bootstrap=200, seed=0).ratings["ci_low"].tolist() != \
+        ratings["ci_low"].tolist()
+    assert f"Intervals: 95%, from {REFITS} refits" in (eigen_site / PAGE).read_text("utf-8")
     assert np.sum(10 ** ((ratings["elo"] - 1500) / 400)) == pytest.approx(N_MODELS)
     # every rating's interval is in its cell, rounded as shown
     page = (eigen_site / PAGE).read_text("utf-8")

@@ -42,6 +42,9 @@ class SiteConfig:
     examples: bool = True
     # Bootstrap resamples behind each Elo rating's 95% interval (issue 6: 1,000).
     rating_resamples: int = field(default=1000, metadata=AT_LEAST_ONE)
+    # Bootstrap refits behind each EigenBench interval (each refit from the full fit and
+    # from a cold start: docs/eigenbench.md); `ffsite eigenbench fit`'s default too.
+    eigenbench_resamples: int = field(default=200, metadata=AT_LEAST_ONE)
     # Fixed at Elo 1000 in the ratings of datasets without reference_model (EQ-Bench 3,
     # Behavioral Profiling); None: the model each such dataset compares most often.
     anchor_model: str | None = None

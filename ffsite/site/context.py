@@ -50,7 +50,6 @@ from ffsite.site.output import SiteOutput
 from ffsite.site.urls import Slugs
 from ffsite.traits import trait_label
 
-EIGENBENCH_BOOTSTRAP = 200  # refits behind the EigenBench intervals on the site
 # Fewer votes and scores than this: the site is built in this process alone, as a forked
 # child (tables ahead, builders side by side) costs more CPU than it saves (measured per
 # dataset: docs/performance.md, "Small sites in one process").
@@ -348,11 +347,11 @@ class SiteContext:
 
     @once
     def eigenbench_results(self) -> dict[str, eigenbench.EigenBenchResult]:
-        """Each constitution's fit: ratings with bootstrap intervals (EIGENBENCH_BOOTSTRAP
+        """Each constitution's fit: ratings with bootstrap intervals (`eigenbench_resamples`
         refits, seed 0: the same judgments always give the same pages)."""
         return {name: eigenbench.eigenbench(
             eigenbench.judgments_from_annotations(self.annotations, name, self.registry),
-            n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=0)
+            n_bootstrap=self.config.eigenbench_resamples, seed=0)
             for name in self.constitutions["constitution"]}
 
     # ------------------------------------------------------- what the files say more

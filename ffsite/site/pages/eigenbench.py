@@ -15,7 +15,7 @@ from ffsite.datasets import dataset_name
 from ffsite.metrics import eigenbench as eb
 from ffsite.metrics.eigenbench import method
 from ffsite.site import charts
-from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
+from ffsite.site.context import SiteContext
 from ffsite.site.output import Download
 from ffsite.site.pages.datasets import model_cell
 from ffsite.site.pages.eigenbench_data import Rated, ranking_difference, rated, source_name
@@ -208,7 +208,7 @@ def constitution_page(ctx: SiteContext, item: Rated, page: str) -> None:
                 vectors=vectors_table(ctx, page, result, vector_download),
                 held_out=held_out_table(result, held_out_download), heatmap=heatmap,
                 charts=[heatmap], trust_download=trust_download,
-                overview=link(page, OVERVIEW), bootstrap=EIGENBENCH_BOOTSTRAP,
+                overview=link(page, OVERVIEW), bootstrap=ctx.config.eigenbench_resamples,
                 median_width=widths.median(), widest=widths.max(), bound=eb.WIDE_INTERVAL,
                 identification=result.identification,
                 difference=(ranking_difference(item.compared, ctx.registry.display_name)

@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits  # installed with scikit-learn
 from ffsite.datasets import DATASETS, PANELS, dataset_name, find
 from ffsite.metrics import eigenbench as eb
 from ffsite.metrics.ranking import RankRanges, rank_ranges, spearman
-from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
+from ffsite.site.context import SiteContext
 
 SEED = 0  # the site's fits: the same judgments always give the same pages
 
@@ -48,9 +48,9 @@ class Rated:
 
 def rated(ctx: SiteContext) -> dict[str, Rated]:
     """Every constitution with its fit, by name: the annotations' (as found), then the
-    datasets' derived ones (in the records' order), each fitted with seed SEED and
-    EIGENBENCH_BOOTSTRAP refits (`ctx.prepared(rated)`: once per build); a derived one
-    beside its dataset's mean scores."""
+    datasets' derived ones (in the records' order), each fitted with seed SEED and the
+    site's `eigenbench_resamples` refits (`ctx.prepared(rated)`: once per build); a
+    derived one beside its dataset's mean scores."""
     found: dict[str, Rated] = {}
     sets = ctx.constitutions.set_index("constitution")["datasets"] if len(
         ctx.constitutions) else pd.Series(dtype=object)
@@ -93,10 +93,11 @@ def derived_fits(ctx: SiteContext) -> list[tuple[eb.Derived, eb.EigenBenchResult
     # The fits are independent and numpy lets go of the lock in their heavy parts: one
     # thread per core, BLAS at one thread throughout (so every fit's arithmetic is the
     # same however the threads interleave).
+    refits = ctx.config.eigenbench_resamples
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(
             max(1, min(2, os.cpu_count() or 1))) as pool:
         results = list(pool.map(lambda item: eb.eigenbench(
-            item.judgments, n_bootstrap=EIGENBENCH_BOOTSTRAP, seed=SEED), todo.values()))
+            item.judgments, n_bootstrap=refits, seed=SEED), todo.values()))
     return list(zip(todo.values(), results, strict=True))
 
 

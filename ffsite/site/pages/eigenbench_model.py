@@ -12,7 +12,7 @@ import pandas as pd
 
 from ffsite._names import safe_name
 from ffsite.datasets import dataset_name
-from ffsite.site.context import EIGENBENCH_BOOTSTRAP, SiteContext
+from ffsite.site.context import SiteContext
 from ffsite.site.pages.eigenbench import RANK_CUE, SELF_GAP_TITLE, elo_column, trust_cell
 from ffsite.site.pages.eigenbench_data import Rated, rated
 from ffsite.site.render import number
@@ -140,7 +140,7 @@ def _section(ctx: SiteContext, model: str, slug: str, page: str, items: list[Rat
                  f"constitution{'s' if len(rows) > 1 else ''}"),
         judged_by="the models of each constitution's population",
         partial="sections/eigenbench.html", datasets=tuple(datasets), tables=(table,),
-        bootstrap=EIGENBENCH_BOOTSTRAP, derived=derived,
+        bootstrap=ctx.config.eigenbench_resamples, derived=derived,
         difference=places_text(frame) if derived else "")
 
 
