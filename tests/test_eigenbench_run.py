@@ -232,7 +232,7 @@ def test_run_with_faults_then_fit_and_page(inputs):
     site_annotations = tmp / "annotations"
     write_tiny(site_annotations)
     (site_annotations / "votes.parquet").write_bytes((tmp / "votes.parquet").read_bytes())
-    content = write_content(tmp / "content")
+    content = write_content(tmp / "content", eigenbench_resamples=20)  # (no interval read)
     built = run_here("build", "--annotations", str(site_annotations), "--content",
                      str(content), "--templates", str(REPO / "templates"), "--out",
                      str(tmp / "site"), "--quiet")
