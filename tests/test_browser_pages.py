@@ -5,6 +5,7 @@ really changes the colours; screenshots of the main pages for people to look at.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from browser import SCHEMES, SCREENSHOTS, open_page, site_pages
@@ -78,3 +79,27 @@ def test_screenshots_of_the_main_pages_in_both_schemes(chromium, tiny_root):
             assert data[:8] == b"\x89PNG\r\n\x1a\n"
             assert int.from_bytes(data[16:20], "big") == 1280  # the IHDR width
         context.close()
+
+
+def test_pages_are_photographed_only_when_asked(tmp_path, monkeypatch):
+    """browser.photograph: nothing without $FFSITE_SCREENSHOTS; with it, the screenshot
+    replaces the last one of that name, with the options given."""
+    import browser
+
+    taken = []
+
+    class Target:  # what photograph needs of a Playwright page or locator
+        def screenshot(self, path: str, **options) -> None:
+            taken.append((path, options))
+            Path(path).write_bytes(b"new")
+
+    monkeypatch.setattr(browser, "SCREENSHOTS", tmp_path / "shots")
+    monkeypatch.setattr(browser, "TAKE_SCREENSHOTS", False)
+    browser.photograph(Target(), "p.png", full_page=True)
+    assert taken == [] and not (tmp_path / "shots").exists()
+    monkeypatch.setattr(browser, "TAKE_SCREENSHOTS", True)
+    (tmp_path / "shots").mkdir()
+    (tmp_path / "shots" / "p.png").write_bytes(b"old")
+    browser.photograph(Target(), "p.png", full_page=True)
+    assert taken == [(str(tmp_path / "shots" / "p.png"), {"full_page": True})]
+    assert (tmp_path / "shots" / "p.png").read_bytes() == b"new"
