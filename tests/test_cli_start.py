@@ -22,7 +22,7 @@ from ffsite.cli import COMMANDS, SUMMARIES, cli
 # The libraries that make a start slow (the numbers: import time on a quiet 2-core machine).
 HEAVY = ("pandas", "numpy", "pyarrow", "scipy", "sklearn", "jinja2", "httpx", "markdown_it",
          "msgspec", "tqdm", "yaml")
-SITE_STACK = ("scipy", "sklearn", "jinja2")  # `ffsite build`'s own
+SITE_STACK = ("scipy", "sklearn", "jinja2")  # what `ffsite build` loads; sklearn: tests only
 
 # Commands whose `--help` still imports some of HEAVY, and why.  An option's default or
 # choices come from a library module that imports numpy or pandas at its top:
