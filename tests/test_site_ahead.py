@@ -103,7 +103,7 @@ def test_the_site_is_the_same_with_and_without_tables_computed_ahead(tmp_path, m
 
 
 def test_a_site_too_small_for_a_fork_to_pay_forks_nothing(tmp_path, monkeypatch):
-    """The tiny site's 28 votes: nothing computed ahead, no builder side by side, and the
+    """The tiny site's 23 votes: nothing computed ahead, no builder side by side, and the
     same site as when both are forced (the test above)."""
     from ffsite.site import context, forked
 
