@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -22,8 +24,11 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Every cache (chart bundle, checked votes, annotate calls) goes to a folder of this test
 # session, inherited by the commands tests run: tests never see a user's cache or leave
-# entries in it.
-os.environ["FFSITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="ffsite-test-cache-")
+# entries in it.  Each process that makes one (the session, each pytest-xdist worker)
+# removes it as it ends: 16-28 MB a run were left in the temporary folder.
+_CACHE = tempfile.mkdtemp(prefix="ffsite-test-cache-")
+os.environ["FFSITE_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
@@ -159,7 +164,6 @@ def shared_once(tmp_path_factory, name: str, make) -> Path:
     worker to need it makes it (the others wait for its lock), so a site is built once,
     not once per worker.  Tests only read it."""
     import fcntl
-    import shutil
 
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -181,8 +185,6 @@ def default_site(tmp_path_factory, shared_data: Path) -> Path:
     data in ../shared/data, built once per run.  Its ratings use 200 bootstrap
     resamples, not the published 1,000: tests check layout and numbers that do not
     depend on the resamples, in a fifth of the time."""
-    import shutil
-
     from ffsite.site.build import build_site
 
     def make(root: Path) -> None:
