@@ -127,7 +127,7 @@ def _scipy_version() -> str:
 
 
 def _blas() -> str:
-    from threadpoolctl import threadpool_info  # installed with scikit-learn
+    from threadpoolctl import threadpool_info
     return ";".join(sorted(f"{i.get('internal_api')} {i.get('version')} "
                            f"{i.get('architecture')}" for i in threadpool_info()))
 

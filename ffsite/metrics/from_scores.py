@@ -30,7 +30,7 @@ from typing import TypeVar
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits  # installed with scikit-learn
+from threadpoolctl import threadpool_limits
 
 from ffsite import models as models_module
 from ffsite._stored import remembered

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 from scipy import sparse
-from threadpoolctl import threadpool_limits  # installed with scikit-learn
+from threadpoolctl import threadpool_limits
 
 from ffsite._stored import remembered
 from ffsite.errors import FfsiteError

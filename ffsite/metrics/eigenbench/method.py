@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits  # installed with scikit-learn
+from threadpoolctl import threadpool_limits
 
 from ffsite._stored import remembered
 from ffsite.errors import FfsiteError

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits  # installed with scikit-learn
+from threadpoolctl import threadpool_limits
 
 from ffsite.datasets import DATASETS, PANELS, dataset_name, find
 from ffsite.metrics import eigenbench as eb
