@@ -27,7 +27,7 @@ from typing import Any
 
 from ffsite._memory import let_go
 from ffsite._stored import keeping
-from ffsite.site.forked import fork_with_pipe
+from ffsite.site.forked import can_fork, fork_with_pipe
 
 
 class Ahead:
@@ -43,8 +43,7 @@ class Ahead:
               ) -> Ahead | None:
         """Fork a child that calls `compute(table)` for each of `tables`, reporting each
         one done; None where computing ahead cannot help."""
-        if not tables or not keeping() or (os.cpu_count() or 1) < 2 or not hasattr(
-                os, "fork"):
+        if not tables or not keeping() or not can_fork():
             return None
         forked = fork_with_pipe()
         if forked is None:  # no room for a second process: the pages compute everything

@@ -33,7 +33,7 @@ def in_halves(items: Sequence[T], work: Callable[[T], R], *, at_least: int = FOR
     """`[work(item) for item in items]`, in order, the items marked `beside` (every
     second one by default) done by a forked child when there are `at_least` items (its
     results come back pickled)."""
-    if len(items) < max(2, at_least) or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
+    if len(items) < max(2, at_least) or not can_fork():
         return [work(item) for item in items]
     marked = [bool(beside[n]) if beside else n % 2 == 1 for n in range(len(items))]
     theirs_at = [n for n in range(len(items)) if marked[n]]
@@ -63,6 +63,11 @@ def in_halves(items: Sequence[T], work: Callable[[T], R], *, at_least: int = FOR
     for n, result in zip([*own_at, *theirs_at], [*own, *theirs], strict=True):
         results[n] = result
     return results
+
+
+def can_fork() -> bool:
+    """Whether a forked child can work beside this process: a second core, and fork."""
+    return (os.cpu_count() or 1) >= 2 and hasattr(os, "fork")
 
 
 def fork_with_pipe() -> tuple[int, int] | None:
