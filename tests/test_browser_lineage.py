@@ -1,8 +1,9 @@
 """Lineage on the default site, in real Chromium: every family with three or more
 releases in the judged data has a lineage page that reads on a phone and a desktop,
 light and dark (its chart drawn, nothing wider than the screen but tables that scroll),
-and every one of its releases' model pages links its earlier and later versions, links
-that lead to those versions' pages."""
+the lineage index shows its largest shift whole in the first screen, and every one of
+its releases' model pages links its earlier and later versions, links that lead to those
+versions' pages."""
 
 from __future__ import annotations
 
@@ -59,6 +60,18 @@ PAGE = r"""() => ({
 })"""
 
 
+# lineage.html's first shift between releases: the change cell (number and interval) and
+# the caption of its table, which names the dataset and judge.
+FIRST_SHIFT = r"""() => {
+  const table = document.querySelector('table[id^="shifts-"]');
+  const change = table.querySelector('tbody td .ci').closest('td');
+  const bottom = el => Math.round(el.getBoundingClientRect().bottom + window.scrollY);
+  return {change: bottom(change), right: change.getBoundingClientRect().right,
+          text: change.textContent.trim(), caption: table.caption.textContent.trim(),
+          captionBottom: bottom(table.caption)};
+}"""
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_families_lineage_page_reads(chromium, default_site, default_root, width,
@@ -71,6 +84,14 @@ def test_every_families_lineage_page_reads(chromium, default_site, default_root,
     watch = Watch(default_root).attach(context)
     page = context.new_page()
     try:
+        # The index answers first: its largest shift, judge named above it, is whole in
+        # the first screen (844 px), on a phone as on a desktop.
+        open_page(page, default_root + "lineage.html")
+        first = page.evaluate(FIRST_SHIFT)
+        assert re.match(r"[▲▼] [+-]\d", first["text"]), first
+        assert ", judged by " in first["caption"], first
+        assert first["captionBottom"] < first["change"] <= 844, first
+        assert first["right"] <= width, first
         for family in sorted(judged_families(default_site)):
             assert family in pages, f"{family}: no lineage page"
             open_page(page, default_root + pages[family])

@@ -117,8 +117,13 @@ def test_a_model_page_links_its_versions_with_each_change(site):
     assert 'id="versions"' not in (site / "models" / "x.html").read_text("utf-8")
 
 
-def test_the_home_page_lists_only_real_shifts(site):
-    html = (site / "index.html").read_text("utf-8")
-    rows = cells(html, "shifts")
-    assert rows[1:] == [["bp · J", "Line <A>", "Warmth", "Line One → Line Two",
-                         "▲ +2.00 | +2.00 to +2.00", "4.50 → 6.50"]]
+@pytest.mark.parametrize("page", ["index.html", "lineage.html"])
+def test_the_home_and_lineage_pages_list_only_real_shifts(site, page):
+    html = (site / page).read_text("utf-8")
+    # One table per dataset and judge, named above its numbers.
+    assert re.findall(r'<table[^>]* id="(shifts-[^"]*)"', html) == ["shifts-bp-j"]
+    assert "bp, judged by J" in unescape(re.sub(r"<[^>]+>", "", html))
+    rows = cells(html, "shifts-bp-j")
+    assert rows[1:] == [["Line <A>", "Warmth", "▲ +2.00 | +2.00 to +2.00", "4.50 → 6.50",
+                         "Line One → Line Two"]]
+    assert "▲/▼: a real change, its 95% interval excluding 0." in html

@@ -17,7 +17,7 @@ from ffsite.site import charts
 from ffsite.site.context import SiteContext
 from ffsite.site.model_meta import meta_cells, meta_columns, with_meta
 from ffsite.site.pages.judged import judged_overview, more_judged
-from ffsite.site.pages.lineage import shifts_table
+from ffsite.site.pages.lineage import RULE, shifts_tables
 from ffsite.site.render import NOT_ZERO, content_markdown
 from ffsite.site.urls import MODELS, TRAITS, link, page_path
 from ffsite.site.views import (
@@ -122,7 +122,8 @@ def build(ctx: SiteContext) -> None:
     output.page(page, "home.html", section=page, lede=lede, intro_more=intro_more,
                 judged=judged,
                 table=table, headline=headline, charts=charts_shown, glances=glances,
-                more_judged=more, shifts=shifts_table(ctx, page),
+                more_judged=more, shifts=shifts_tables(ctx, page), shift_rule=RULE,
+                shifts_prose=True,
                 no_signal=no_signal, no_signal_text=NO_SIGNAL,
                 rules_judge=", ".join(judges), long_download=long_download,
                 reference=results.reference_model,

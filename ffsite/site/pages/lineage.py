@@ -6,7 +6,7 @@ the family's releases in release order: a chart with a menu of traits, the chang
 between successive releases with its 95% interval (marked ▲/▼ where the interval
 excludes 0) and every release's own number.  The numbers and the rule are
 ffsite.metrics.lineage's; model pages show a model's neighbours (model_versions.py) and
-the home page the largest real changes (`shifts_table`).
+the home page and the index the largest real changes (`shifts_tables`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ RULE = ("▲/▼: a real change, its 95% interval excluding 0. The interval is p
         "independent (MOVER, Zou & Donner 2008), which is wide when they share prompts. "
         "Each interval is for one change on its own: of many changes that "
         "are truly zero, about one in 20 would still be marked.")
-SHIFTS = 3  # the largest real changes the home page lists per dataset and judge
+SHIFTS = 3  # the largest real changes listed per dataset and judge (home, lineage.html)
 
 
 def lineage_data(ctx: SiteContext) -> Lineage:
@@ -229,7 +229,9 @@ def build(ctx: SiteContext) -> None:
                title="datasets that scored two or more of its releases"),
         Column("real", "Real changes", title="changes between successive releases whose "
                "95% interval excludes 0")], rows, changes_download)
-    ctx.output.page(index, "lineage.html", section=index, table=table, rule=RULE,
+    ctx.output.page(index, "lineage.html", section=index, table=table, shift_rule=RULE,
+                    shifts_prose=False,
+                    shifts=shifts_tables(ctx, index),
                     downloads=[changes_download, releases_download],
                     description="How each model family's judged personality changed from "
                                 "one release to the next, per dataset and judge, with 95% "
@@ -364,41 +366,41 @@ def lane_chart(ctx: SiteContext, family: str, dataset: str, judge: str, kind: st
         "tables below have every number.", value_format=".0f" if kind == "Elo" else ".2f"))
 
 
-def shifts_table(ctx: SiteContext, page: str) -> Table | None:
-    """The home page's summary: the largest real changes between successive releases,
-    a few per dataset and judge (sizes compared only within one), None without any."""
+def shifts_tables(ctx: SiteContext, page: str) -> list[Table]:
+    """The home and lineage pages' summary: the largest real changes between successive
+    releases, a table per dataset and judge (sizes compare only within one: their numbers
+    share a scale; and each table names its judge once, above its numbers)."""
     lineage = ctx.prepared(lineage_data)
     top = largest_changes(lineage.changes, SHIFTS)
-    if top.empty:
-        return None
     name = ctx.registry.display_name
-    kinds = {d: kind_of(lineage, d) for d in set(top["dataset"])}  # (once per dataset)
-    rows = []
-    for row in top.itertuples(index=False):
-        kind = kinds[row.dataset]
-        target = family_page(ctx, row.family)
-        rows.append([
-            Cell(f"{dataset_name(row.dataset)} · {judge_name(ctx, row.judge)}"),
-            Cell(row.family, href=link(page, target) if target else None, header=True),
-            Cell(ctx.prepared(trait_labels).get(row.trait_id, row.trait_id)),
-            Cell(f"{name(row.earlier)} → {name(row.later)}"),
-            marked_change_cell(ctx, kind, row),
-            Cell(f"{number(row.earlier_value, 0 if kind == 'Elo' else 2)} → "
-                 f"{number(row.later_value, 0 if kind == 'Elo' else 2)}"
-                 + (" Elo" if kind == "Elo" else ""))])
-    anchors = sorted({name(ctx.pairwise[d].anchor) for d, kind in kinds.items()
-                      if kind == "Elo" and d in ctx.pairwise and ctx.pairwise[d].anchor})
-    return Table("shifts", "Largest personality shifts between releases (real ones only, "
-                 f"the {SHIFTS} largest per dataset and judge)", [
-                     Column("dataset", "Dataset · judge", numeric=False),
-                     Column("family", "Family", numeric=False),
-                     Column("trait", "Trait", numeric=False),
-                     Column("releases", "From → to", numeric=False),
-                     Column("change", "Change", title="later minus earlier, with its 95% "
-                            "interval"),
-                     Column("values", "Before → after", numeric=False)], rows,
-                 note=RULE + " Sizes are compared only within one dataset and judge, "
-                 "whose numbers share a scale." + (
-                     " Elo: ffsite's Bradley–Terry rating of the judge's verdicts, "
-                     f"{' and '.join(anchors)} fixed at 1000 (not the scale a dataset publishes)."
-                     if anchors else ""))
+    labels = ctx.prepared(trait_labels)
+    tables = []
+    for (dataset, judge), own in top.groupby(["dataset", "judge"], sort=False):
+        kind = kind_of(lineage, dataset)
+        rows = []
+        for row in own.itertuples(index=False):
+            target = family_page(ctx, row.family)
+            rows.append([
+                Cell(row.family, href=link(page, target) if target else None, header=True),
+                Cell(labels.get(row.trait_id, row.trait_id)),
+                marked_change_cell(ctx, kind, row),
+                Cell(f"{number(row.earlier_value, 0 if kind == 'Elo' else 2)} → "
+                     f"{number(row.later_value, 0 if kind == 'Elo' else 2)}"
+                     + (" Elo" if kind == "Elo" else ""), css="line"),
+                # (on one line: a row as tall as two names wrapped in a phone's column
+                # pushed the next rows' numbers out of the first screen)
+                Cell(f"{name(row.earlier)} → {name(row.later)}", css="line")])
+        anchor = (ctx.pairwise[dataset].anchor if kind == "Elo" and dataset in ctx.pairwise
+                  else None)
+        tables.append(Table(
+            f"shifts-{wording_slug(dataset + ' ' + judge)}",
+            f"{dataset_name(dataset)}, judged by {judge_name(ctx, judge)}", [
+                Column("family", "Family", numeric=False),
+                Column("trait", "Trait", numeric=False),
+                Column("change", "Change", title="later minus earlier, with its 95% interval"),
+                Column("values", "Before → after", numeric=False),
+                Column("releases", "From → to", numeric=False)], rows,
+            note=(f"Elo: ffsite's Bradley–Terry rating of the judge's verdicts, "
+                  f"{name(anchor)} fixed at 1000 (not the scale the dataset publishes)."
+                  if anchor else "")))
+    return tables
