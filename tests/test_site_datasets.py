@@ -24,6 +24,14 @@ def test_left_out_is_said_once_per_reason_naming_each_file(default_site):
     assert "(preferences)" not in text and "(model-pairs)" not in text
 
 
+def test_a_dataset_page_is_titled_by_the_datasets_name(default_site):
+    """Its name as readers know it (the dataset's record), the id of the annotation files
+    beside the counts."""
+    source = (default_site / "datasets" / "hh_rlhf.html").read_text()
+    assert "<h1>HH-RLHF</h1>" in source and "<title>HH-RLHF · " in source
+    assert "In the annotation files: <code>hh_rlhf</code>." in source
+
+
 def test_a_dataset_with_its_own_page_links_it(default_site):
     source = (default_site / "datasets" / "eqbench3.html").read_text()
     assert '<a href="../eqbench.html">its own page</a>' in source

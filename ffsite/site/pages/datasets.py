@@ -202,6 +202,7 @@ def dataset_page(ctx: SiteContext, row) -> None:
     descriptions = ctx.annotations.preference_descriptions
     annotator_names = [a for a in row.preference_annotators.split(", ") if a]
     ctx.output.page(page, "dataset.html", section=page_path(DATASETS), dataset=dataset,
+                    name=dataset_name(dataset),
                     row=row, annotators=[(a, descriptions.get(a, "")) for a in annotator_names],
                     by_provider=by_provider,
                     charts=[c for found in by_provider for s in found for c in s.charts],
