@@ -63,7 +63,7 @@ PAGE = r"""() => ({
 # lineage.html's first shift between releases: the change cell (number and interval) and
 # the caption of its table, which names the dataset and judge.
 FIRST_SHIFT = r"""() => {
-  const table = document.querySelector('table[id^="shifts-"]');
+  const table = document.querySelector('table[id^="release-shifts-"]');
   const change = table.querySelector('tbody td .ci').closest('td');
   const bottom = el => Math.round(el.getBoundingClientRect().bottom + window.scrollY);
   return {change: bottom(change), right: change.getBoundingClientRect().right,

@@ -13,7 +13,10 @@ import pytest
 from site_fixture import REPO, write_content, write_tiny
 
 from ffsite.format import write_scores
+from ffsite.models import Registry, load_registry
+from ffsite.site import judging
 from ffsite.site.build import build_site
+from ffsite.site.pages.lineage import releases_marks
 
 REGISTRY = """
 [[models]]
@@ -121,9 +124,36 @@ def test_a_model_page_links_its_versions_with_each_change(site):
 def test_the_home_and_lineage_pages_list_only_real_shifts(site, page):
     html = (site / page).read_text("utf-8")
     # One table per dataset and judge, named above its numbers.
-    assert re.findall(r'<table[^>]* id="(shifts-[^"]*)"', html) == ["shifts-bp-j"]
+    assert re.findall(r'<table[^>]* id="(release-shifts-[^"]*)"', html) == ["release-shifts-bp-j"]
     assert "bp, judged by J" in unescape(re.sub(r"<[^>]+>", "", html))
-    rows = cells(html, "shifts-bp-j")
+    rows = cells(html, "release-shifts-bp-j")
     assert rows[1:] == [["Line <A>", "Warmth", "▲ +2.00 | +2.00 to +2.00", "4.50 → 6.50",
                          "Line One → Line Two"]]
     assert "▲/▼: a real change, its 95% interval excluding 0." in html
+
+
+class _Marked:
+    """Just what `releases_marks` reads of a SiteContext: the registry's names and the
+    prepared maps of judges, judges' variants, contributions and answer marks."""
+
+    def __init__(self, registry: Registry, prepared: dict) -> None:
+        self.registry, self._prepared = registry, prepared
+
+    def prepared(self, prepare):
+        return self._prepared.get(prepare, {})
+
+
+def test_a_shift_marks_a_release_that_judged_its_dataset(tmp_path):
+    # a2 is one of Behavioral Profiling's judges (as DeepSeek-R1 is there), a3 a variant
+    # of one: the "From → to" cell of a change between them says both, by name.
+    (tmp_path / "models.toml").write_text(REGISTRY, "utf-8")
+    ctx = _Marked(load_registry(tmp_path), {
+        judging.self_judges: {("behavioral_profiling", "a2"): "DeepSeek-R1"},
+        judging.variant_judges: {("behavioral_profiling", "a3"): ("DeepSeek-R1", "a2")}})
+    marks = releases_marks(ctx, "behavioral_profiling", ("a2", "a3"))
+    assert marks["badge"] == "judge · judge's variant"
+    assert marks["badge_title"].startswith(
+        "Line Two: this model is one of the judges of Behavioral Profiling (DeepSeek-R1): "
+        "it scored its own answers too; Line Three: ")
+    assert "judge" not in releases_marks(ctx, "behavioral_profiling", ("a1",))
+    assert releases_marks(ctx, "llm_dreams", ("a2", "a3")) == {}  # judges of another

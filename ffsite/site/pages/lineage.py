@@ -21,7 +21,7 @@ from ffsite.metrics import results
 from ffsite.metrics.lineage import PAIRED, Lineage, largest_changes
 from ffsite.site import charts
 from ffsite.site.context import SiteContext
-from ffsite.site.judging import self_judges
+from ffsite.site.judging import judge_badge, self_judges
 from ffsite.site.output import Download
 from ffsite.site.render import number, signed
 from ffsite.site.sections import judge_name
@@ -389,11 +389,12 @@ def shifts_tables(ctx: SiteContext, page: str) -> list[Table]:
                      + (" Elo" if kind == "Elo" else ""), css="line"),
                 # (on one line: a row as tall as two names wrapped in a phone's column
                 # pushed the next rows' numbers out of the first screen)
-                Cell(f"{name(row.earlier)} → {name(row.later)}", css="line")])
+                Cell(f"{name(row.earlier)} → {name(row.later)}", css="line",
+                     **releases_marks(ctx, dataset, (row.earlier, row.later)))])
         anchor = (ctx.pairwise[dataset].anchor if kind == "Elo" and dataset in ctx.pairwise
                   else None)
         tables.append(Table(
-            f"shifts-{wording_slug(dataset + ' ' + judge)}",
+            f"release-shifts-{wording_slug(dataset + ' ' + judge)}",
             f"{dataset_name(dataset)}, judged by {judge_name(ctx, judge)}", [
                 Column("family", "Family", numeric=False),
                 Column("trait", "Trait", numeric=False),
@@ -404,3 +405,17 @@ def shifts_tables(ctx: SiteContext, page: str) -> list[Table]:
                   f"{name(anchor)} fixed at 1000 (not the scale the dataset publishes)."
                   if anchor else "")))
     return tables
+
+
+def releases_marks(ctx: SiteContext, dataset: str, releases: tuple[str, ...]
+                   ) -> dict[str, str]:
+    """The Cell fields marking releases that judged `dataset` (or are a judge's variant,
+    or were contributed): the marks of each, named; {} when none has one."""
+    marked = [(name, found) for name, found in (
+        (ctx.registry.display_name(m), judge_badge(ctx, dataset, m)) for m in releases)
+        if found]
+    if not marked:
+        return {}
+    return {"badge": " · ".join(dict.fromkeys(found["badge"] for _, found in marked)),
+            "badge_title": "; ".join(f"{name}: {found['badge_title']}"
+                                     for name, found in marked)}
