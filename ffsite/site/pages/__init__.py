@@ -45,12 +45,14 @@ PageBuilder = Callable[[SiteContext], None]
 PAGE_BUILDERS: list[PageBuilder] = [
     filters.build,  # what every model table's rows and filter bar read
     home.build,
-    models.build,
-    ratings.build,
+    # Before the model pages, which wait for the ratings being computed ahead: these
+    # read none of the tables computed ahead, so they fill that wait.
     pressure.build,
     sycophancy.build,
     communication.build,
     big_five.build,
+    models.build,
+    ratings.build,
     *(d.hook("builder") for d in ALL_DATASETS if d.builder),  # datasets' own pages
     eigenbench.build,
     datasets.build,
