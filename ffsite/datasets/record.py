@@ -98,9 +98,6 @@ class Dataset:
     builder: str | None = None  # (ctx) -> None: builds its pages (a site page builder)
     trait_page: str | None = None  # (ctx, trait, page) -> bool: draws its traits' pages
     home: str | None = None  # (ctx, page) -> (table, anchor, download): its home table
-    # (ctx) -> its slowest table, a `ctx.prepared` function its pages share: computed
-    # ahead while the first pages are built (SiteContext.compute_ahead).
-    slow_table: str | None = None
     model_section: str | None = None  # (ctx, model) -> [Section]: its part of model pages
     # (ctx) -> {model id: (mark, why)}: what must be said beside a model's numbers on it
     # wherever they are listed (llm-dreams: near-empty answers), as ffsite.site.judging

@@ -32,7 +32,6 @@ DATASET = Dataset(
     builder="page:build",
     trait_page="criterion:trait_page",
     home="overall:home_table",
-    slow_table="overall:overall",
     reasoning="reader:reasoning_in",
     longer_sides="reader:longer_sides_in",
     viewer_note=("EQ-Bench 3 transcripts are not public: the viewer shows the scenario "

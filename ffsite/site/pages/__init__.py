@@ -80,10 +80,12 @@ SIDE_BY_SIDE: dict[PageBuilder, bool] = {
 }
 
 # The slowest tables, computed in a forked child while the first pages are built
-# (SiteContext.compute_ahead), in the order pages first ask for them: the home page asks
-# for the datasets' own (EQ-Bench 3's overall EQ), the model pages for the rest.
+# (SiteContext.compute_ahead), in the order the model pages ask for them.  EQ-Bench 3's
+# overall table (6 s of a cold build) is left to this process: its pairwise results are
+# computed here anyway, the child's chain of fits is what the model pages wait for, and
+# without it the cold build took 35.8 s against 37.4 s (median of six alternated pairs,
+# docs/performance.md).
 AHEAD: list[str | Callable[[SiteContext], object]] = [
-    *(d.hook("slow_table") for d in ALL_DATASETS if d.slow_table),
     eigenbench_data.derived_fits,
     "ratings",
 ]
