@@ -92,6 +92,7 @@ def test_every_families_lineage_page_reads(chromium, default_site, default_root,
         assert ", judged by " in first["caption"], first
         assert first["captionBottom"] < first["change"] <= 844, first
         assert first["right"] <= width, first
+        photograph(page, f"lineage-index-{width}-{scheme}.png")
         for family in sorted(judged_families(default_site)):
             assert family in pages, f"{family}: no lineage page"
             open_page(page, default_root + pages[family])

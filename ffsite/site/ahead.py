@@ -4,11 +4,11 @@ builds the first pages.
 Most of a cold build's arithmetic is a few tables (bootstrap ratings, EigenBench fits)
 that pages ask for one after the other, while the second core waits.  A thread would
 not help much: these tables hold the GIL in their Python parts, and the pages are Python
-too.  So a child process, forked once the votes are read,
-computes them in the order pages ask and keeps each in the results store
-(ffsite._stored); the page that asks for one waits until the child has kept it and then
-finds it there, the very value it would have computed (the store guarantees it).  The
-child touches nothing else: no file but the store's, no output, no progress lines.
+too.  So a child process, forked once the votes are read, computes them in the order
+pages ask and keeps each in the results store (ffsite._stored); the page that asks for
+one waits until the child has kept it and then finds it there, the very value it would
+have computed (the store guarantees it).  The child touches nothing else: no file but
+the store's, no output, no progress lines.
 
 When nothing is kept (no store), on one core, without fork, or for a site too small for
 a fork to pay (SiteContext.forks_pay), nothing is computed ahead and every page computes
