@@ -26,9 +26,10 @@ def test_agreement_lists_pairs_relevant_together_and_names_the_judges(default_si
     assert (defined["kappa_low"] <= defined["cohens_kappa"] + 1e-9).all()
     assert (defined["cohens_kappa"] <= defined["kappa_high"] + 1e-9).all()
     assert (shown["overlap_low"] <= shown["overlap_high"]).all()
-    assert "bootstrap over the comparisons that asked both traits (200 resamples)" in html
-    assert ("The votes are <strong>claude-3.7-sonnet</strong>'s on EQ-Bench 3; "
-            "<strong>rules-1</strong>'s on AlpacaEval, HH-RLHF:" in html)
+    assert ("bootstrap over each dataset&#39;s prompts, every comparison of a drawn prompt "
+            "kept (200 resamples)") in html
+    assert ("Votes of <strong>claude-3.7-sonnet</strong> on EQ-Bench 3; "
+            "<strong>rules-1</strong> on AlpacaEval, HH-RLHF." in html)
 
 
 def test_eqbench_pairs_count_only_the_comparisons_that_asked_both(default_site):
@@ -74,7 +75,7 @@ def test_eqbench_criteria_median_kappa_has_its_interval(default_site):
                       & listed["trait_id_b"].str.startswith("eq-")]
     html = (default_site / "eqbench.html").read_text("utf-8")
     found = re.search(r"has a median of <strong>(\d\.\d\d)</strong> \(95% interval "
-                      r"(\d\.\d\d)–(\d\.\d\d), bootstrap over the comparisons\), and "
+                      r"(\d\.\d\d)–(\d\.\d\d), bootstrap over the scenarios\), and "
                       r"(\d+)% \((\d+)–(\d+)%\) of the 55 pairs", html)
     assert found, "the median kappa and its interval are not on the EQ-Bench page"
     median, low, high, close, close_low, close_high = map(float, found.groups())

@@ -25,6 +25,7 @@ import pandas as pd
 
 from ffsite.format import schema
 from ffsite.format.read import Annotations
+from ffsite.metrics.agreement import prompt_codes
 from ffsite.metrics.strength import Reference, TraitVotes
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
@@ -40,10 +41,8 @@ def strength_covariance(annotations: Annotations, votes: TraitVotes,
     rows, group = reference.comparison, reference.group
     if len(rows) == 0:
         return gram
-    comparisons = annotations.comparisons
-    prompt = pd.factorize(pd.MultiIndex.from_arrays([
-        comparisons["dataset"].to_numpy()[rows],
-        comparisons["prompt_id"].astype(object).to_numpy()[rows]]))[0]
+    # Numbered in order of first appearance among the reference's rows.
+    prompt = pd.factorize(prompt_codes(annotations.comparisons)[rows])[0]
     codes = votes.matrix[rows]
     side = reference.side[:, None]
     is_ab = (codes == schema.A) | (codes == schema.B)

@@ -5,6 +5,7 @@ why a model differs; and how strongly the fourteen criteria agree with each othe
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ from ffsite.datasets.eqbench3.page import (
     model_cell,
 )
 from ffsite.datasets.eqbench3.scale import ANCHORS, eqbench_scale, matchups, normalise
+from ffsite.metrics.agreement import prompt_codes
 from ffsite.metrics.ranking import correlation_interval, spearman
 from ffsite.metrics.ratings import trait_refits
 from ffsite.metrics.results import trait_agreement, trait_votes
@@ -201,7 +203,7 @@ class CriteriaAgreement:
     median: float  # median kappa between two criteria
     close: float  # share of criterion pairs with kappa at least CLOSE_KAPPA
     pairs: int
-    median_low: float  # the median's 95% interval (bootstrap over the comparisons)
+    median_low: float  # the median's 95% interval (bootstrap over the scenarios)
     median_high: float
     close_low: float  # the share's 95% interval, the same bootstrap
     close_high: float
@@ -213,8 +215,8 @@ def criteria_agreement(ctx: SiteContext) -> CriteriaAgreement | None:
     comparisons = ctx.annotations.comparisons
     own = ctx.annotations.where((comparisons["dataset"] == DATASET).to_numpy())
     criteria = criteria_table(ctx)
-    pairs, draws = trait_agreement(trait_votes(own), with_draws=True,
-                                   n_bootstrap=ctx.config.rating_resamples)
+    pairs, draws = trait_agreement(trait_votes(own), clusters=prompt_codes(own.comparisons),
+                                   with_draws=True, n_bootstrap=ctx.config.rating_resamples)
     chosen = (pairs["trait_id_a"].isin(criteria["trait_id"])
               & pairs["trait_id_b"].isin(criteria["trait_id"])
               & pairs["cohens_kappa"].notna()).to_numpy()
@@ -224,10 +226,14 @@ def criteria_agreement(ctx: SiteContext) -> CriteriaAgreement | None:
     names = criteria.set_index("trait_id")["criterion"]
     kappa = pairs["cohens_kappa"]
     median, close = float(kappa.median()), float((kappa >= CLOSE_KAPPA).mean())
-    # The intervals of the median and the share: over the criteria pairs in each resample.
-    low, high = np.nanquantile(np.nanmedian(draws, axis=1), [0.025, 0.975])
-    close_low, close_high = np.nanquantile(np.nanmean(np.where(
-        np.isnan(draws), np.nan, draws >= CLOSE_KAPPA), axis=1), [0.025, 0.975])
+    # The intervals of the median and the share: over the criteria pairs in each resample
+    # (all pairs are counted on the same resamples of the scenarios).  A resample of a
+    # few scenarios may define no pair at all; it says nothing and is left out.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanquantile(np.nanmedian(draws, axis=1), [0.025, 0.975])
+        close_low, close_high = np.nanquantile(np.nanmean(np.where(
+            np.isnan(draws), np.nan, draws >= CLOSE_KAPPA), axis=1), [0.025, 0.975])
     frame = pairs.assign(trait_a=pairs["trait_id_a"].map(names),
                          trait_b=pairs["trait_id_b"].map(names))
     figure = chart("eq-agreement-chart", charts.agreement_heatmap(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ffsite.datasets import dataset_name
-from ffsite.metrics.results import trait_agreement
+from ffsite.metrics.agreement import prompt_codes, trait_agreement
 from ffsite.site import charts
 from ffsite.site.context import SiteContext, labelled
 from ffsite.site.pages.home import trait_order
@@ -17,7 +17,8 @@ def build(ctx: SiteContext) -> None:
     page = page_path("agreement")
     labels = ctx.labels
     resamples = ctx.config.rating_resamples
-    pairs = trait_agreement(ctx.votes, n_bootstrap=resamples)
+    pairs = trait_agreement(ctx.votes, clusters=prompt_codes(ctx.annotations.comparisons),
+                            n_bootstrap=resamples)
     pairs = labelled(labelled(pairs, labels, "trait_id_a", "trait_a"), labels, "trait_id_b",
                      "trait_b")
     pairs = pairs.sort_values(["cohens_kappa", "trait_id_a", "trait_id_b"],
@@ -43,8 +44,8 @@ def build(ctx: SiteContext) -> None:
          # (Pairs never asked together, such as EQ-Bench 3's role-play and analysis
          # criteria, are in neither.)
          for r in pairs.itertuples(index=False) if r.both_relevant > 0], download,
-        note=f"95% intervals: bootstrap over the comparisons that asked both traits "
-             f"({resamples:,} resamples).")
+        note=f"95% intervals: bootstrap over each dataset's prompts, every comparison "
+             f"of a drawn prompt kept ({resamples:,} resamples).")
     heatmap = None
     if len(pairs):
         present = set(pairs["trait_id_a"]) | set(pairs["trait_id_b"])
