@@ -419,7 +419,7 @@ LAYOUT_CHECKS = r"""() => {
 # page's "Judged by" fact.
 FIRST_RANKED = r"""() => {
   const shown = el => el.getClientRects().length > 0;
-  const number = [...document.querySelectorAll('main td, main .glance li')]
+  const number = [...document.querySelectorAll('main td, main .glance li, main ul.traits li')]
       .find(el => shown(el) && !el.querySelector('li') && el.querySelector('.ci, .ci-inline')
             && /\d/.test(el.textContent));  // (an item, not a list of them: its own bottom)
   const judge = document.querySelector('.judged-line strong')

@@ -65,12 +65,16 @@ def test_the_layout_depends_on_the_width_only():
 
 
 def first_screen_pages(site: Path) -> list[str]:
-    """The home page, every trait page, the pressure and EQ-Bench 3 pages, and EigenBench's
-    overview and constitutions."""
-    pages = ["index.html", "eigenbench.html", "pressure.html", "eqbench.html",
+    """The home page, every trait page, the pressure and EQ-Bench 3 pages, EigenBench's
+    overview and constitutions, and the pages of datasets with preference annotations
+    (their traits encouraged most: AlpacaEval's and HH-RLHF's)."""
+    preferences = [p for p in site_pages(site) if p.startswith("datasets/")
+                   and 'class="traits"' in (site / p).read_text("utf-8")]
+    pages = ["index.html", "eigenbench.html", "pressure.html", "eqbench.html", *preferences,
              *(p for p in site_pages(site) if p.startswith(("traits/", "eigenbench/"))
                and p != "traits.html")]
     assert len(pages) > 40 and sum(p.startswith("eigenbench/") for p in pages) >= 15
+    assert preferences == ["datasets/alpaca_eval.html", "datasets/hh_rlhf.html"], preferences
     return pages
 
 
