@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from ffsite.metrics import agreement
 from ffsite.metrics.agreement import prompt_codes, trait_agreement
 from ffsite.metrics.strength import TraitVotes
 
@@ -161,11 +162,14 @@ def _prompted_votes(rng, prompts: int, per_prompt: np.ndarray, lean: float
     return votes.astype(np.int8), prompt
 
 
-def test_intervals_are_those_of_resampling_each_datasets_prompts():
+@pytest.mark.parametrize("draws_at_once", [agreement._DRAWS_AT_ONCE, 100])
+def test_intervals_are_those_of_resampling_each_datasets_prompts(draws_at_once, monkeypatch):
     """Two datasets (40 and 25 prompts of 1 to 8 comparisons, each prompt leaning to one
     side), against a bootstrap written out here: draw each dataset's prompts with
     replacement, keep all their comparisons, count kappa and overlap (percentiles of
-    4,000 draws; the two differ by Monte Carlo error only)."""
+    4,000 draws; the two differ by Monte Carlo error only).  The same with the
+    resamples drawn one at a time (as many prompts would make them)."""
+    monkeypatch.setattr(agreement, "_DRAWS_AT_ONCE", draws_at_once)
     rng = np.random.default_rng(5)
     first, first_prompt = _prompted_votes(rng, 40, rng.integers(1, 9, 40), 0.7)
     second, second_prompt = _prompted_votes(rng, 25, rng.integers(1, 9, 25), 0.5)
