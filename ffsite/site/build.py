@@ -17,7 +17,6 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 
 from ffsite._cache import cache_root
@@ -121,12 +120,7 @@ def _build_site(annotations: str | os.PathLike, out: str | os.PathLike,
     with kept_in(cache_root() / "results"):
         ctx = SiteContext.create(config, annotation_data, output, progress, base_dir, files,
                                  registry=registry, scores=scores, cache=cache)
-        # pandas 3 keeps strings in Arrow arrays by default, and the pages make tens of
-        # thousands of small frames and lookups, each paying Arrow's conversions: they
-        # use Python's own strings (the same site, a faster build, no more memory:
-        # docs/performance.md).  The caller's own setting is back afterwards.
-        with pd.option_context("mode.string_storage", "python"):
-            _build_pages(ctx)
+        _build_pages(ctx)
         progress.step("drawing the charts")
         draw_charts(c for page in output.pages for c in page.context.get("charts", []))
     give_back_freed_memory()  # what computing the pages freed, before they are written
