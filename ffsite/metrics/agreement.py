@@ -78,7 +78,7 @@ def trait_agreement(votes: TraitVotes, clusters: np.ndarray, *, n_bootstrap: int
     """One row per unordered pair of traits with a relevant vote between them (COLUMNS),
     with 95% intervals (module docstring).  `clusters`: each comparison's prompt, as
     codes (`prompt_codes`; a prompt lies in one dataset).  np.arange(comparisons) takes
-    every comparison as its own, at a cost that grows with their number (6 s for the
+    every comparison as its own, at a cost that grows with their number (12 s for the
     default site's 65,000, against 0.5 s for its 3,160 prompts).  `with_draws`: also
     return the kappa of every resample, [n_bootstrap, rows] (NaN where undefined), for
     statistics over pairs."""
@@ -156,8 +156,8 @@ def prompt_codes(comparisons: pd.DataFrame) -> np.ndarray:
     return codes
 
 
-_PAIRS_AT_ONCE = 64  # pairs counted per pass over the comparisons (memory: n x 64 bytes)
-_DRAWS_AT_ONCE = 4_000_000  # prompt draws per batch of resamples
+_PAIRS_AT_ONCE = 16  # pairs counted per pass over the comparisons (memory: n x 16 bytes)
+_DRAWS_AT_ONCE = 500_000  # prompt draws per batch of resamples (4 MB of counts)
 
 
 def _resampled(votes: TraitVotes, clusters: np.ndarray, first: np.ndarray,
@@ -184,7 +184,7 @@ def _resampled(votes: TraitVotes, clusters: np.ndarray, first: np.ndarray,
             per_prompt[name][:, begin:begin + len(i)] = np.add.reduceat(
                 cell, starts, axis=0, dtype=np.int64)
     # How often each resample draws each prompt, within the prompt's dataset, a batch of
-    # resamples at a time (a batch's draws take at most about 32 MB, however many prompts).
+    # resamples at a time (a few MB, however many prompts).
     rng = np.random.default_rng(seed)
     dataset = votes.dataset_code[order][starts]
     datasets = [np.flatnonzero(dataset == code) for code in np.unique(dataset)]
