@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ffsite.format import schema
 from ffsite.metrics.strength import TraitVotes
@@ -198,7 +199,10 @@ def _resampled(votes: TraitVotes, clusters: np.ndarray, first: np.ndarray,
             rows = np.arange(size)[:, None] * len(own)
             drawn[:, own] = np.bincount((rows + picks).ravel(),
                                         minlength=size * len(own)).reshape(size, -1)
-        # Integers throughout, far below 2**53: the products are exact in any order.
-        for name in names:
-            out[name][begin:begin + size] = drawn @ per_prompt[name]
+        # Integers throughout, far below 2**53: the products are exact in any order.  One
+        # BLAS thread: several stall on a small machine, the more so beside a build's
+        # other processes (as the ratings' fits find).
+        with threadpool_limits(limits=1, user_api="blas"):
+            for name in names:
+                out[name][begin:begin + size] = drawn @ per_prompt[name]
     return out
