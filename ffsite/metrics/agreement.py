@@ -41,21 +41,27 @@ def agreement_counts(votes: TraitVotes) -> dict[str, np.ndarray]:
     """[traits, traits] counts: aa, ab, ba, bb (vote of trait i, vote of trait j), and
     either: comparisons that asked both traits where at least one is relevant."""
     matrix = votes.matrix
-    voted_a = (matrix == schema.A).astype(np.float64)
-    voted_b = (matrix == schema.B).astype(np.float64)
-    asked = (matrix != schema.NO_VOTE).astype(np.float64)
+    # 0/1 indicators in 32-bit floats: a count below 2**24 is exact in them, in any order
+    # of summing, and they take half the memory (the trait agreement page is built
+    # beside the forked child, where a build's memory peaks).
+    exact = np.float32 if len(matrix) < 2**24 else np.float64
+    voted_a = (matrix == schema.A).astype(exact)
+    voted_b = (matrix == schema.B).astype(exact)
+    asked = (matrix != schema.NO_VOTE).astype(exact)
     relevant = voted_a + voted_b
-    # einsum, not BLAS: exact, and a multithreaded BLAS stalls on small machines.
-    counts = {"aa": np.einsum("ni,nj->ij", voted_a, voted_a),
-              "ab": np.einsum("ni,nj->ij", voted_a, voted_b),
-              "ba": np.einsum("ni,nj->ij", voted_b, voted_a),
-              "bb": np.einsum("ni,nj->ij", voted_b, voted_b)}
+
+    def count(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        # einsum, not BLAS: exact, and a multithreaded BLAS stalls on small machines.
+        return np.einsum("ni,nj->ij", x, y).astype(np.float64)
+
+    counts = {"aa": count(voted_a, voted_a), "ab": count(voted_a, voted_b),
+              "ba": count(voted_b, voted_a), "bb": count(voted_b, voted_b)}
     both_relevant = sum(counts.values())
     # Relevant implies asked, so over the comparisons asking both: i relevant, plus j
     # relevant, minus both.
-    relevant_asked = np.einsum("ni,nj->ij", relevant, asked)
+    relevant_asked = count(relevant, asked)
     counts["either"] = relevant_asked + relevant_asked.T - both_relevant
-    counts["asked"] = np.einsum("ni,nj->ij", asked, asked)
+    counts["asked"] = count(asked, asked)
     return counts
 
 
