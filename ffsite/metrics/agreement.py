@@ -85,7 +85,7 @@ def trait_agreement(votes: TraitVotes, clusters: np.ndarray, *, n_bootstrap: int
     """One row per unordered pair of traits with a relevant vote between them (COLUMNS),
     with 95% intervals (module docstring).  `clusters`: each comparison's prompt, as
     codes (`prompt_codes`; a prompt lies in one dataset).  np.arange(comparisons) takes
-    every comparison as its own, at a cost that grows with their number (12 s for the
+    every comparison as its own, at a cost that grows with their number (8-12 s for the
     default site's 65,000, against 0.5 s for its 3,160 prompts).  `with_draws`: also
     return the kappa of every resample, [n_bootstrap, rows] (NaN where undefined), for
     statistics over pairs."""
@@ -197,18 +197,18 @@ def _resampled(votes: TraitVotes, clusters: np.ndarray, first: np.ndarray,
     datasets = [np.flatnonzero(dataset == code) for code in np.unique(dataset)]
     out = {name: np.empty((n_bootstrap, len(first))) for name in names}
     batch = max(1, min(n_bootstrap, _DRAWS_AT_ONCE // len(starts)))
-    for begin in range(0, n_bootstrap, batch):
-        size = min(batch, n_bootstrap - begin)
-        drawn = np.zeros((size, len(starts)))
-        for own in datasets:
-            picks = rng.integers(0, len(own), size=(size, len(own)))
-            rows = np.arange(size)[:, None] * len(own)
-            drawn[:, own] = np.bincount((rows + picks).ravel(),
-                                        minlength=size * len(own)).reshape(size, -1)
-        # Integers throughout, far below 2**53: the products are exact in any order.  One
-        # BLAS thread: several stall on a small machine, the more so beside a build's
-        # other processes (as the ratings' fits find).
-        with threadpool_limits(limits=1, user_api="blas"):
+    # One BLAS thread: several stall on a small machine, the more so beside a build's
+    # other processes (as the ratings' fits find).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for begin in range(0, n_bootstrap, batch):
+            size = min(batch, n_bootstrap - begin)
+            drawn = np.zeros((size, len(starts)))
+            for own in datasets:
+                picks = rng.integers(0, len(own), size=(size, len(own)))
+                rows = np.arange(size)[:, None] * len(own)
+                drawn[:, own] = np.bincount((rows + picks).ravel(),
+                                            minlength=size * len(own)).reshape(size, -1)
+            # Integers throughout, far below 2**53: the products are exact in any order.
             for name in names:
                 out[name][begin:begin + size] = drawn @ per_prompt[name]
     return out
